@@ -1,0 +1,73 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestFetchComputesOnceAndCaches(t *testing.T) {
+	c := New(NewLocal(1 << 20))
+	ctx := context.Background()
+	var calls atomic.Int32
+	release := make(chan struct{})
+	fn := func(context.Context) ([]byte, time.Duration, error) {
+		calls.Add(1)
+		<-release
+		return []byte("v"), time.Minute, nil
+	}
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v, err := c.Fetch(ctx, "k", fn)
+			if err != nil || string(v) != "v" {
+				t.Errorf("Fetch = %q, %v; want v, nil", v, err)
+			}
+		}()
+	}
+	time.Sleep(20 * time.Millisecond)
+	close(release)
+	wg.Wait()
+	if n := calls.Load(); n != 1 {
+		t.Errorf("fn called %d times; want 1", n)
+	}
+	if _, err := c.Fetch(ctx, "k", fn); err != nil || calls.Load() != 1 {
+		t.Errorf("second Fetch called fn again (%d) or failed: %v", calls.Load(), err)
+	}
+}
+
+func TestFetchDoesNotCacheErrors(t *testing.T) {
+	c := New(NewLocal(1 << 20))
+	ctx := context.Background()
+	boom := errors.New("boom")
+	if _, err := c.Fetch(ctx, "k", func(context.Context) ([]byte, time.Duration, error) { return nil, 0, boom }); !errors.Is(err, boom) {
+		t.Fatalf("got %v; want boom", err)
+	}
+	v, err := c.Fetch(ctx, "k", func(context.Context) ([]byte, time.Duration, error) { return []byte("ok"), time.Minute, nil })
+	if err != nil || string(v) != "ok" {
+		t.Fatalf("got %q, %v; want ok", v, err)
+	}
+}
+
+func TestDeleteAndTTL(t *testing.T) {
+	c := New(NewLocal(1 << 20))
+	ctx := context.Background()
+	c.Set(ctx, "a", []byte("1"), time.Minute)
+	c.Set(ctx, "b", []byte("2"), 10*time.Millisecond)
+	c.Delete(ctx, "a")
+	if _, ok := c.Get(ctx, "a"); ok {
+		t.Error("a still present after Delete")
+	}
+	time.Sleep(50 * time.Millisecond)
+	if _, ok := c.Get(ctx, "b"); ok {
+		t.Error("b still present after its ttl")
+	}
+	if h, m := c.Stats(); h != 0 || m != 2 {
+		t.Errorf("stats = %d hits, %d misses; want 0, 2", h, m)
+	}
+}

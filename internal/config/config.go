@@ -1,0 +1,132 @@
+// Package config builds tutti's configuration from flags and TUTTI_* environment
+// variables (flags win). A secret may also come from a file named by the
+// variable with a _FILE suffix, e.g. TUTTI_DATABASE_URL_FILE.
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Config is every setting of a tutti process. It is a value: nothing global.
+type Config struct {
+	Addr            string        // listen address
+	DataDir         string        // SQLite database, uploads, embedded stores
+	DatabaseURL     string        // postgres://... for PostgreSQL; empty for SQLite in DataDir
+	LogLevel        slog.Level    // debug, info, warn, error
+	LogFormat       string        // text or json
+	Demo            bool          // load the demo data set on start
+	ShutdownTimeout time.Duration // graceful shutdown deadline
+	CacheSize       int           // in-process cache capacity in bytes
+	MaxBodyBytes    int64         // default request body limit
+	BaseURL         string        // public URL, for links in mail and calendars; empty: from the request
+}
+
+// Default is the configuration of `tutti serve` with nothing set.
+func Default() Config {
+	return Config{
+		Addr:            "127.0.0.1:8080",
+		DataDir:         "tutti-data",
+		LogLevel:        slog.LevelInfo,
+		LogFormat:       "text",
+		ShutdownTimeout: 15 * time.Second,
+		CacheSize:       256 << 20,
+		MaxBodyBytes:    1 << 20,
+	}
+}
+
+// Var describes one setting for the README table and `tutti help`.
+type Var struct{ Flag, Env, Default, Usage string }
+
+// Flags registers every setting on fs, with defaults taken from the environment
+// (getenv) over Default(). After fs.Parse, call Validate.
+func Flags(fs *flag.FlagSet, c *Config, getenv func(string) string) []Var {
+	d := Default()
+	*c = d
+	var vars []Var
+	env := func(name, def string) string {
+		if v := getenv(name); v != "" {
+			return v
+		}
+		if f := getenv(name + "_FILE"); f != "" {
+			if b, err := os.ReadFile(f); err == nil {
+				return strings.TrimSpace(string(b))
+			}
+		}
+		return def
+	}
+	str := func(p *string, flagName, envName, def, usage string) {
+		fs.StringVar(p, flagName, env(envName, def), usage+" (env "+envName+")")
+		vars = append(vars, Var{flagName, envName, def, usage})
+	}
+	str(&c.Addr, "addr", "TUTTI_ADDR", d.Addr, "listen address")
+	str(&c.DataDir, "data-dir", "TUTTI_DATA_DIR", d.DataDir, "data directory: SQLite database, uploads, embedded stores")
+	str(&c.DatabaseURL, "database-url", "TUTTI_DATABASE_URL", "", "postgres://... switches to PostgreSQL; empty means SQLite in the data directory")
+	str(&c.LogFormat, "log-format", "TUTTI_LOG_FORMAT", d.LogFormat, "log format: text or json")
+	str(&c.BaseURL, "base-url", "TUTTI_BASE_URL", "", "public base URL for links in calendars and mail; empty means taken from each request")
+	fs.TextVar(&c.LogLevel, "log-level", levelFrom(env("TUTTI_LOG_LEVEL", "info")), "log level: debug, info, warn, error (env TUTTI_LOG_LEVEL)")
+	vars = append(vars, Var{"log-level", "TUTTI_LOG_LEVEL", "info", "log level: debug, info, warn, error"})
+	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", durFrom(env("TUTTI_SHUTDOWN_TIMEOUT", ""), d.ShutdownTimeout), "graceful shutdown deadline (env TUTTI_SHUTDOWN_TIMEOUT)")
+	vars = append(vars, Var{"shutdown-timeout", "TUTTI_SHUTDOWN_TIMEOUT", d.ShutdownTimeout.String(), "graceful shutdown deadline"})
+	fs.IntVar(&c.CacheSize, "cache-bytes", intFrom(env("TUTTI_CACHE_BYTES", ""), d.CacheSize), "in-process cache capacity in bytes (env TUTTI_CACHE_BYTES)")
+	vars = append(vars, Var{"cache-bytes", "TUTTI_CACHE_BYTES", fmt.Sprint(d.CacheSize), "in-process cache capacity in bytes"})
+	fs.BoolVar(&c.Demo, "demo", env("TUTTI_DEMO", "") == "1" || env("TUTTI_DEMO", "") == "true", "load the demo data set on start (env TUTTI_DEMO=1)")
+	vars = append(vars, Var{"demo", "TUTTI_DEMO", "off", "load a small demo data set on start"})
+	return vars
+}
+
+// Validate checks the configuration after parsing.
+func (c *Config) Validate() error {
+	var errs []error
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		errs = append(errs, fmt.Errorf("addr %q: %w", c.Addr, err))
+	}
+	if c.DataDir == "" {
+		errs = append(errs, errors.New("data-dir must not be empty"))
+	} else if abs, err := filepath.Abs(c.DataDir); err == nil {
+		c.DataDir = abs
+	}
+	if c.DatabaseURL != "" && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") && !strings.HasPrefix(c.DatabaseURL, "sqlite:") {
+		errs = append(errs, fmt.Errorf("database-url must start with postgres:// or sqlite:"))
+	}
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		errs = append(errs, fmt.Errorf("log-format %q: want text or json", c.LogFormat))
+	}
+	if c.CacheSize < 1<<20 {
+		errs = append(errs, fmt.Errorf("cache-bytes %d: want at least 1 MiB", c.CacheSize))
+	}
+	if c.MaxBodyBytes <= 0 {
+		c.MaxBodyBytes = Default().MaxBodyBytes
+	}
+	return errors.Join(errs...)
+}
+
+func levelFrom(s string) *slog.Level {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		l = slog.LevelInfo
+	}
+	return &l
+}
+
+func durFrom(s string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(s); err == nil {
+		return d
+	}
+	return def
+}
+
+func intFrom(s string, def int) int {
+	var n int
+	if _, err := fmt.Sscan(s, &n); err == nil {
+		return n
+	}
+	return def
+}

@@ -1,0 +1,57 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+// CopyFrom inserts rows into table in one go: COPY on PostgreSQL, multi-row
+// INSERTs in one transaction on SQLite. It is for bulk loads (seeds), not for
+// request paths.
+func (db *DB) CopyFrom(ctx context.Context, table string, cols []string, rows [][]any) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	db.queries.Add(1)
+	if db.Dialect == Postgres {
+		conn, err := db.write.Conn(ctx)
+		if err != nil {
+			return fmt.Errorf("db: copy %s: %w", table, err)
+		}
+		defer conn.Close()
+		return conn.Raw(func(dc any) error {
+			c := dc.(*stdlib.Conn).Conn()
+			_, err := c.CopyFrom(ctx, pgx.Identifier{table}, cols, pgx.CopyFromRows(rows))
+			if err != nil {
+				return fmt.Errorf("db: copy %s: %w", table, translate(err))
+			}
+			return nil
+		})
+	}
+	const maxParams = 30000 // below SQLite's 32766 host parameters
+	per := max(1, maxParams/len(cols))
+	return db.WithTx(ctx, func(tx *Tx) error {
+		for start := 0; start < len(rows); start += per {
+			chunk := rows[start:min(start+per, len(rows))]
+			var b strings.Builder
+			fmt.Fprintf(&b, "INSERT INTO %s (%s) VALUES ", table, strings.Join(cols, ","))
+			one := "(" + strings.TrimSuffix(strings.Repeat("?,", len(cols)), ",") + ")"
+			args := make([]any, 0, len(chunk)*len(cols))
+			for i, r := range chunk {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				b.WriteString(one)
+				args = append(args, r...)
+			}
+			if _, err := tx.tx.ExecContext(ctx, b.String(), args...); err != nil {
+				return fmt.Errorf("db: bulk insert %s: %w", table, translate(err))
+			}
+		}
+		return nil
+	})
+}

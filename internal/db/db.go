@@ -1,0 +1,179 @@
+// Package db opens tutti's database, SQLite (embedded mode) or PostgreSQL
+// (cluster mode), behind one small API over database/sql.
+//
+// SQL is written with ? placeholders and rebound to $n for PostgreSQL;
+// differences between the dialects are explicit at the call site
+// (switch db.Dialect). SQLite gets a one-connection write pool (BEGIN
+// IMMEDIATE, busy retried) and a separate read pool; PostgreSQL uses one pool.
+// Every statement is counted, so tests can prove that a page costs a fixed
+// number of queries.
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
+	_ "modernc.org/sqlite"             // registers "sqlite"
+)
+
+// Dialect names the SQL engine behind a DB.
+type Dialect string
+
+// The dialects tutti runs on.
+const (
+	SQLite   Dialect = "sqlite"
+	Postgres Dialect = "postgres"
+)
+
+// DB is an open database. It is safe for concurrent use.
+type DB struct {
+	Dialect Dialect
+	read    *sql.DB
+	write   *sql.DB
+	queries atomic.Int64
+	rebinds sync.Map // query -> rebound query (PostgreSQL)
+}
+
+// Open opens url: "postgres://..." for PostgreSQL, "sqlite:PATH" or "" for the
+// SQLite file tutti.db in dataDir.
+func Open(ctx context.Context, url, dataDir string) (*DB, error) {
+	if strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://") {
+		return openPostgres(ctx, url)
+	}
+	path := strings.TrimPrefix(url, "sqlite:")
+	if path == "" {
+		if err := os.MkdirAll(dataDir, 0o750); err != nil {
+			return nil, fmt.Errorf("db: data dir: %w", err)
+		}
+		path = filepath.Join(dataDir, "tutti.db")
+	}
+	return openSQLite(ctx, path)
+}
+
+func openSQLite(ctx context.Context, path string) (*DB, error) {
+	// busy_timeout first, so that the journal_mode change itself waits for locks.
+	pragmas := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)" +
+		"&_pragma=foreign_keys(ON)&_pragma=temp_store(MEMORY)&_pragma=cache_size(-32000)&_time_format=sqlite"
+	w, err := sql.Open("sqlite", "file:"+path+"?"+pragmas+"&_txlock=immediate")
+	if err != nil {
+		return nil, fmt.Errorf("db: open sqlite: %w", err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	if err := w.PingContext(ctx); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("db: open sqlite %s: %w", path, err)
+	}
+	r, err := sql.Open("sqlite", "file:"+path+"?"+pragmas+"&_pragma=query_only(ON)")
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("db: open sqlite: %w", err)
+	}
+	n := max(4, 2*runtime.GOMAXPROCS(0))
+	r.SetMaxOpenConns(n)
+	r.SetMaxIdleConns(n)
+	r.SetConnMaxIdleTime(5 * time.Minute)
+	return &DB{Dialect: SQLite, read: r, write: w}, nil
+}
+
+func openPostgres(ctx context.Context, url string) (*DB, error) {
+	p, err := sql.Open("pgx", url)
+	if err != nil {
+		return nil, fmt.Errorf("db: open postgres: %w", err)
+	}
+	n := max(8, 4*runtime.GOMAXPROCS(0))
+	p.SetMaxOpenConns(n)
+	p.SetMaxIdleConns(n)
+	p.SetConnMaxIdleTime(5 * time.Minute)
+	if err := p.PingContext(ctx); err != nil {
+		p.Close()
+		return nil, fmt.Errorf("db: open postgres: %w", err)
+	}
+	return &DB{Dialect: Postgres, read: p, write: p}, nil
+}
+
+// Close closes both pools.
+func (db *DB) Close() error {
+	err := db.read.Close()
+	if db.write != db.read {
+		err = errors.Join(err, db.write.Close())
+	}
+	return err
+}
+
+// Ping checks that the database answers (for /readyz).
+func (db *DB) Ping(ctx context.Context) error { return db.read.PingContext(ctx) }
+
+// Queries is the number of statements run so far (reads, writes, transactions).
+func (db *DB) Queries() int64 { return db.queries.Load() }
+
+// Stats reports the read and write pools.
+// On PostgreSQL both are one pool, reported as read.
+func (db *DB) Stats() (read, write sql.DBStats) {
+	if db.write == db.read {
+		return db.read.Stats(), sql.DBStats{}
+	}
+	return db.read.Stats(), db.write.Stats()
+}
+
+// SQL returns the pool for writes, for tools (migrations, bulk loads).
+func (db *DB) SQL() *sql.DB { return db.write }
+
+// Rebind turns ? placeholders into $1, $2, ... for PostgreSQL. Queries must not
+// contain a literal '?'.
+func (db *DB) Rebind(q string) string {
+	if db.Dialect != Postgres {
+		return q
+	}
+	if v, ok := db.rebinds.Load(q); ok {
+		return v.(string)
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range q {
+		if r == '?' {
+			n++
+			fmt.Fprintf(&b, "$%d", n)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	db.rebinds.Store(q, b.String())
+	return b.String()
+}
+
+// Query runs a read on the read pool.
+func (db *DB) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	db.queries.Add(1)
+	rows, err := db.read.QueryContext(ctx, db.Rebind(q), args...)
+	return rows, translate(err)
+}
+
+// QueryRow runs a single-row read on the read pool; Scan returns errs.ErrNotFound
+// through Scan(row, ...) in this package.
+func (db *DB) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	db.queries.Add(1)
+	return db.read.QueryRowContext(ctx, db.Rebind(q), args...)
+}
+
+// Exec runs one write statement in its own transaction.
+func (db *DB) Exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	var res sql.Result
+	err := db.WithTx(ctx, func(tx *Tx) error {
+		var err error
+		res, err = tx.Exec(ctx, q, args...)
+		return err
+	})
+	return res, err
+}

@@ -1,0 +1,119 @@
+package db_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"testing/fstest"
+
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/db/dbtest"
+	"github.com/tutti-dev/tutti/internal/errs"
+)
+
+var testMigrations = db.Migrations{App: "dbtest", FS: fstest.MapFS{
+	"sqlite/00001_t.sql":   {Data: []byte("-- +goose Up\nCREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, n INTEGER NOT NULL DEFAULT 0);\n-- +goose Down\nDROP TABLE t;\n")},
+	"postgres/00001_t.sql": {Data: []byte("-- +goose Up\nCREATE TABLE t (id BIGSERIAL PRIMARY KEY, name TEXT NOT NULL UNIQUE, n INTEGER NOT NULL DEFAULT 0);\n-- +goose Down\nDROP TABLE t;\n")},
+}}
+
+func TestRebind(t *testing.T) {
+	pg := &db.DB{Dialect: db.Postgres}
+	if got, want := pg.Rebind("SELECT a FROM t WHERE b = ? AND c IN (?, ?)"), "SELECT a FROM t WHERE b = $1 AND c IN ($2, $3)"; got != want {
+		t.Errorf("got %q; want %q", got, want)
+	}
+	lite := &db.DB{Dialect: db.SQLite}
+	if got := lite.Rebind("x = ?"); got != "x = ?" {
+		t.Errorf("sqlite rebind changed the query: %q", got)
+	}
+}
+
+func TestTransactionsAndErrors(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		if _, err := d.Exec(ctx, "INSERT INTO t (name) VALUES (?)", "a"); err != nil {
+			t.Fatal(err)
+		}
+		_, err := d.Exec(ctx, "INSERT INTO t (name) VALUES (?)", "a")
+		if !errors.Is(err, errs.ErrConflict) {
+			t.Errorf("duplicate insert: got %v; want ErrConflict", err)
+		}
+		// A failing transaction writes nothing.
+		boom := errors.New("boom")
+		err = d.WithTx(ctx, func(tx *db.Tx) error {
+			if _, err := tx.Exec(ctx, "INSERT INTO t (name) VALUES (?)", "b"); err != nil {
+				return err
+			}
+			return boom
+		})
+		if !errors.Is(err, boom) {
+			t.Errorf("got %v; want boom", err)
+		}
+		var n int
+		if err := db.Scan(d.QueryRow(ctx, "SELECT COUNT(*) FROM t"), &n); err != nil || n != 1 {
+			t.Errorf("rows = %d, %v; want 1 (rolled back)", n, err)
+		}
+		var name string
+		if err := db.Scan(d.QueryRow(ctx, "SELECT name FROM t WHERE id = ?", 12345), &name); !errors.Is(err, errs.ErrNotFound) {
+			t.Errorf("missing row: got %v; want ErrNotFound", err)
+		}
+	}, testMigrations)
+}
+
+func TestConcurrentWritesAllLand(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		if _, err := d.Exec(ctx, "INSERT INTO t (name) VALUES ('counter')"); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		const workers, each = 8, 25
+		for range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range each {
+					err := d.WithTx(ctx, func(tx *db.Tx) error {
+						_, err := tx.Exec(ctx, "UPDATE t SET n = n + 1 WHERE name = 'counter'")
+						return err
+					})
+					if err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		var n int
+		if err := db.Scan(d.QueryRow(ctx, "SELECT n FROM t WHERE name = 'counter'"), &n); err != nil || n != workers*each {
+			t.Errorf("counter = %d, %v; want %d", n, err, workers*each)
+		}
+	}, testMigrations)
+}
+
+func TestCopyFrom(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		rows := make([][]any, 12000)
+		for i := range rows {
+			rows[i] = []any{int64(i + 1), fmt.Sprint("n", i), i}
+		}
+		if err := d.CopyFrom(ctx, "t", []string{"id", "name", "n"}, rows); err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		if err := db.Scan(d.QueryRow(ctx, "SELECT COUNT(*) FROM t"), &n); err != nil || n != len(rows) {
+			t.Errorf("count = %d, %v; want %d", n, err, len(rows))
+		}
+	}, testMigrations)
+}
+
+func TestMigrateTwiceIsNoop(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		if err := d.Migrate(context.Background(), nil, testMigrations); err != nil {
+			t.Errorf("second migrate: %v", err)
+		}
+	}, testMigrations)
+}

@@ -1,0 +1,137 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/tutti-dev/tutti/internal/errs"
+)
+
+// Tx is a write transaction.
+type Tx struct {
+	tx *sql.Tx
+	db *DB
+}
+
+// WithTx runs fn in a write transaction (BEGIN IMMEDIATE on SQLite), committing
+// if fn returns nil and rolling back otherwise. A transaction that fails because
+// the database was busy or could not serialize is retried a few times, so fn
+// must have no effects outside the transaction.
+func (db *DB) WithTx(ctx context.Context, fn func(tx *Tx) error) error {
+	var err error
+	for attempt := 0; attempt < 5; attempt++ {
+		if attempt > 0 {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(time.Duration(attempt*attempt) * 10 * time.Millisecond):
+			}
+		}
+		err = db.tx(ctx, fn)
+		if !retryable(err) {
+			return err
+		}
+	}
+	return err
+}
+
+func (db *DB) tx(ctx context.Context, fn func(tx *Tx) error) (err error) {
+	db.queries.Add(1)
+	stx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("db: begin: %w", translate(err))
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			stx.Rollback()
+			panic(p)
+		}
+		if err != nil {
+			stx.Rollback()
+		}
+	}()
+	if err = fn(&Tx{tx: stx, db: db}); err != nil {
+		return err
+	}
+	if err = stx.Commit(); err != nil {
+		return fmt.Errorf("db: commit: %w", translate(err))
+	}
+	return nil
+}
+
+// Dialect is the transaction's database dialect.
+func (tx *Tx) Dialect() Dialect { return tx.db.Dialect }
+
+// Exec runs a statement in the transaction.
+func (tx *Tx) Exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	tx.db.queries.Add(1)
+	res, err := tx.tx.ExecContext(ctx, tx.db.Rebind(q), args...)
+	return res, translate(err)
+}
+
+// Query runs a read in the transaction.
+func (tx *Tx) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	tx.db.queries.Add(1)
+	rows, err := tx.tx.QueryContext(ctx, tx.db.Rebind(q), args...)
+	return rows, translate(err)
+}
+
+// QueryRow runs a single-row read in the transaction.
+func (tx *Tx) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	tx.db.queries.Add(1)
+	return tx.tx.QueryRowContext(ctx, tx.db.Rebind(q), args...)
+}
+
+// Scan scans row into dest, turning sql.ErrNoRows into errs.ErrNotFound and
+// driver errors into their kinds.
+func Scan(row *sql.Row, dest ...any) error {
+	return translate(row.Scan(dest...))
+}
+
+// translate maps driver errors to kinds: no rows -> not found, unique
+// violation -> conflict. Other errors pass unchanged.
+func translate(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return errs.ErrNotFound
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() {
+		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+			return fmt.Errorf("%w: %v", errs.ErrConflict, err)
+		}
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "23505" {
+		return fmt.Errorf("%w: %v", errs.ErrConflict, err)
+	}
+	return err
+}
+
+// retryable reports whether a transaction failed only because of contention.
+func retryable(err error) bool {
+	if err == nil {
+		return false
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		c := se.Code() & 0xff
+		return c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code == "40001" || pe.Code == "40P01"
+	}
+	return strings.Contains(err.Error(), "database is locked")
+}

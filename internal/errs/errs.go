@@ -1,0 +1,71 @@
+// Package errs gives errors a kind and a message that is safe to show a user.
+//
+// Stores and handlers return errors made here (or wrap them with %w); one
+// function in package web maps the kind to a status page or a JSON problem.
+// Internal errors are logged with the request id and never shown.
+package errs
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Kind classifies an error for its HTTP status.
+type Kind int
+
+// The kinds, from most to least common.
+const (
+	Internal     Kind = iota // 500: a bug or a broken dependency
+	Invalid                  // 422: bad input, with field messages
+	NotFound                 // 404
+	Conflict                 // 409: a unique key taken, a stale version, a closed poll
+	Forbidden                // 403: authenticated but not allowed
+	Unauthorized             // 401: not signed in
+	TooLarge                 // 413
+	TooMany                  // 429
+)
+
+// Error is an error with a kind and a safe message.
+type Error struct {
+	Kind    Kind
+	Message string            // safe to show the user
+	Fields  map[string]string // field -> message, for Invalid
+	Err     error             // the cause, for logs only
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return e.Message + ": " + e.Err.Error()
+	}
+	return e.Message
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Sentinels that stores return (wrapped with %w) and that errors.Is matches.
+var (
+	ErrNotFound = &Error{Kind: NotFound, Message: "Not found."}
+	ErrConflict = &Error{Kind: Conflict, Message: "That conflicts with what is already there."}
+)
+
+// E makes an error of kind with a safe message.
+func E(kind Kind, format string, args ...any) *Error {
+	return &Error{Kind: kind, Message: fmt.Sprintf(format, args...)}
+}
+
+// Fields makes an Invalid error carrying field messages.
+func Fields(fields map[string]string) *Error {
+	return &Error{Kind: Invalid, Message: "Please correct the marked fields.", Fields: fields}
+}
+
+// As returns the first *Error in err's chain, or an Internal error wrapping err.
+func As(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Kind: Internal, Message: "Something went wrong on our side.", Err: err}
+}
+
+// KindOf is As(err).Kind; nil is Internal only if err is not nil.
+func KindOf(err error) Kind { return As(err).Kind }

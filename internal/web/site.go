@@ -1,0 +1,145 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/a-h/templ"
+
+	"github.com/tutti-dev/tutti/internal/errs"
+)
+
+// Site is what every handler needs to answer: the shared assets, the layout and
+// the one error path. Apps get it through their Deps.
+type Site struct {
+	Assets *Assets
+	Log    *slog.Logger
+	Apps   []AppLink // the apps in the top navigation, in order
+}
+
+// AppLink is one app in the navigation and on the landing page.
+type AppLink struct {
+	Path, Name, Blurb string
+	Ready             bool // false: shown as coming soon, never as a broken link
+}
+
+var (
+	errPanic       = errors.New("panic")
+	errCrossOrigin = errs.E(errs.Forbidden, "This request came from another site and was refused.")
+)
+
+// Render renders c into a buffer and then writes it with status, so that a
+// failing template never leaves half a page.
+func (s *Site) Render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
+	var buf bytes.Buffer
+	if err := c.Render(r.Context(), &buf); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	h := w.Header()
+	if h.Get("Content-Type") == "" {
+		h.Set("Content-Type", "text/html; charset=utf-8")
+	}
+	if h.Get("Cache-Control") == "" {
+		h.Set("Cache-Control", "no-cache")
+	}
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+// Status maps an error kind to its HTTP status.
+func Status(k errs.Kind) int {
+	switch k {
+	case errs.Invalid:
+		return http.StatusUnprocessableEntity
+	case errs.NotFound:
+		return http.StatusNotFound
+	case errs.Conflict:
+		return http.StatusConflict
+	case errs.Forbidden:
+		return http.StatusForbidden
+	case errs.Unauthorized:
+		return http.StatusUnauthorized
+	case errs.TooLarge:
+		return http.StatusRequestEntityTooLarge
+	case errs.TooMany:
+		return http.StatusTooManyRequests
+	}
+	return http.StatusInternalServerError
+}
+
+// Problem is an RFC 9457 problem details body.
+type Problem struct {
+	Type     string            `json:"type"`
+	Title    string            `json:"title"`
+	Status   int               `json:"status"`
+	Detail   string            `json:"detail,omitempty"`
+	Instance string            `json:"instance,omitempty"`
+	Fields   map[string]string `json:"fields,omitempty"`
+}
+
+// Error answers err: JSON problem details for API clients, a status page for
+// browsers. Only internal errors are logged, with the request id; users see
+// only the safe message.
+func (s *Site) Error(w http.ResponseWriter, r *http.Request, err error) {
+	e := asError(err)
+	status := Status(e.Kind)
+	if e.Kind == errs.Internal {
+		s.Log.ErrorContext(r.Context(), "internal error", "id", RequestID(r.Context()),
+			"method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	h := w.Header()
+	h.Del("Content-Encoding")
+	h.Del("ETag")
+	h.Set("Cache-Control", "no-store")
+	if WantsJSON(r) {
+		h.Set("Content-Type", "application/problem+json")
+		w.WriteHeader(status)
+		json.NewEncoder(w).Encode(Problem{
+			Type: "about:blank", Title: http.StatusText(status), Status: status,
+			Detail: e.Message, Instance: r.URL.Path, Fields: e.Fields,
+		})
+		return
+	}
+	var buf bytes.Buffer
+	if rerr := ErrorPage(s, status, e.Message).Render(r.Context(), &buf); rerr != nil {
+		h.Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(status)
+		w.Write([]byte(e.Message))
+		return
+	}
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+// asError classifies err, including the standard library's own errors.
+func asError(err error) *errs.Error {
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return errs.E(errs.TooLarge, "The request is too large.")
+	case errors.Is(err, context.Canceled):
+		return &errs.Error{Kind: errs.Internal, Message: "The request was cancelled.", Err: err}
+	}
+	return errs.As(err)
+}
+
+// WantsJSON reports whether the client asked for JSON rather than a page.
+func WantsJSON(r *http.Request) bool {
+	if strings.Contains(r.URL.Path, "/api/") {
+		return true
+	}
+	a := r.Header.Get("Accept")
+	return strings.Contains(a, "application/json") && !strings.Contains(a, "text/html")
+}
+
+// NotFound answers 404 with the status page.
+func (s *Site) NotFound(w http.ResponseWriter, r *http.Request) {
+	s.Error(w, r, errs.ErrNotFound)
+}
