@@ -1,0 +1,121 @@
+package web
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/tutti-dev/tutti/internal/errs"
+)
+
+func TestPageRoundTripAndConditionalGET(t *testing.T) {
+	body := []byte(strings.Repeat("<p>hello</p>", 200))
+	p := NewPage("text/html; charset=utf-8", body, `"v1"`)
+	q, err := DecodePage(p.Encode())
+	if err != nil || q.ETag != `"v1"` || !bytes.Equal(q.Body, body) || !bytes.Equal(q.Gzip, p.Gzip) {
+		t.Fatalf("round trip lost data: %v", err)
+	}
+	if _, err := DecodePage([]byte{200, 1}); err == nil {
+		t.Error("corrupt bytes decoded without error")
+	}
+	// gzip when accepted, and the bytes decompress to the body.
+	r := httptest.NewRequest("GET", "/", nil)
+	r.Header.Set("Accept-Encoding", "br, gzip;q=0.8")
+	w := httptest.NewRecorder()
+	q.Serve(w, r)
+	if w.Header().Get("Content-Encoding") != "gzip" {
+		t.Fatalf("no gzip for a client that accepts it")
+	}
+	zr, _ := gzip.NewReader(w.Body)
+	plain, _ := io.ReadAll(zr)
+	if !bytes.Equal(plain, body) {
+		t.Error("gzip bytes do not decompress to the body")
+	}
+	// identity when refused.
+	r.Header.Set("Accept-Encoding", "gzip;q=0")
+	w = httptest.NewRecorder()
+	q.Serve(w, r)
+	if w.Header().Get("Content-Encoding") != "" || !bytes.Equal(w.Body.Bytes(), body) {
+		t.Error("gzip sent to a client that refused it")
+	}
+	// 304 on a matching If-None-Match, also in a list and weak.
+	for _, inm := range []string{`"v1"`, `"x", W/"v1"`, `*`} {
+		r.Header.Set("If-None-Match", inm)
+		w = httptest.NewRecorder()
+		q.Serve(w, r)
+		if w.Code != http.StatusNotModified || w.Body.Len() != 0 {
+			t.Errorf("If-None-Match %s: %d; want 304 without body", inm, w.Code)
+		}
+	}
+	r.Header.Set("If-None-Match", `"v0"`)
+	w = httptest.NewRecorder()
+	q.Serve(w, r)
+	if w.Code != 200 {
+		t.Errorf("stale If-None-Match: %d; want 200", w.Code)
+	}
+}
+
+func TestAssetsAreHashedAndImmutable(t *testing.T) {
+	a, err := NewAssets(fstest.MapFS{"app.css": {Data: []byte("body{color:red}")}}, "/static/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := a.URL("app.css")
+	if !strings.HasPrefix(u, "/static/app.") || !strings.HasSuffix(u, ".css") || u == "/static/app.css" {
+		t.Fatalf("URL = %q; want a hashed name", u)
+	}
+	w := httptest.NewRecorder()
+	a.ServeHTTP(w, httptest.NewRequest("GET", u, nil))
+	if w.Code != 200 || !strings.Contains(w.Header().Get("Cache-Control"), "immutable") || w.Body.String() != "body{color:red}" {
+		t.Errorf("serve: %d %q %q", w.Code, w.Header().Get("Cache-Control"), w.Body.String())
+	}
+	w = httptest.NewRecorder()
+	a.ServeHTTP(w, httptest.NewRequest("GET", "/static/app.css", nil))
+	if w.Code != 404 {
+		t.Errorf("unhashed name: %d; want 404", w.Code)
+	}
+}
+
+func TestErrorMapsKindsAndHidesInternals(t *testing.T) {
+	var logs bytes.Buffer
+	assets, _ := NewAssets(StaticFS(), "/static/")
+	s := &Site{Assets: assets, Log: slog.New(slog.NewTextHandler(&logs, nil))}
+	cases := []struct {
+		err    error
+		status int
+		json   bool
+	}{
+		{errs.ErrNotFound, 404, false},
+		{errs.Fields(map[string]string{"title": "Give it a title."}), 422, true},
+		{errs.E(errs.Conflict, "Locked."), 409, false},
+		{&http.MaxBytesError{Limit: 10}, 413, true},
+		{errors.New("db password is hunter2"), 500, false},
+	}
+	for _, c := range cases {
+		r := httptest.NewRequest("POST", "/x", nil)
+		if c.json {
+			r.Header.Set("Accept", "application/json")
+		}
+		w := httptest.NewRecorder()
+		s.Error(w, r, c.err)
+		if w.Code != c.status {
+			t.Errorf("%v: %d; want %d", c.err, w.Code, c.status)
+		}
+		if strings.Contains(w.Body.String(), "hunter2") {
+			t.Errorf("internal error text leaked to the user")
+		}
+		if c.json && !strings.Contains(w.Header().Get("Content-Type"), "problem+json") {
+			t.Errorf("%v: content type %q; want problem+json", c.err, w.Header().Get("Content-Type"))
+		}
+	}
+	if !strings.Contains(logs.String(), "hunter2") {
+		t.Errorf("internal error was not logged")
+	}
+}
