@@ -1,0 +1,147 @@
+// Package app is tutti's composition root: it opens the database and the
+// cache, builds the shared site, mounts every app, and runs the HTTP server.
+// Tests start it on 127.0.0.1:0 with a temporary SQLite file.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/tutti-dev/tutti/internal/cache"
+	"github.com/tutti-dev/tutti/internal/config"
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/meet"
+	"github.com/tutti-dev/tutti/internal/web"
+)
+
+// Main is one running tutti process.
+type Main struct {
+	Config   config.Config
+	Log      *slog.Logger
+	DB       *db.DB
+	Cache    *cache.Cache
+	Site     *web.Site
+	Registry *prometheus.Registry
+	Handler  http.Handler
+	Meet     *meet.App
+
+	srv *http.Server
+	ln  net.Listener
+}
+
+// Migrations lists every app's migrations, in the order they are applied.
+func Migrations() []db.Migrations {
+	return []db.Migrations{meet.Migrations}
+}
+
+// New opens the database, migrates it and builds the handler; it does not listen.
+func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error) {
+	m := &Main{Config: cfg, Log: log, Registry: prometheus.NewRegistry()}
+	d, err := db.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	m.DB = d
+	if err := d.Migrate(ctx, log, Migrations()...); err != nil {
+		d.Close()
+		return nil, err
+	}
+	m.Cache = cache.New(cache.NewLocal(cfg.CacheSize))
+	assets, err := web.NewAssets(web.StaticFS(), "/static/")
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	m.Site = &web.Site{Assets: assets, Log: log, Apps: Apps()}
+	m.Meet, err = meet.New(meet.Deps{DB: d, Cache: m.Cache, Site: m.Site, Log: log, BaseURL: cfg.BaseURL})
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	m.registerMetrics()
+	m.Handler = m.routes()
+	return m, nil
+}
+
+// Apps is the navigation: every app, ready or coming soon.
+func Apps() []web.AppLink {
+	return []web.AppLink{
+		{Path: "/meet/", Name: "meet", Blurb: "Find the time that suits everyone: group polls with preference tiers, a paintable grid and a heat map.", Ready: true},
+		{Path: "/roar/", Name: "roar", Blurb: "A microblog with a live timeline and a REST API."},
+		{Path: "/music/", Name: "music", Blurb: "Share songs and playlists with friends; comments, likes, hashtags and what is trending."},
+		{Path: "/rent/", Name: "rent", Blurb: "Rent instruments from people near you, by the day."},
+		{Path: "/race/", Name: "race", Blurb: "Race registration that takes the opening rush without losing a runner."},
+	}
+}
+
+func (m *Main) registerMetrics() {
+	reg := m.Registry
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tutti_cache_hits_total", Help: "Cache hits."},
+		func() float64 { h, _ := m.Cache.Stats(); return float64(h) }))
+	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tutti_cache_misses_total", Help: "Cache misses."},
+		func() float64 { _, mi := m.Cache.Stats(); return float64(mi) }))
+	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tutti_db_statements_total", Help: "SQL statements run."},
+		func() float64 { return float64(m.DB.Queries()) }))
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tutti_db_connections_in_use", Help: "Database connections in use (read + write pools)."},
+		func() float64 { r, w := m.DB.Stats(); return float64(r.InUse + w.InUse) }))
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tutti_db_connections_open", Help: "Open database connections."},
+		func() float64 { r, w := m.DB.Stats(); return float64(r.OpenConnections + w.OpenConnections) }))
+	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tutti_db_wait_total", Help: "Times a query waited for a pooled connection."},
+		func() float64 { r, w := m.DB.Stats(); return float64(r.WaitCount + w.WaitCount) }))
+}
+
+// Listen opens the listener on the configured address (":0" picks a port).
+func (m *Main) Listen() error {
+	ln, err := net.Listen("tcp", m.Config.Addr)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", m.Config.Addr, err)
+	}
+	m.ln = ln
+	m.srv = &http.Server{
+		Handler:           m.Handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(m.Log.Handler(), slog.LevelWarn),
+	}
+	return nil
+}
+
+// URL is the server's base URL once listening.
+func (m *Main) URL() string { return "http://" + m.ln.Addr().String() }
+
+// Serve serves until ctx is done, then shuts down gracefully within the
+// configured deadline.
+func (m *Main) Serve(ctx context.Context) error {
+	errc := make(chan error, 1)
+	go func() { errc <- m.srv.Serve(m.ln) }()
+	m.Log.Info("listening", "url", m.URL(), "db", m.DB.Dialect, "data", m.Config.DataDir)
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	m.Log.Info("shutting down", "deadline", m.Config.ShutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), m.Config.ShutdownTimeout)
+	defer cancel()
+	if err := m.srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// Close releases the database.
+func (m *Main) Close() error { return m.DB.Close() }

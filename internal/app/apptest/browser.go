@@ -1,0 +1,64 @@
+package apptest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// Browser starts a headless Debian chromium for t (skipped unless
+// TUTTI_TEST_BROWSER=1) with a window of width x height, and returns its
+// context. Each call is a separate browser with its own cookies.
+func Browser(t *testing.T, width, height int) context.Context {
+	t.Helper()
+	if os.Getenv("TUTTI_TEST_BROWSER") == "" {
+		t.Skip("set TUTTI_TEST_BROWSER=1 to run browser tests (needs Debian's chromium)")
+	}
+	path := os.Getenv("TUTTI_CHROMIUM")
+	if path == "" {
+		path = "/usr/bin/chromium"
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(width, height),
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+	}
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelC := chromedp.NewContext(actx)
+	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
+	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), int64(height))); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	return ctx
+}
+
+// Screenshot saves a full-page PNG as a test artifact in $TUTTI_ARTIFACTS
+// (default: tutti-artifacts in the temp dir) and returns its path.
+func Screenshot(t *testing.T, ctx context.Context, name string) string {
+	t.Helper()
+	dir := os.Getenv("TUTTI_ARTIFACTS")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "tutti-artifacts")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	path := filepath.Join(dir, name+".png")
+	if err := os.WriteFile(path, buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", path)
+	return path
+}

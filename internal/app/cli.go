@@ -1,0 +1,187 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/tutti-dev/tutti/internal/config"
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/meet"
+)
+
+// Env is the process environment the CLI reads (a value, so tests can fake it).
+type Env struct {
+	Args    []string // without the program name
+	Stdout  io.Writer
+	Stderr  io.Writer
+	Getenv  func(string) string
+	Version string
+}
+
+const usage = `tutti: five web apps on one fast core.
+
+Usage:
+  tutti serve [flags]          serve every app (default: 127.0.0.1:8080, data in ./tutti-data)
+  tutti serve --demo           ... and load a small demo data set
+  tutti migrate [flags]        apply pending database migrations and exit
+  tutti seed meet [flags]      bulk-load meet's load-test data set and write its ids
+  tutti load run|list|compare  run the load scenarios (tutti load help)
+  tutti version                print the version
+  tutti help                   this text
+
+Run "tutti serve -h" for the settings; each also reads a TUTTI_* variable.
+`
+
+// Run is the command line; it returns the process exit code.
+func Run(ctx context.Context, env Env) int {
+	if len(env.Args) == 0 {
+		fmt.Fprint(env.Stderr, usage)
+		return 2
+	}
+	cmd, args := env.Args[0], env.Args[1:]
+	var err error
+	switch cmd {
+	case "serve":
+		err = serve(ctx, env, args)
+	case "migrate":
+		err = migrate(ctx, env, args)
+	case "seed":
+		err = seed(ctx, env, args)
+	case "load":
+		return 2
+	case "version", "--version", "-v":
+		fmt.Fprintf(env.Stdout, "tutti %s (%s, %s/%s)\n", env.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	case "help", "-h", "--help":
+		fmt.Fprint(env.Stdout, usage)
+	default:
+		fmt.Fprintf(env.Stderr, "tutti: unknown command %q\n\n%s", cmd, usage)
+		return 2
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "tutti %s: %v\n", cmd, err)
+		return 1
+	}
+	return 0
+}
+
+// parse reads the shared settings (plus extra flags) for a command.
+func parse(name string, env Env, args []string, extra func(fs *flag.FlagSet)) (config.Config, error) {
+	fs := flag.NewFlagSet("tutti "+name, flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	var cfg config.Config
+	config.Flags(fs, &cfg, env.Getenv)
+	if extra != nil {
+		extra(fs)
+	}
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	if fs.NArg() > 0 {
+		return cfg, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	return cfg, cfg.Validate()
+}
+
+// NewLogger makes the process logger from the configuration.
+func NewLogger(cfg config.Config, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+func serve(ctx context.Context, env Env, args []string) error {
+	cfg, err := parse("serve", env, args, nil)
+	if err != nil {
+		return err
+	}
+	log := NewLogger(cfg, env.Stderr)
+	m, err := New(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	if cfg.Demo {
+		pub, admin, err := m.Meet.Demo(ctx)
+		if err != nil {
+			return fmt.Errorf("demo data: %w", err)
+		}
+		log.Info("demo data loaded", "poll", pub, "admin", admin)
+	}
+	if err := m.Listen(); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stderr, "tutti %s serving %s (data in %s, %s)\n", env.Version, m.URL(), cfg.DataDir, m.DB.Dialect)
+	return m.Serve(ctx)
+}
+
+func migrate(ctx context.Context, env Env, args []string) error {
+	cfg, err := parse("migrate", env, args, nil)
+	if err != nil {
+		return err
+	}
+	d, err := db.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Migrate(ctx, NewLogger(cfg, env.Stderr), Migrations()...)
+}
+
+func seed(ctx context.Context, env Env, args []string) error {
+	if len(args) == 0 || args[0] != "meet" {
+		return errors.New("which app? tutti seed meet")
+	}
+	size := meet.SeedDefault
+	var out string
+	var rngSeed uint64
+	cfg, err := parse("seed meet", env, args[1:], func(fs *flag.FlagSet) {
+		fs.IntVar(&size.Polls, "polls", size.Polls, "polls to create")
+		fs.IntVar(&size.Participants, "participants", size.Participants, "participants, spread over the polls")
+		fs.IntVar(&size.Timeframes, "timeframes", size.Timeframes, "timeframes, spread over the participants")
+		fs.IntVar(&size.Comments, "comments", size.Comments, "comments")
+		fs.StringVar(&out, "out", "", "where to write the ids for the load test (default DATA-DIR/seed/meet.json)")
+		fs.Uint64Var(&rngSeed, "seed", 1, "random seed")
+	})
+	if err != nil {
+		return err
+	}
+	if size.Polls < 1 || size.Participants < 1 || size.Timeframes < 0 || size.Comments < 0 {
+		return errors.New("need at least one poll and one participant")
+	}
+	if out == "" {
+		out = filepath.Join(cfg.DataDir, "seed", "meet.json")
+	}
+	log := NewLogger(cfg, env.Stderr)
+	d, err := db.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Migrate(ctx, log, Migrations()...); err != nil {
+		return err
+	}
+	var progress io.Writer = env.Stderr
+	if f, ok := env.Stderr.(*os.File); !ok || f == nil {
+		progress = nil
+	}
+	ids, err := meet.Seed(ctx, d, size, out, progress, rngSeed)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "seeded meet: %d polls, %d participants, %d timeframes, %d comments; ids in %s\n",
+		len(ids.Polls), len(ids.Participants), size.Timeframes, size.Comments, out)
+	return nil
+}

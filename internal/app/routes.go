@@ -1,0 +1,55 @@
+package app
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/tutti-dev/tutti/internal/web"
+)
+
+func (m *Main) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /static/", m.Site.Assets)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		w.Write([]byte("ok\n"))
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		w.Header().Set("Content-Type", "text/plain")
+		w.Header().Set("Cache-Control", "no-store")
+		if err := m.DB.Ping(ctx); err != nil {
+			m.Log.Warn("not ready", "err", err)
+			w.WriteHeader(http.StatusServiceUnavailable)
+			w.Write([]byte("database unreachable\n"))
+			return
+		}
+		w.Write([]byte("ready\n"))
+	})
+	mux.Handle("GET /metrics", promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{}))
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		m.Site.Render(w, r, http.StatusOK, Landing(m.Site))
+	})
+	m.Meet.Routes(mux)
+	for _, a := range m.Site.Apps {
+		if !a.Ready {
+			mux.HandleFunc("GET "+a.Path, func(w http.ResponseWriter, r *http.Request) {
+				m.Site.Render(w, r, http.StatusOK, ComingSoon(m.Site, a))
+			})
+		}
+	}
+	mux.HandleFunc("GET /", m.Site.NotFound)
+	return web.Chain(mux,
+		web.WithRequestID,
+		web.Observe(m.Log, web.NewMetrics(m.Registry)),
+		web.Recover(m.Site),
+		web.SecurityHeaders,
+		web.CrossOrigin(m.Site),
+		web.LimitBody(m.Config.MaxBodyBytes),
+		web.Gzip(),
+	)
+}

@@ -1,0 +1,116 @@
+package meet_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+
+	"github.com/tutti-dev/tutti/internal/app/apptest"
+)
+
+// TestBrowserPaintAndHeatMap creates a poll in a real browser, adds two
+// participants who paint their availability by dragging on the grid, and
+// checks that the heat map and the best time follow.
+func TestBrowserPaintAndHeatMap(t *testing.T) {
+	ctx := apptest.Browser(t, 1280, 900)
+	m := apptest.Start(t, "")
+	base := m.URL()
+
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := time.Now().AddDate(0, 0, 10).Format("2006-01-02")
+	end := time.Now().AddDate(0, 0, 12).Format("2006-01-02")
+	must(chromedp.Do(ctx,
+		chromedp.Navigate(base+"/meet/"),
+		chromedp.Click(`a[href="/meet/polls/new"]`),
+		chromedp.WaitVisible(`#title`),
+		chromedp.SendKeys(`#title`, "Band rehearsal"),
+		chromedp.SetValue(`#start_date`, start),
+		chromedp.SetValue(`#end_date`, end),
+		chromedp.SetValue(`#day_start`, "09:00"),
+		chromedp.SetValue(`#day_end`, "13:00"),
+		chromedp.Submit(`#title`),
+		chromedp.WaitVisible(`#public-link`),
+	))
+	pub, err := chromedp.Run(ctx, chromedp.AttributeValue(`#public-link`, "href"))
+	must(err)
+
+	// Two people join and paint: Ada from row 0 to row 7 on day 0 and 1,
+	// Grace from row 4 to row 11 on day 1: both are free rows 4-7 of day 1.
+	paint := func(name string, fromRow, toRow, fromCol, toCol int) {
+		t.Helper()
+		must(chromedp.Do(ctx,
+			chromedp.Navigate(base+pub.Value),
+			chromedp.WaitVisible(`#name`),
+			chromedp.SendKeys(`#name`, name),
+			chromedp.Submit(`#name`),
+			chromedp.WaitVisible(`table.grid.paint`),
+		))
+		xy := func(row, col int) (float64, float64) {
+			r, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](fmt.Sprintf(`(() => {
+				const td = document.querySelectorAll("table.grid.paint tbody tr")[%d].querySelectorAll("td")[%d];
+				const b = td.getBoundingClientRect();
+				return [b.left + b.width / 2, b.top + b.height / 2];
+			})()`, row, col)))
+			must(err)
+			return r[0], r[1]
+		}
+		_, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(document.querySelector("table.grid.paint").scrollIntoView({block: "center"}), true)`))
+		must(err)
+		x0, y0 := xy(fromRow, fromCol)
+		x1, y1 := xy(toRow, toCol)
+		held := func(p *input.DispatchMouseEventParams) {
+			p.Button, p.Buttons, p.ClickCount = input.MouseButtonLeft, 1, 1
+		}
+		must(chromedp.Do(ctx,
+			chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, x0, y0),
+			chromedp.MouseEvent(input.DispatchMouseEventTypeMousePressed, x0, y0, held),
+			chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, (x0+x1)/2, (y0+y1)/2, held),
+			chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, x1, y1, held),
+			chromedp.MouseEvent(input.DispatchMouseEventTypeMouseReleased, x1, y1, held),
+		))
+		_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector("#save-state").textContent === "Saved"`, chromedp.WithPollingTimeout(10*time.Second)))
+		if err != nil {
+			state, _ := chromedp.Run(ctx, chromedp.Text(`#save-state`))
+			t.Fatalf("%s's painting was not saved: %q (%v)", name, state, err)
+		}
+	}
+	paint("Ada", 0, 7, 1, 2)
+	paint("Grace", 4, 11, 2, 2)
+	apptest.Screenshot(t, ctx, "meet-paint")
+
+	must(chromedp.Do(ctx, chromedp.Navigate(base+pub.Value), chromedp.WaitVisible(`table.heat`)))
+	best, err := chromedp.Run(ctx, chromedp.Text(`.best-list li.first`))
+	must(err)
+	if !strings.Contains(best, "10:00–11:00") || !strings.Contains(best, "2 of 2 free") {
+		t.Errorf("best time = %q; want 10:00–11:00 with 2 of 2 free", best)
+	}
+	full, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("table.heat td.h10").length`))
+	must(err)
+	if full != 4 {
+		t.Errorf("%d cells where everyone is free; want 4", full)
+	}
+	// Hovering a cell lists who is free.
+	who, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => {
+		const td = document.querySelector("table.heat td.h10");
+		td.dispatchEvent(new PointerEvent("pointerover", {bubbles: true}));
+		return document.querySelector("#who").textContent;
+	})()`))
+	must(err)
+	if !strings.Contains(who, "Ada (preferred)") || !strings.Contains(who, "Grace (preferred)") {
+		t.Errorf("who is free = %q; want Ada and Grace", who)
+	}
+	apptest.Screenshot(t, ctx, "meet-heatmap")
+
+	phone := apptest.Browser(t, 390, 844)
+	must(chromedp.Do(phone, chromedp.Navigate(base+pub.Value), chromedp.WaitVisible(`table.heat`)))
+	apptest.Screenshot(t, phone, "meet-heatmap-phone")
+}

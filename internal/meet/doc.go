@@ -1,0 +1,23 @@
+// Package meet is the group scheduling app: an organizer creates a poll and
+// shares its link; participants add themselves by name (no account) and paint
+// when they are free at three preference tiers; everyone sees the best times.
+//
+// Routes (all under /meet/):
+//
+//	GET  /meet/                                  your polls (remembered by this browser) and "New poll"
+//	GET  /meet/polls/new, POST /meet/polls       create
+//	GET  /meet/polls/{id}                        poll page: optimal times, heat map, participants, comments (cached)
+//	GET  /meet/polls/{id}/export.csv             answers as CSV
+//	GET  /meet/polls/{id}/event.ics              the chosen time, once closed
+//	POST /meet/polls/{id}/participants           add yourself -> your private edit link
+//	GET  /meet/polls/{id}/p/{pid}                a participant's availability and comments
+//	GET  /meet/polls/{id}/p/{pid}/{token}        your private edit page: the paintable grid
+//	POST .../{token}/timeframes, .../timeframes/{tf}/delete, .../availability (JSON), .../comments, .../busy (.ics), .../delete
+//	GET  /meet/polls/{id}/admin/{token}          the organizer's page: edit, close, duplicate, delete
+//	POST .../admin/{token}, .../close, .../reopen, .../duplicate, .../delete, .../participants/{pid}/delete
+//
+// Tables: meet_polls, meet_participants, meet_timeframes, meet_comments,
+// meet_busy (migrations/). Every change to a poll or anything in it bumps
+// meet_polls.version in the same transaction; the poll page is cached under
+// that version (key-based expiry) and answers conditional GETs.
+package meet

@@ -1,0 +1,44 @@
+package meet
+
+import (
+	"encoding/csv"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// WriteCSV writes every timeframe of the poll, one row each, in loc. Cells
+// that a spreadsheet would run as a formula are prefixed with a quote.
+func WriteCSV(w io.Writer, p *Poll, ps []Participant, tfs []Timeframe, loc *time.Location) error {
+	names := make(map[int64]string, len(ps))
+	for _, pt := range ps {
+		names[pt.ID] = pt.Name
+	}
+	rows := append([]Timeframe(nil), tfs...)
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := names[rows[i].ParticipantID], names[rows[j].ParticipantID]
+		if a != b {
+			return a < b
+		}
+		return rows[i].Start.Before(rows[j].Start)
+	})
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"participant", "date", "start", "end", "tier", "tier_name", "zone"})
+	for _, tf := range rows {
+		s, e := tf.Start.In(loc), tf.End.In(loc)
+		cw.Write([]string{safeCell(names[tf.ParticipantID]), s.Format(time.DateOnly), s.Format("15:04"), e.Format("15:04"),
+			strconv.Itoa(tf.Tier), tierName(tf.Tier), loc.String()})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// safeCell defuses CSV formula injection.
+func safeCell(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}

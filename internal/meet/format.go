@@ -1,0 +1,106 @@
+package meet
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// Formatting helpers for the templates.
+
+func fmtDay(t time.Time, loc *time.Location) string { return t.In(loc).Format("Mon 2 Jan 2006") }
+
+func fmtRange(start, end time.Time, loc *time.Location) string {
+	s, e := start.In(loc), end.In(loc)
+	if s.YearDay() == e.YearDay() && s.Year() == e.Year() || e.Sub(s) <= 24*time.Hour && e.Hour() == 0 && e.Minute() == 0 {
+		return s.Format("Mon 2 Jan, 15:04") + "–" + e.Format("15:04")
+	}
+	return s.Format("Mon 2 Jan, 15:04") + " – " + e.Format("Mon 2 Jan, 15:04")
+}
+
+func fmtDate(s string) string {
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		return s
+	}
+	return t.Format("Mon 2 Jan 2006")
+}
+
+func fmtMinutes(m int) string { return fmt.Sprintf("%02d:%02d", m/60, m%60) }
+
+func tierName(t int) string {
+	switch t {
+	case TierPreferred:
+		return "preferred"
+	case TierFine:
+		return "fine"
+	case TierIfNeed:
+		return "if need be"
+	}
+	return "?"
+}
+
+// heatClass is the colour class of a cell with count of total available.
+func heatClass(count, total int) string {
+	if count == 0 || total == 0 {
+		return "h0"
+	}
+	return "h" + strconv.Itoa(1+(count*9)/total)
+}
+
+func itoa(n int) string  { return strconv.Itoa(n) }
+func i64(n int64) string { return strconv.FormatInt(n, 10) }
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// zones are the time zones offered by the switcher (besides the poll's and
+// the viewer's own).
+var zones = []string{
+	"UTC", "Europe/London", "Europe/Lisbon", "Europe/Paris", "Europe/Berlin", "Europe/Madrid", "Europe/Rome",
+	"Europe/Amsterdam", "Europe/Stockholm", "Europe/Warsaw", "Europe/Athens", "Europe/Helsinki", "Europe/Istanbul",
+	"Europe/Moscow", "Africa/Lagos", "Africa/Cairo", "Africa/Johannesburg", "Africa/Nairobi", "Asia/Dubai",
+	"Asia/Karachi", "Asia/Kolkata", "Asia/Dhaka", "Asia/Bangkok", "Asia/Jakarta", "Asia/Singapore", "Asia/Shanghai",
+	"Asia/Hong_Kong", "Asia/Tokyo", "Asia/Seoul", "Australia/Perth", "Australia/Adelaide", "Australia/Sydney",
+	"Pacific/Auckland", "Pacific/Honolulu", "America/Anchorage", "America/Los_Angeles", "America/Denver",
+	"America/Phoenix", "America/Chicago", "America/Mexico_City", "America/New_York", "America/Toronto",
+	"America/Bogota", "America/Lima", "America/Santiago", "America/Sao_Paulo", "America/Argentina/Buenos_Aires",
+	"America/Halifax", "America/St_Johns",
+}
+
+// zoneChoices is zones with the given ones first if missing.
+func zoneChoices(extra ...string) []string {
+	out := make([]string, 0, len(zones)+len(extra))
+	seen := map[string]bool{}
+	for _, z := range append(extra, zones...) {
+		if z != "" && !seen[z] {
+			seen[z] = true
+			out = append(out, z)
+		}
+	}
+	return out
+}
+
+func boolStr(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+func mustLoc(zone string) *time.Location {
+	if loc, err := time.LoadLocation(zone); err == nil {
+		return loc
+	}
+	return time.UTC
+}
+
+func cellLabel(c Cell, v *pollView) string {
+	t := v.Tally[c.Slot]
+	return c.Start.In(v.Loc).Format("Mon 2 Jan 15:04") + ": " + strconv.Itoa(t.Count) + " of " + strconv.Itoa(v.Total) + " free"
+}
+
+func rfc(t time.Time) string { return t.UTC().Format(time.RFC3339) }

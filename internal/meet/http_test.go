@@ -1,0 +1,373 @@
+package meet_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/app"
+	"github.com/tutti-dev/tutti/internal/app/apptest"
+)
+
+// site drives a running server like a browser without JavaScript.
+type site struct {
+	t    *testing.T
+	m    *app.Main
+	c    *http.Client
+	base string
+}
+
+func newSite(t *testing.T, m *app.Main) *site {
+	return &site{t: t, m: m, c: apptest.Client(t), base: m.URL()}
+}
+
+func (s *site) do(method, path string, body io.Reader, header http.Header) (*http.Response, string) {
+	s.t.Helper()
+	req, err := http.NewRequest(method, s.base+path, body)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	res, err := s.c.Do(req)
+	if err != nil {
+		s.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return res, string(b)
+}
+
+func (s *site) get(path string) (*http.Response, string) {
+	s.t.Helper()
+	return s.do("GET", path, nil, nil)
+}
+
+func (s *site) post(path string, form url.Values) (*http.Response, string) {
+	s.t.Helper()
+	return s.do("POST", path, strings.NewReader(form.Encode()),
+		http.Header{"Content-Type": {"application/x-www-form-urlencoded"}})
+}
+
+// mustRedirect asserts a 303 and returns its target path.
+func (s *site) mustRedirect(res *http.Response, body string) string {
+	s.t.Helper()
+	if res.StatusCode != http.StatusSeeOther {
+		s.t.Fatalf("%s %s: status %d; want 303. Body:\n%.2000s", res.Request.Method, res.Request.URL.Path, res.StatusCode, body)
+	}
+	u, err := url.Parse(res.Header.Get("Location"))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return u.Path
+}
+
+func pollForm(title string, start time.Time) url.Values {
+	return url.Values{
+		"title": {title}, "description": {"Quarterly planning"},
+		"start_date": {start.Format("2006-01-02")}, "end_date": {start.AddDate(0, 0, 2).Format("2006-01-02")},
+		"day_start": {"09:00"}, "day_end": {"17:00"}, "tz": {"Europe/Berlin"},
+	}
+}
+
+// createPoll creates a poll and returns its public and admin paths.
+func (s *site) createPoll(title string) (pub, admin string) {
+	s.t.Helper()
+	admin = s.mustRedirect(s.post("/meet/polls", pollForm(title, time.Now().AddDate(0, 0, 10))))
+	m := regexp.MustCompile(`^/meet/polls/([A-Za-z0-9_-]{22})/admin/[A-Za-z0-9_-]+$`).FindStringSubmatch(admin)
+	if m == nil {
+		s.t.Fatalf("admin link %q does not look right", admin)
+	}
+	return "/meet/polls/" + m[1], admin
+}
+
+// join adds a participant and returns their private link.
+func (s *site) join(pub, name string) string {
+	s.t.Helper()
+	return s.mustRedirect(s.post(pub+"/participants", url.Values{"name": {name}}))
+}
+
+func (s *site) pollCount() int {
+	s.t.Helper()
+	var n int
+	if err := s.m.DB.QueryRow(context.Background(), "SELECT COUNT(*) FROM meet_polls").Scan(&n); err != nil {
+		s.t.Fatal(err)
+	}
+	return n
+}
+
+func TestCreatePollValidation(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		s := newSite(t, m)
+		start := time.Now().AddDate(0, 0, 5)
+		cases := []struct {
+			name  string
+			edit  func(url.Values)
+			field string
+			msg   string
+		}{
+			{"empty title", func(v url.Values) { v.Set("title", "   ") }, "title", "Give the poll a title"},
+			{"end before start", func(v url.Values) { v.Set("end_date", start.AddDate(0, 0, -1).Format("2006-01-02")) }, "end_date", "end date"},
+			{"daily end before start", func(v url.Values) { v.Set("day_end", "08:00") }, "day_end", "daily end"},
+			{"unknown zone", func(v url.Values) { v.Set("tz", "Mars/Olympus") }, "tz", ""},
+		}
+		for _, c := range cases {
+			form := pollForm("Offsite <b>2026</b>", start)
+			c.edit(form)
+			res, body := s.post("/meet/polls", form)
+			if res.StatusCode != http.StatusUnprocessableEntity {
+				t.Errorf("%s: status %d; want 422", c.name, res.StatusCode)
+			}
+			if !strings.Contains(body, `id="`+c.field+`-error"`) {
+				t.Errorf("%s: no message at field %s", c.name, c.field)
+			}
+			if c.msg != "" && !strings.Contains(body, c.msg) {
+				t.Errorf("%s: body lacks %q", c.name, c.msg)
+			}
+			if c.field != "title" && !strings.Contains(body, `value="Offsite &lt;b&gt;2026&lt;/b&gt;"`) {
+				t.Errorf("%s: the title was not kept (escaped) in the form", c.name)
+			}
+		}
+		if n := s.pollCount(); n != 0 {
+			t.Errorf("%d polls written by invalid forms; want 0", n)
+		}
+	})
+}
+
+func TestPollLifecycle(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		s := newSite(t, m)
+		pub, admin := s.createPoll("Team dinner")
+		if res, body := s.get(admin + "?created=1"); res.StatusCode != 200 || !strings.Contains(body, "private admin link") {
+			t.Fatalf("admin page: %d", res.StatusCode)
+		}
+		if _, body := s.get("/meet/"); !strings.Contains(body, "Team dinner") {
+			t.Errorf("the polls page does not list the new poll")
+		}
+		res, body := s.get(pub)
+		if res.StatusCode != 200 || !strings.Contains(body, "No availability yet") {
+			t.Fatalf("poll page: %d", res.StatusCode)
+		}
+		ada := s.join(pub, "Ada")
+		grace := s.join(pub, "Grace")
+		if res, body := s.post(pub+"/participants", url.Values{"name": {"ada"}}); res.StatusCode != 422 || !strings.Contains(body, "already uses that name") {
+			t.Errorf("duplicate name: status %d; want 422 with a message", res.StatusCode)
+		}
+		// Ada adds a timeframe through the form (times in the poll's zone).
+		day := time.Now().AddDate(0, 0, 10).Format("2006-01-02")
+		tf := url.Values{"date": {day}, "start": {"10:00"}, "end": {"11:30"}, "tier": {"1"}, "tz": {"Europe/Berlin"}}
+		s.mustRedirect(s.post(ada+"/timeframes", tf))
+		tf.Set("tier", "2")
+		tf.Set("start", "10:30")
+		s.mustRedirect(s.post(grace+"/timeframes", tf))
+		_, body = s.get(pub)
+		// Both are free 10:30-11:30 (1 + 4 = 5); only Ada 10:00-10:30.
+		if !strings.Contains(body, "10:30–11:30</strong>") || !strings.Contains(body, "2 of 2 free") {
+			t.Errorf("best time 10:30–11:30 with 2 of 2 free not shown:\n%s", grab(body, "best-list"))
+		}
+		// Bad timeframe: outside the daily window; nothing is written.
+		bad := url.Values{"date": {day}, "start": {"18:00"}, "end": {"19:00"}, "tier": {"1"}, "tz": {"Europe/Berlin"}}
+		if res, body := s.post(ada+"/timeframes", bad); res.StatusCode != 422 || !strings.Contains(body, `value="18:00"`) {
+			t.Errorf("timeframe outside the window: status %d; want 422 with the value kept", res.StatusCode)
+		}
+		// Comments show on the poll page at once.
+		s.mustRedirect(s.post(ada+"/comments", url.Values{"body": {"<script>alert(1)</script> works for me"}}))
+		_, body = s.get(pub)
+		if !strings.Contains(body, "&lt;script&gt;alert(1)&lt;/script&gt; works for me") || strings.Contains(body, "<script>alert(1)") {
+			t.Errorf("comment missing or not escaped")
+		}
+		if res, _ := s.post(ada+"/comments", url.Values{"body": {"  "}}); res.StatusCode != 422 {
+			t.Errorf("empty comment: status %d; want 422", res.StatusCode)
+		}
+		// CSV export.
+		res, body = s.get(pub + "/export.csv")
+		if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/csv") || !strings.Contains(body, "Ada") || !strings.Contains(body, "Grace") {
+			t.Errorf("csv: %d %q", res.StatusCode, body)
+		}
+		// Close on the best time; the page shows the decision and an .ics.
+		if res, _ := s.get(pub + "/event.ics"); res.StatusCode != 404 {
+			t.Errorf(".ics before closing: %d; want 404", res.StatusCode)
+		}
+		_, body = s.get(admin)
+		choice := regexp.MustCompile(`name="choice" value="([^"]+)"`).FindStringSubmatch(body)
+		if choice == nil {
+			t.Fatalf("admin page offers no time to close on")
+		}
+		s.mustRedirect(s.post(admin+"/close", url.Values{"choice": {choice[1]}}))
+		_, body = s.get(pub)
+		if !strings.Contains(body, "Decided") {
+			t.Errorf("closed poll does not show the decision")
+		}
+		res, body = s.get(pub + "/event.ics")
+		if res.StatusCode != 200 || !strings.Contains(body, "BEGIN:VEVENT") || !strings.Contains(body, "SUMMARY:Team dinner") {
+			t.Errorf(".ics: %d %q", res.StatusCode, body)
+		}
+		// A closed poll takes no more answers.
+		if res, _ := s.post(ada+"/timeframes", tf); res.StatusCode != http.StatusConflict {
+			t.Errorf("timeframe on a closed poll: status %d; want 409", res.StatusCode)
+		}
+		// Duplicate, then delete the original.
+		dup := s.mustRedirect(s.post(admin+"/duplicate", nil))
+		if _, body := s.get(dup); !strings.Contains(body, "Copy of Team dinner") {
+			t.Errorf("duplicate is not a copy")
+		}
+		s.mustRedirect(s.post(admin+"/delete", nil))
+		if res, _ := s.get(pub); res.StatusCode != 404 {
+			t.Errorf("deleted poll: %d; want 404", res.StatusCode)
+		}
+	})
+}
+
+func grab(body, marker string) string {
+	i := strings.Index(body, marker)
+	if i < 0 {
+		return "(no " + marker + ")"
+	}
+	return body[i:min(len(body), i+1500)]
+}
+
+func TestCacheInvalidationAndConditionalGET(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		s := newSite(t, m)
+		pub, _ := s.createPoll("Cached")
+		res, _ := s.get(pub)
+		etag := res.Header.Get("ETag")
+		if etag == "" {
+			t.Fatal("no ETag on the poll page")
+		}
+		res, _ = s.do("GET", pub, nil, http.Header{"If-None-Match": {etag}})
+		if res.StatusCode != http.StatusNotModified {
+			t.Errorf("revalidation: %d; want 304", res.StatusCode)
+		}
+		before := m.DB.Queries()
+		for range 5 {
+			s.get(pub)
+		}
+		if d := m.DB.Queries() - before; d > 1 && m.DB.Dialect == "sqlite" {
+			t.Errorf("5 cached views ran %d statements; want at most 1", d)
+		}
+		// Any change is visible on the very next request.
+		s.join(pub, "Newcomer")
+		res, body := s.do("GET", pub, nil, http.Header{"If-None-Match": {etag}})
+		if res.StatusCode != 200 || !strings.Contains(body, "Newcomer") {
+			t.Errorf("after a change: status %d, shows newcomer %v; want 200, true", res.StatusCode, strings.Contains(body, "Newcomer"))
+		}
+		if res.Header.Get("ETag") == etag {
+			t.Errorf("ETag did not change after a change")
+		}
+	})
+}
+
+func TestNoNPlusOne(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		s := newSite(t, m)
+		count := func(n int) int64 {
+			pub, _ := s.createPoll(fmt.Sprintf("Poll of %d", n))
+			day := time.Now().AddDate(0, 0, 10).Format("2006-01-02")
+			for i := range n {
+				own := s.join(pub, fmt.Sprintf("P%d", i))
+				if i%50 == 0 {
+					s.mustRedirect(s.post(own+"/timeframes", url.Values{"date": {day}, "start": {"09:00"}, "end": {"10:00"}, "tier": {"2"}, "tz": {"Europe/Berlin"}}))
+					s.mustRedirect(s.post(own+"/comments", url.Values{"body": {"hi"}}))
+				}
+			}
+			before := m.DB.Queries()
+			res, body := s.get(pub)
+			if res.StatusCode != 200 || !strings.Contains(body, fmt.Sprintf("%d participants", n)) {
+				t.Fatalf("poll page of %d: %d", n, res.StatusCode)
+			}
+			return m.DB.Queries() - before
+		}
+		small, large := count(5), count(500)
+		if small != large {
+			t.Errorf("poll page ran %d statements with 5 participants and %d with 500; want the same", small, large)
+		}
+	})
+}
+
+func TestPrivateLinksAndBadInput(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		s := newSite(t, m)
+		pub, admin := s.createPoll("Rights")
+		ada := s.join(pub, "Ada")
+		grace := s.join(pub, "Grace")
+		// Ada's token with Grace's id: not found, nothing written.
+		adaParts, graceParts := strings.Split(ada, "/"), strings.Split(grace, "/")
+		forged := strings.Join(append(graceParts[:len(graceParts)-1:len(graceParts)-1], adaParts[len(adaParts)-1]), "/")
+		day := time.Now().AddDate(0, 0, 10).Format("2006-01-02")
+		tf := url.Values{"date": {day}, "start": {"09:00"}, "end": {"10:00"}, "tier": {"1"}, "tz": {"Europe/Berlin"}}
+		if res, _ := s.post(forged+"/timeframes", tf); res.StatusCode != 404 {
+			t.Errorf("forged participant link: %d; want 404", res.StatusCode)
+		}
+		if res, _ := s.post(strings.Replace(admin, "/admin/", "/admin/x", 1)+"/delete", nil); res.StatusCode != 404 {
+			t.Errorf("wrong admin token: %d; want 404", res.StatusCode)
+		}
+		if res, _ := s.get(pub); res.StatusCode != 200 {
+			t.Errorf("poll gone after a forged delete")
+		}
+		var n int
+		m.DB.QueryRow(context.Background(), "SELECT COUNT(*) FROM meet_timeframes").Scan(&n)
+		if n != 0 {
+			t.Errorf("%d timeframes written through forged links; want 0", n)
+		}
+		for _, c := range []struct {
+			method, path string
+			want         int
+		}{
+			{"GET", "/meet/polls/nope", 404},
+			{"GET", "/meet/polls/AAAAAAAAAAAAAAAAAAAAAA", 404},
+			{"GET", pub + "/p/abc", 404},
+			{"GET", pub + "/p/999999", 404},
+			{"DELETE", pub, 405},
+			{"PUT", "/meet/polls", 405},
+		} {
+			if res, _ := s.do(c.method, c.path, nil, nil); res.StatusCode != c.want {
+				t.Errorf("%s %s: %d; want %d", c.method, c.path, res.StatusCode, c.want)
+			}
+		}
+		big := url.Values{"title": {strings.Repeat("x", 2<<20)}}
+		if res, _ := s.post("/meet/polls", big); res.StatusCode != http.StatusRequestEntityTooLarge {
+			t.Errorf("oversized form: %d; want 413", res.StatusCode)
+		}
+		// The grid's JSON: bad input is a 422 problem, good input replaces availability.
+		res, body := s.do("POST", ada+"/availability", strings.NewReader(`{"slots":[{"start":"1999-01-01T00:00:00Z","tier":1}]}`),
+			http.Header{"Content-Type": {"application/json"}})
+		if res.StatusCode != 422 || !strings.Contains(res.Header.Get("Content-Type"), "problem+json") {
+			t.Errorf("bad availability: %d %s %s; want 422 problem", res.StatusCode, res.Header.Get("Content-Type"), body)
+		}
+		res, body = s.do("POST", ada+"/availability", strings.NewReader(`{"slots":[{"start":"`+slotAt(t, day, "Europe/Berlin", "09:00")+`","tier":2}]}`),
+			http.Header{"Content-Type": {"application/json"}})
+		if res.StatusCode != 200 {
+			t.Errorf("availability: %d %s; want 200", res.StatusCode, body)
+		}
+		// Cross-origin form posts are refused.
+		res, _ = s.do("POST", pub+"/participants", bytes.NewBufferString("name=Mallory"), http.Header{
+			"Content-Type": {"application/x-www-form-urlencoded"}, "Sec-Fetch-Site": {"cross-site"}, "Origin": {"https://evil.example"}})
+		if res.StatusCode != http.StatusForbidden {
+			t.Errorf("cross-origin post: %d; want 403", res.StatusCode)
+		}
+	})
+}
+
+func slotAt(t *testing.T, day, zone, hhmm string) string {
+	loc, err := time.LoadLocation(zone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := time.ParseInLocation("2006-01-02 15:04", day+" "+hhmm, loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts.UTC().Format(time.RFC3339)
+}

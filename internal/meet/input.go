@@ -1,0 +1,269 @@
+package meet
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// PollInput is the poll form as typed.
+type PollInput struct {
+	Title, Description string
+	StartDate, EndDate string // YYYY-MM-DD
+	DayStart, DayEnd   string // HH:MM, on the quarter hour; DayEnd may be 24:00
+	TZ                 string // IANA zone
+	Deadline           string // YYYY-MM-DDTHH:MM in TZ, or empty
+}
+
+// Validate checks the form and returns the poll's settings, or a message per
+// field (keys: title, description, start_date, end_date, day_start, day_end,
+// tz, deadline).
+func (in PollInput) Validate(now time.Time) (Poll, map[string]string) {
+	errs := map[string]string{}
+	var p Poll
+	p.Title = strings.TrimSpace(in.Title)
+	switch {
+	case p.Title == "":
+		errs["title"] = "Give the poll a title."
+	case utf8.RuneCountInString(p.Title) > MaxTitle:
+		errs["title"] = fmt.Sprintf("Keep the title under %d characters.", MaxTitle)
+	case hasControl(p.Title, false):
+		errs["title"] = "The title has characters that cannot be shown."
+	}
+	p.Description = strings.TrimSpace(in.Description)
+	if utf8.RuneCountInString(p.Description) > MaxDescription {
+		errs["description"] = fmt.Sprintf("Keep the description under %d characters.", MaxDescription)
+	} else if hasControl(p.Description, true) {
+		errs["description"] = "The description has characters that cannot be shown."
+	}
+	start, err1 := time.Parse(time.DateOnly, strings.TrimSpace(in.StartDate))
+	end, err2 := time.Parse(time.DateOnly, strings.TrimSpace(in.EndDate))
+	if err1 != nil {
+		errs["start_date"] = "Give the first date as YYYY-MM-DD."
+	}
+	if err2 != nil {
+		errs["end_date"] = "Give the last date as YYYY-MM-DD."
+	}
+	if err1 == nil && err2 == nil {
+		switch {
+		case end.Before(start):
+			errs["end_date"] = "The end date must not be before the start date."
+		case end.Sub(start) >= MaxDays*24*time.Hour:
+			errs["end_date"] = fmt.Sprintf("A poll can span at most %d days.", MaxDays)
+		case start.Year() < 2000 || end.Year() > 2200:
+			errs["start_date"] = "Pick dates between 2000 and 2200."
+		}
+	}
+	p.StartDate, p.EndDate = start.Format(time.DateOnly), end.Format(time.DateOnly)
+	var ok1, ok2 bool
+	p.DayStart, ok1 = parseClock(in.DayStart, false)
+	p.DayEnd, ok2 = parseClock(in.DayEnd, true)
+	if !ok1 {
+		errs["day_start"] = "Give the daily start as HH:MM on the quarter hour."
+	}
+	if !ok2 {
+		errs["day_end"] = "Give the daily end as HH:MM on the quarter hour (24:00 for midnight)."
+	}
+	if ok1 && ok2 && p.DayEnd <= p.DayStart {
+		errs["day_end"] = "The daily end must be after the daily start."
+	}
+	p.TZ = strings.TrimSpace(in.TZ)
+	if p.TZ == "" {
+		p.TZ = "UTC"
+	}
+	loc, err := p.Location()
+	if err != nil {
+		errs["tz"] = "Pick a time zone from the list."
+	}
+	if d := strings.TrimSpace(in.Deadline); d != "" && loc != nil {
+		t, err := time.ParseInLocation("2006-01-02T15:04", d, loc)
+		switch {
+		case err != nil:
+			errs["deadline"] = "Give the deadline as a date and time."
+		case !t.After(now):
+			errs["deadline"] = "The deadline must be in the future."
+		default:
+			t = t.UTC()
+			p.Deadline = &t
+		}
+	}
+	if len(errs) == 0 && len(p.Slots()) == 0 {
+		errs["day_start"] = "This window has no time in it."
+	}
+	return p, errs
+}
+
+// Input is the poll's settings as the edit form shows them.
+func (p *Poll) Input() PollInput {
+	in := PollInput{Title: p.Title, Description: p.Description, StartDate: p.StartDate, EndDate: p.EndDate,
+		DayStart: fmtMinutes(p.DayStart), DayEnd: fmtMinutes(p.DayEnd), TZ: p.TZ}
+	if p.Deadline != nil {
+		if loc, err := p.Location(); err == nil {
+			in.Deadline = p.Deadline.In(loc).Format("2006-01-02T15:04")
+		}
+	}
+	return in
+}
+
+// parseClock reads HH:MM on the quarter hour as minutes after midnight;
+// 24:00 only if allowMidnight.
+func parseClock(s string, allowMidnight bool) (int, bool) {
+	s = strings.TrimSpace(s)
+	h, m, ok := strings.Cut(s, ":")
+	if !ok || len(h) < 1 || len(h) > 2 || len(m) != 2 {
+		return 0, false
+	}
+	hh, err1 := strconv.Atoi(h)
+	mm, err2 := strconv.Atoi(m)
+	if err1 != nil || err2 != nil || hh < 0 || mm < 0 || mm > 59 || mm%15 != 0 {
+		return 0, false
+	}
+	if hh == 24 && mm == 0 && allowMidnight {
+		return 24 * 60, true
+	}
+	if hh > 23 {
+		return 0, false
+	}
+	return hh*60 + mm, true
+}
+
+func hasControl(s string, allowNewlines bool) bool {
+	for _, r := range s {
+		if r == utf8.RuneError || (unicode.IsControl(r) && !(allowNewlines && (r == '\n' || r == '\r' || r == '\t'))) {
+			return true
+		}
+	}
+	return false
+}
+
+// ValidName returns the trimmed name, or a message.
+func ValidName(s string) (string, string) {
+	s = strings.Join(strings.Fields(s), " ")
+	switch {
+	case s == "":
+		return "", "Tell us your name."
+	case utf8.RuneCountInString(s) > MaxName:
+		return "", fmt.Sprintf("Keep your name under %d characters.", MaxName)
+	case hasControl(s, false):
+		return "", "Your name has characters that cannot be shown."
+	}
+	return s, ""
+}
+
+// ValidComment returns the trimmed comment, or a message.
+func ValidComment(s string) (string, string) {
+	s = strings.TrimSpace(s)
+	switch {
+	case s == "":
+		return "", "Write something first."
+	case utf8.RuneCountInString(s) > MaxComment:
+		return "", fmt.Sprintf("Keep comments under %d characters.", MaxComment)
+	case hasControl(s, true):
+		return "", "The comment has characters that cannot be shown."
+	}
+	return s, ""
+}
+
+// ParseTimeframe reads the timeframe form: a date and times in zone tz (the
+// viewer's), and a tier. Keys: date, start, end, tier.
+func ParseTimeframe(p *Poll, date, start, end, tier, tz string) (Timeframe, map[string]string) {
+	errs := map[string]string{}
+	var tf Timeframe
+	loc, err := time.LoadLocation(tz)
+	if err != nil || tz == "" || tz == "Local" {
+		if loc, err = p.Location(); err != nil {
+			loc = time.UTC
+		}
+	}
+	d, err := time.Parse(time.DateOnly, strings.TrimSpace(date))
+	if err != nil {
+		errs["date"] = "Pick a date."
+	}
+	s, ok1 := parseClock(start, false)
+	e, ok2 := parseClock(end, true)
+	if !ok1 {
+		errs["start"] = "Give the start as HH:MM on the quarter hour."
+	}
+	if !ok2 {
+		errs["end"] = "Give the end as HH:MM on the quarter hour."
+	}
+	switch strings.TrimSpace(tier) {
+	case "1", "2", "3":
+		tf.Tier = int(strings.TrimSpace(tier)[0] - '0')
+	default:
+		errs["tier"] = "Pick a tier: 1 preferred, 2 fine, 3 if need be."
+	}
+	if len(errs) > 0 {
+		return tf, errs
+	}
+	y, m, dd := d.Date()
+	tf.Start = wallTime(y, m, dd, s, loc).UTC()
+	tf.End = wallTime(y, m, dd, e, loc).UTC()
+	if !tf.Start.Before(tf.End) {
+		errs["end"] = "The end must be after the start."
+		return tf, errs
+	}
+	if err := p.CheckRange(tf.Start, tf.End); err != nil {
+		errs["date"] = "That time is outside the poll: " + err.Error() + "."
+	}
+	return tf, errs
+}
+
+// AvailabilityJSON is what the painted grid sends: every painted slot.
+type AvailabilityJSON struct {
+	Slots []struct {
+		Start time.Time `json:"start"`
+		Tier  int       `json:"tier"`
+	} `json:"slots"`
+}
+
+// ParseAvailability reads the painted grid and merges neighbouring slots of
+// the same tier into timeframes, sorted by start.
+func ParseAvailability(p *Poll, body []byte) ([]Timeframe, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	var in AvailabilityJSON
+	if err := dec.Decode(&in); err != nil {
+		return nil, errors.New("the availability could not be read as JSON")
+	}
+	if dec.More() {
+		return nil, errors.New("the availability must be a single JSON object")
+	}
+	slots := p.Slots()
+	tiers := make(map[int]int, len(in.Slots))
+	for _, s := range in.Slots {
+		i := slotIndex(slots, s.Start.UTC())
+		switch {
+		case i < 0:
+			return nil, fmt.Errorf("%s is not a time of this poll", s.Start.UTC().Format(time.RFC3339))
+		case s.Tier < 1 || s.Tier > 3:
+			return nil, errors.New("each tier must be 1, 2 or 3")
+		}
+		if _, dup := tiers[i]; dup {
+			return nil, fmt.Errorf("%s is given twice", s.Start.UTC().Format(time.RFC3339))
+		}
+		tiers[i] = s.Tier
+	}
+	var out []Timeframe
+	for i, s := range slots {
+		tier, ok := tiers[i]
+		if !ok {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].End.Equal(s) && out[n-1].Tier == tier {
+			out[n-1].End = s.Add(Slot)
+			continue
+		}
+		out = append(out, Timeframe{Start: s, End: s.Add(Slot), Tier: tier})
+	}
+	if len(out) > MaxTimeframes {
+		return nil, fmt.Errorf("at most %d separate timeframes", MaxTimeframes)
+	}
+	return out, nil
+}

@@ -1,0 +1,185 @@
+package meet
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/web"
+)
+
+// participantView is a participant's page: public (read-only) or their own.
+type participantView struct {
+	Poll        *Poll
+	Who         *Participant
+	Own         bool // the private edit page
+	Zone        string
+	Loc         *time.Location
+	Locked      bool
+	Timeframes  []Timeframe
+	Busy        []Busy
+	Grid        Grid
+	Slots       int
+	MineJSON    string // {"slots":[[slotIndex,tier],...],"busy":[slotIndex,...]}
+	Comments    []Comment
+	Fields      map[string]string // form errors
+	Form        map[string]string // form values kept on error
+	CommentText string
+	Flash       string
+}
+
+// participantAdd adds the viewer to the poll by name and sends them to their
+// private edit link.
+func (a *App) participantAdd(w http.ResponseWriter, r *http.Request) {
+	p, err := a.poll(r)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	if err := web.ParseForm(r, 1<<16); err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	name, msg := ValidName(r.PostForm.Get("name"))
+	if msg == "" && a.locked(p) {
+		msg = ErrLocked.Message
+	}
+	var pt Participant
+	if msg == "" {
+		pt = Participant{PollID: p.ID, Name: name, EditToken: token(16)}
+		v, err := a.store.AddParticipant(r.Context(), &pt)
+		switch {
+		case err == nil:
+			a.raise(p.ID, v, p.Deadline)
+			a.redirect(w, r, ownURL(p, &pt)+"?joined=1")
+			return
+		case errs.KindOf(err) == errs.Conflict:
+			msg = errs.As(err).Message
+		default:
+			a.Site.Error(w, r, err)
+			return
+		}
+	}
+	zone, _ := a.zone(w, r, p)
+	v, err := a.buildPollView(r.Context(), p.ID, zone, pageQuery{})
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	a.Site.Render(w, r, http.StatusUnprocessableEntity, PollPageWithJoinError(a, v, r.PostForm.Get("name"), msg))
+}
+
+func (a *App) participantShow(w http.ResponseWriter, r *http.Request) {
+	p, err := a.poll(r)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	pid, err := strconv.ParseInt(r.PathValue("pid"), 10, 64)
+	if err != nil || pid <= 0 {
+		a.Site.NotFound(w, r)
+		return
+	}
+	pt, err := a.store.Participant(r.Context(), p.ID, pid)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	a.renderParticipant(w, r, p, pt, false, http.StatusOK, nil, nil, "")
+}
+
+func (a *App) participantEdit(w http.ResponseWriter, r *http.Request) {
+	p, pt, err := a.own(r)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	a.renderParticipant(w, r, p, pt, true, http.StatusOK, nil, nil, "")
+}
+
+// renderParticipant shows a participant's page; status, fields and form carry
+// a failed form's errors and values.
+func (a *App) renderParticipant(w http.ResponseWriter, r *http.Request, p *Poll, pt *Participant, own bool,
+	status int, fields, form map[string]string, comment string) {
+	ctx := r.Context()
+	v := &participantView{Poll: p, Who: pt, Own: own, Locked: a.locked(p), Fields: fields, Form: form, CommentText: comment}
+	zone, loc := a.zone(w, r, p)
+	v.Zone, v.Loc = zone, loc
+	var err error
+	if v.Timeframes, err = a.store.ParticipantTimeframes(ctx, p.ID, pt.ID); err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	if v.Comments, _, err = a.store.Comments(ctx, p.ID, pt.ID, 0, 50); err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	slots := p.Slots()
+	v.Slots = len(slots)
+	v.Grid = BuildGrid(slots, loc)
+	if own {
+		if v.Busy, err = a.store.Busy(ctx, pt.ID); err != nil {
+			a.Site.Error(w, r, err)
+			return
+		}
+		v.MineJSON = mineJSON(slots, v.Timeframes, v.Busy)
+	}
+	a.Site.Render(w, r, status, ParticipantPage(a, v))
+}
+
+// mineJSON tells the grid script which slots are painted at which tier and
+// which are busy in the imported calendar.
+func mineJSON(slots []time.Time, tfs []Timeframe, busy []Busy) string {
+	mine := [][2]int{}
+	for i, t := range Tally(slots, tfs) {
+		if len(t.Avail) > 0 {
+			mine = append(mine, [2]int{i, t.Avail[0].Tier})
+		}
+	}
+	busySlots := []int{}
+	for i, s := range slots {
+		for _, b := range busy {
+			if s.Before(b.End) && s.Add(Slot).After(b.Start) {
+				busySlots = append(busySlots, i)
+				break
+			}
+		}
+	}
+	b, _ := json.Marshal(map[string]any{"slots": mine, "busy": busySlots})
+	return string(b)
+}
+
+// readJSON reads a bounded JSON body.
+func readJSON(r *http.Request, limit int64) ([]byte, error) {
+	b, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, limit))
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// currentURL is the page's own path, for the zone switcher.
+func currentURL(v *participantView) string {
+	if v.Own {
+		return ownURL(v.Poll, v.Who)
+	}
+	return publicParticipantURL(v.Poll, v.Who.ID)
+}
+
+// tiersJSON lists, per painted slot of a read-only grid, its tier.
+func tiersJSON(v *participantView) string {
+	if v.Own {
+		return ""
+	}
+	out := [][2]int{}
+	for i, t := range Tally(v.Poll.Slots(), v.Timeframes) {
+		if len(t.Avail) > 0 {
+			out = append(out, [2]int{i, t.Avail[0].Tier})
+		}
+	}
+	b, _ := json.Marshal(out)
+	return string(b)
+}

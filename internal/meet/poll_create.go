@@ -1,0 +1,179 @@
+package meet
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/web"
+)
+
+func pollInputFrom(r *http.Request) PollInput {
+	f := r.PostForm
+	return PollInput{
+		Title: f.Get("title"), Description: f.Get("description"),
+		StartDate: f.Get("start_date"), EndDate: f.Get("end_date"),
+		DayStart: f.Get("day_start"), DayEnd: f.Get("day_end"),
+		TZ: f.Get("tz"), Deadline: f.Get("deadline"),
+	}
+}
+
+// pollNew shows the empty form, with sensible defaults: the next seven days,
+// 09:00 to 17:00 (the zone is filled in by the browser).
+func (a *App) pollNew(w http.ResponseWriter, r *http.Request) {
+	today := a.Now().UTC()
+	in := PollInput{
+		StartDate: today.Format(time.DateOnly), EndDate: today.AddDate(0, 0, 6).Format(time.DateOnly),
+		DayStart: "09:00", DayEnd: "17:00", TZ: "UTC",
+	}
+	if c, err := r.Cookie("meet_tz"); err == nil {
+		if _, err := time.LoadLocation(c.Value); err == nil && c.Value != "" {
+			in.TZ = c.Value
+		}
+	}
+	a.Site.Render(w, r, http.StatusOK, PollFormPage(a, "New poll", "/meet/polls", in, nil))
+}
+
+// pollCreate validates the form; on success the organizer lands on the admin
+// page, whose private link they keep.
+func (a *App) pollCreate(w http.ResponseWriter, r *http.Request) {
+	if err := web.ParseForm(r, 1<<20); err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	in := pollInputFrom(r)
+	p, fields := in.Validate(a.Now())
+	if len(fields) > 0 {
+		a.Site.Render(w, r, http.StatusUnprocessableEntity, PollFormPage(a, "New poll", "/meet/polls", in, fields))
+		return
+	}
+	p.ID, p.AdminToken = token(16), token(24)
+	if err := a.store.CreatePoll(r.Context(), &p); err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	rememberPoll(w, r, &p)
+	a.redirect(w, r, adminURL(&p)+"?created=1")
+}
+
+// pollUpdate saves the organizer's edit.
+func (a *App) pollUpdate(w http.ResponseWriter, r *http.Request) {
+	p, err := a.adminPoll(r)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	if err := web.ParseForm(r, 1<<20); err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	in := pollInputFrom(r)
+	np, fields := in.Validate(a.Now())
+	if len(fields) > 0 {
+		a.Site.Render(w, r, http.StatusUnprocessableEntity, PollFormPage(a, "Edit poll", adminURL(p), in, fields))
+		return
+	}
+	np.ID, np.AdminToken = p.ID, p.AdminToken
+	v, err := a.store.UpdatePoll(r.Context(), &np)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	a.raise(p.ID, v, np.Deadline)
+	a.redirect(w, r, adminURL(p)+"?saved=1")
+}
+
+// pollDelete removes the poll for good.
+func (a *App) pollDelete(w http.ResponseWriter, r *http.Request) {
+	p, err := a.adminPoll(r)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	if err := a.store.DeletePoll(r.Context(), p.ID); err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	a.forget(p.ID)
+	setMyPolls(w, r, forgetPoll(myPolls(r), p.ID))
+	a.redirect(w, r, "/meet/?deleted=1")
+}
+
+// pollDuplicate makes a new poll with the same settings and no answers.
+func (a *App) pollDuplicate(w http.ResponseWriter, r *http.Request) {
+	p, err := a.adminPoll(r)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	np := *p
+	np.ID, np.AdminToken = token(16), token(24)
+	np.Title = truncateRunes("Copy of "+p.Title, MaxTitle)
+	np.ClosedStart, np.ClosedEnd = nil, nil
+	if np.Deadline != nil && !np.Deadline.After(a.Now()) {
+		np.Deadline = nil
+	}
+	if err := a.store.CreatePoll(r.Context(), &np); err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	rememberPoll(w, r, &np)
+	a.redirect(w, r, adminURL(&np)+"?created=1")
+}
+
+// pollClose records the chosen time; the poll then shows the decision and
+// offers an .ics file.
+func (a *App) pollClose(w http.ResponseWriter, r *http.Request) {
+	p, err := a.adminPoll(r)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	if err := web.ParseForm(r, 1<<16); err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	s, e := r.PostForm.Get("start"), r.PostForm.Get("end")
+	if c := r.PostForm.Get("choice"); c != "" {
+		s, e, _ = strings.Cut(c, "/")
+	}
+	start, err1 := time.Parse(time.RFC3339, s)
+	end, err2 := time.Parse(time.RFC3339, e)
+	if err1 != nil || err2 != nil || p.CheckRange(start.UTC(), end.UTC()) != nil {
+		a.Site.Error(w, r, errs.Fields(map[string]string{"start": "Pick one of the proposed times."}))
+		return
+	}
+	start, end = start.UTC(), end.UTC()
+	v, err := a.store.ClosePoll(r.Context(), p.ID, &start, &end)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	a.raise(p.ID, v, p.Deadline)
+	a.redirect(w, r, adminURL(p)+"?closed=1")
+}
+
+// pollReopen undoes a close.
+func (a *App) pollReopen(w http.ResponseWriter, r *http.Request) {
+	p, err := a.adminPoll(r)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	v, err := a.store.ClosePoll(r.Context(), p.ID, nil, nil)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	a.raise(p.ID, v, p.Deadline)
+	a.redirect(w, r, adminURL(p))
+}
+
+func truncateRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) > n {
+		return string(r[:n])
+	}
+	return s
+}

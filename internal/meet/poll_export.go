@@ -1,0 +1,76 @@
+package meet
+
+import (
+	"bytes"
+	"net/http"
+	"regexp"
+	"strings"
+
+	"github.com/tutti-dev/tutti/internal/errs"
+)
+
+var unsafeFilename = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+func filename(title, ext string) string {
+	s := strings.Trim(unsafeFilename.ReplaceAllString(title, "-"), "-")
+	if s == "" {
+		s = "poll"
+	}
+	return truncateRunes(s, 60) + ext
+}
+
+// pollExportCSV downloads every answer as CSV, in the viewer's zone.
+func (a *App) pollExportCSV(w http.ResponseWriter, r *http.Request) {
+	p, err := a.poll(r)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	people, err := a.store.Participants(r.Context(), p.ID)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	tfs, err := a.store.Timeframes(r.Context(), p.ID)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	_, loc := a.zone(w, r, p)
+	var buf bytes.Buffer
+	if err := WriteCSV(&buf, p, people, tfs, loc); err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/csv; charset=utf-8")
+	h.Set("Content-Disposition", `attachment; filename="`+filename(p.Title, ".csv")+`"`)
+	h.Set("Cache-Control", "no-cache")
+	w.Write(buf.Bytes())
+}
+
+// pollEventICS downloads the chosen time of a closed poll for calendars.
+func (a *App) pollEventICS(w http.ResponseWriter, r *http.Request) {
+	p, err := a.poll(r)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	if p.ClosedStart == nil {
+		a.Site.Error(w, r, errs.E(errs.NotFound, "This poll has not been closed on a time yet."))
+		return
+	}
+	base := a.BaseURL
+	if base == "" {
+		scheme := "http"
+		if r.TLS != nil {
+			scheme = "https"
+		}
+		base = scheme + "://" + r.Host
+	}
+	b := EventICS(p, *p.ClosedStart, *p.ClosedEnd, base+pollURL(p), a.Now())
+	h := w.Header()
+	h.Set("Content-Type", "text/calendar; charset=utf-8")
+	h.Set("Content-Disposition", `attachment; filename="`+filename(p.Title, ".ics")+`"`)
+	w.Write(b)
+}

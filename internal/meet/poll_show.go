@@ -1,0 +1,211 @@
+package meet
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/web"
+)
+
+// PageSize is how many participants and comments a poll page shows at once.
+const PageSize = 5
+
+// BestLimit is how many best times a poll page lists.
+const BestLimit = 5
+
+// pollView is everything the poll page shows.
+type pollView struct {
+	Poll     *Poll
+	Zone     string
+	Loc      *time.Location
+	Locked   bool
+	Names    map[int64]string
+	Total    int
+	Best     []Range
+	Grid     Grid
+	Tally    []SlotTally
+	HeatJSON string
+
+	People      []Participant // this page of participants
+	PeopleAfter int64         // cursor of this page (0: first)
+	NextPeople  int64         // cursor of the next page, 0 if none
+
+	Comments     []Comment
+	CommentsFrom int64 // cursor of this page (0: newest)
+	NextComments int64 // cursor of the next (older) page, 0 if none
+}
+
+// pageQuery is the part of the URL that selects what a poll page shows.
+type pageQuery struct {
+	after, before int64 // participant and comment cursors
+}
+
+func parsePageQuery(r *http.Request) pageQuery {
+	q := r.URL.Query()
+	after, _ := strconv.ParseInt(q.Get("after"), 10, 64)
+	before, _ := strconv.ParseInt(q.Get("before"), 10, 64)
+	return pageQuery{after: max(after, 0), before: max(before, 0)}
+}
+
+// pollShow serves the poll page from the cache: the key is the poll's stamp
+// (its version, which every change raises) and what the URL selects, so a
+// change is visible on the very next request and nothing stale is served. The
+// ETag is known before the page is looked up, so a revalidation costs nothing.
+func (a *App) pollShow(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if !validID(id) {
+		a.Site.NotFound(w, r)
+		return
+	}
+	st, err := a.stamp(r.Context(), id)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	zone := a.zoneName(w, r)
+	pq := parsePageQuery(r)
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s|%d|%d", zone, pq.after, pq.before)
+	etag := `"` + st + "-" + strconv.FormatUint(h.Sum64(), 36) + `"`
+	if web.NotModified(w, r, etag) {
+		return
+	}
+	key := "meet:page:" + id + ":" + etag
+	b, err := a.Cache.Fetch(r.Context(), key, func(ctx context.Context) ([]byte, time.Duration, error) {
+		return a.renderPoll(ctx, id, zone, pq, etag)
+	})
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	page, err := web.DecodePage(b)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	page.Serve(w, r)
+}
+
+// zoneName is the viewer's zone name before the poll is loaded: ?tz= or the
+// cookie; "" means the poll's own zone.
+func (a *App) zoneName(w http.ResponseWriter, r *http.Request) string {
+	if tz := r.URL.Query().Get("tz"); tz != "" {
+		if _, err := time.LoadLocation(tz); err == nil && tz != "Local" {
+			http.SetCookie(w, &http.Cookie{Name: "meet_tz", Value: tz, Path: "/meet/", MaxAge: 365 * 86400,
+				SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+			return tz
+		}
+	}
+	if c, err := r.Cookie("meet_tz"); err == nil && c.Value != "Local" {
+		if _, err := time.LoadLocation(c.Value); err == nil {
+			return c.Value
+		}
+	}
+	return ""
+}
+
+func (a *App) renderPoll(ctx context.Context, id, zone string, pq pageQuery, etag string) ([]byte, time.Duration, error) {
+	v, err := a.buildPollView(ctx, id, zone, pq)
+	if err != nil {
+		return nil, 0, err
+	}
+	var buf bytes.Buffer
+	if err := PollPage(a, v).Render(ctx, &buf); err != nil {
+		return nil, 0, err
+	}
+	ttl := time.Hour
+	if v.Poll.Deadline != nil && !v.Locked {
+		ttl = min(ttl, time.Until(*v.Poll.Deadline)+time.Second)
+	}
+	return web.NewPage("text/html; charset=utf-8", buf.Bytes(), etag).Encode(), ttl, nil
+}
+
+// buildPollView loads the poll with a fixed number of queries, whatever its
+// size: the poll, all participants, all timeframes, one page of comments.
+func (a *App) buildPollView(ctx context.Context, id, zone string, pq pageQuery) (*pollView, error) {
+	p, err := a.store.Poll(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	v := &pollView{Poll: p, Locked: a.locked(p), PeopleAfter: pq.after, CommentsFrom: pq.before}
+	v.Zone, v.Loc = zone, nil
+	if zone != "" {
+		v.Loc, _ = time.LoadLocation(zone)
+	}
+	if v.Loc == nil {
+		v.Zone = p.TZ
+		if v.Loc, err = p.Location(); err != nil {
+			v.Zone, v.Loc = "UTC", time.UTC
+		}
+	}
+	people, err := a.store.Participants(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	tfs, err := a.store.Timeframes(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	v.Comments, _, err = a.store.Comments(ctx, id, 0, pq.before, PageSize)
+	if err != nil {
+		return nil, err
+	}
+	if n := len(v.Comments); n == PageSize {
+		// one more query would tell for sure; the next page may be empty.
+		v.NextComments = v.Comments[n-1].ID
+	}
+	v.Total = len(people)
+	v.Names = make(map[int64]string, len(people))
+	for _, pt := range people {
+		v.Names[pt.ID] = pt.Name
+	}
+	if pq.after < 0 { // everyone (the organizer's page)
+		pq.after, people = 0, append([]Participant(nil), people...)
+		v.People = people
+	}
+	i := 0
+	for v.People == nil && i < len(people) && people[i].ID <= pq.after {
+		i++
+	}
+	if v.People == nil {
+		end := min(i+PageSize, len(people))
+		v.People = people[i:end]
+		if end < len(people) {
+			v.NextPeople = people[end-1].ID
+		}
+	}
+	slots := p.Slots()
+	v.Tally = Tally(slots, tfs)
+	v.Best = Best(v.Tally, BestLimit)
+	v.Grid = BuildGrid(slots, v.Loc)
+	v.HeatJSON = heatJSON(people, v.Tally)
+	return v, nil
+}
+
+// heatJSON is the data behind the heat map's "who is free": participant
+// names, and per slot the [participant index, tier] pairs.
+func heatJSON(people []Participant, tally []SlotTally) string {
+	idx := make(map[int64]int, len(people))
+	names := make([]string, len(people))
+	for i, p := range people {
+		idx[p.ID] = i
+		names[i] = p.Name
+	}
+	slots := make([][][2]int, len(tally))
+	for i, t := range tally {
+		for _, av := range t.Avail {
+			slots[i] = append(slots[i], [2]int{idx[av.ParticipantID], av.Tier})
+		}
+	}
+	b, _ := json.Marshal(struct {
+		Names []string   `json:"names"`
+		Slots [][][2]int `json:"slots"`
+	}{names, slots})
+	return string(b)
+}

@@ -1,0 +1,215 @@
+package meet
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/errs"
+)
+
+// Store is meet's SQL, the same statements on SQLite and PostgreSQL. Every
+// write to a poll or anything in it bumps the poll's version in the same
+// transaction; that version keys the caches.
+type Store struct {
+	db  *db.DB
+	now func() time.Time
+}
+
+// ErrLocked is returned for changes to a poll past its deadline or closed.
+var ErrLocked = errs.E(errs.Conflict, "This poll is locked: its answer deadline has passed or it has been closed.")
+
+const pollCols = `id, admin_token, title, description, start_date, end_date, day_start, day_end, tz,
+	deadline, closed_start, closed_end, version, created_at, updated_at`
+
+func scanPoll(sc interface{ Scan(...any) error }) (*Poll, error) {
+	var p Poll
+	var deadline, cs, ce sql.NullInt64
+	var created, updated int64
+	err := sc.Scan(&p.ID, &p.AdminToken, &p.Title, &p.Description, &p.StartDate, &p.EndDate,
+		&p.DayStart, &p.DayEnd, &p.TZ, &deadline, &cs, &ce, &p.Version, &created, &updated)
+	if err != nil {
+		return nil, err
+	}
+	p.Deadline, p.ClosedStart, p.ClosedEnd = unixPtr(deadline), unixPtr(cs), unixPtr(ce)
+	p.CreatedAt, p.UpdatedAt = time.Unix(created, 0).UTC(), time.Unix(updated, 0).UTC()
+	return &p, nil
+}
+
+func unixPtr(n sql.NullInt64) *time.Time {
+	if !n.Valid {
+		return nil
+	}
+	t := time.Unix(n.Int64, 0).UTC()
+	return &t
+}
+
+func nullUnix(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return t.Unix()
+}
+
+// Poll returns the poll with id.
+func (s *Store) Poll(ctx context.Context, id string) (*Poll, error) {
+	p, err := scanPoll(s.db.QueryRow(ctx, `SELECT `+pollCols+` FROM meet_polls WHERE id = ?`, id))
+	if err != nil {
+		return nil, fmt.Errorf("meet: poll %s: %w", id, notFound(err))
+	}
+	return p, nil
+}
+
+// Version returns the poll's current version and deadline.
+func (s *Store) Version(ctx context.Context, id string) (int64, *time.Time, error) {
+	var v int64
+	var deadline sql.NullInt64
+	if err := db.Scan(s.db.QueryRow(ctx, `SELECT version, deadline FROM meet_polls WHERE id = ?`, id), &v, &deadline); err != nil {
+		return 0, nil, fmt.Errorf("meet: version of %s: %w", id, err)
+	}
+	return v, unixPtr(deadline), nil
+}
+
+// PollsByID returns the polls among ids that exist, newest first.
+func (s *Store) PollsByID(ctx context.Context, ids []string) ([]Poll, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := s.db.Query(ctx, `SELECT `+pollCols+` FROM meet_polls WHERE id IN (`+
+		strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+`) ORDER BY created_at DESC, id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("meet: polls: %w", err)
+	}
+	defer rows.Close()
+	var out []Poll
+	for rows.Next() {
+		p, err := scanPoll(rows)
+		if err != nil {
+			return nil, fmt.Errorf("meet: polls: %w", err)
+		}
+		out = append(out, *p)
+	}
+	return out, rows.Err()
+}
+
+// CreatePoll inserts p (ID and AdminToken set by the caller).
+func (s *Store) CreatePoll(ctx context.Context, p *Poll) error {
+	now := s.now().UTC().Truncate(time.Second)
+	p.Version, p.CreatedAt, p.UpdatedAt = 1, now, now
+	_, err := s.db.Exec(ctx, `INSERT INTO meet_polls (`+pollCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		p.ID, p.AdminToken, p.Title, p.Description, p.StartDate, p.EndDate, p.DayStart, p.DayEnd, p.TZ,
+		nullUnix(p.Deadline), nullUnix(p.ClosedStart), nullUnix(p.ClosedEnd), p.Version, now.Unix(), now.Unix())
+	if err != nil {
+		return fmt.Errorf("meet: create poll: %w", err)
+	}
+	return nil
+}
+
+// UpdatePoll saves the organizer's edit of p's settings. Timeframes that no
+// longer fit the new dates or window are removed, since nobody could see them.
+func (s *Store) UpdatePoll(ctx context.Context, p *Poll) (int64, error) {
+	var v int64
+	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
+		err := db.Scan(tx.QueryRow(ctx, `UPDATE meet_polls SET title = ?, description = ?, start_date = ?, end_date = ?,
+			day_start = ?, day_end = ?, tz = ?, deadline = ?, version = version + 1, updated_at = ?
+			WHERE id = ? RETURNING version`,
+			p.Title, p.Description, p.StartDate, p.EndDate, p.DayStart, p.DayEnd, p.TZ, nullUnix(p.Deadline),
+			s.now().Unix(), p.ID), &v)
+		if err != nil {
+			return err
+		}
+		return pruneOutside(ctx, tx, p)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("meet: update poll: %w", err)
+	}
+	p.Version = v
+	return v, nil
+}
+
+// pruneOutside deletes timeframes that no longer fit p's slots.
+func pruneOutside(ctx context.Context, tx *db.Tx, p *Poll) error {
+	rows, err := tx.Query(ctx, `SELECT id, start_at, end_at FROM meet_timeframes WHERE poll_id = ?`, p.ID)
+	if err != nil {
+		return err
+	}
+	var drop []any
+	for rows.Next() {
+		var id, a, b int64
+		if err := rows.Scan(&id, &a, &b); err != nil {
+			rows.Close()
+			return err
+		}
+		if p.CheckRange(time.Unix(a, 0).UTC(), time.Unix(b, 0).UTC()) != nil {
+			drop = append(drop, id)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for start := 0; start < len(drop); start += 500 {
+		chunk := drop[start:min(start+500, len(drop))]
+		if _, err := tx.Exec(ctx, `DELETE FROM meet_timeframes WHERE id IN (`+
+			strings.TrimSuffix(strings.Repeat("?,", len(chunk)), ",")+`)`, chunk...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DeletePoll removes the poll and everything in it.
+func (s *Store) DeletePoll(ctx context.Context, id string) error {
+	res, err := s.db.Exec(ctx, `DELETE FROM meet_polls WHERE id = ?`, id)
+	if err != nil {
+		return fmt.Errorf("meet: delete poll: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("meet: delete poll %s: %w", id, errs.ErrNotFound)
+	}
+	return nil
+}
+
+// ClosePoll records the chosen time (start, end nil reopens the poll).
+func (s *Store) ClosePoll(ctx context.Context, id string, start, end *time.Time) (int64, error) {
+	var v int64
+	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
+		return db.Scan(tx.QueryRow(ctx, `UPDATE meet_polls SET closed_start = ?, closed_end = ?, version = version + 1,
+			updated_at = ? WHERE id = ? RETURNING version`, nullUnix(start), nullUnix(end), s.now().Unix(), id), &v)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("meet: close poll: %w", err)
+	}
+	return v, nil
+}
+
+// touch bumps the poll's version inside tx and refuses if the poll is locked.
+func (s *Store) touch(ctx context.Context, tx *db.Tx, pollID string) (int64, error) {
+	var v int64
+	var deadline, closed sql.NullInt64
+	now := s.now()
+	err := db.Scan(tx.QueryRow(ctx, `UPDATE meet_polls SET version = version + 1, updated_at = ? WHERE id = ?
+		RETURNING version, deadline, closed_start`, now.Unix(), pollID), &v, &deadline, &closed)
+	if err != nil {
+		return 0, err
+	}
+	if closed.Valid || (deadline.Valid && now.Unix() >= deadline.Int64) {
+		return 0, ErrLocked
+	}
+	return v, nil
+}
+
+func notFound(err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return errs.ErrNotFound
+	}
+	return err
+}

@@ -1,0 +1,219 @@
+package meet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/errs"
+)
+
+// nameKey is the case-insensitive form of a name, unique within a poll.
+func nameKey(name string) string { return strings.ToLower(strings.Join(strings.Fields(name), " ")) }
+
+// ErrNameTaken is returned when a poll already has a participant of that name.
+var ErrNameTaken = errs.E(errs.Conflict, "Someone in this poll already uses that name.")
+
+// AddParticipant adds a participant (EditToken set by the caller) and returns
+// the poll's new version.
+func (s *Store) AddParticipant(ctx context.Context, p *Participant) (int64, error) {
+	var v int64
+	p.CreatedAt = s.now().UTC().Truncate(time.Second)
+	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
+		var err error
+		if v, err = s.touch(ctx, tx, p.PollID); err != nil {
+			return err
+		}
+		var n int
+		if err := db.Scan(tx.QueryRow(ctx, `SELECT COUNT(*) FROM meet_participants WHERE poll_id = ?`, p.PollID), &n); err != nil {
+			return err
+		}
+		if n >= MaxParticipants {
+			return errs.E(errs.Conflict, "This poll has reached its limit of %d participants.", MaxParticipants)
+		}
+		err = db.Scan(tx.QueryRow(ctx, `INSERT INTO meet_participants (poll_id, name, name_key, edit_token, created_at)
+			VALUES (?,?,?,?,?) RETURNING id`, p.PollID, p.Name, nameKey(p.Name), p.EditToken, p.CreatedAt.Unix()), &p.ID)
+		if errors.Is(err, errs.ErrConflict) {
+			return ErrNameTaken
+		}
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("meet: add participant: %w", err)
+	}
+	return v, nil
+}
+
+// RemoveParticipant deletes a participant with their timeframes and comments.
+func (s *Store) RemoveParticipant(ctx context.Context, pollID string, id int64) (int64, error) {
+	var v int64
+	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
+		var err error
+		if v, err = s.touch(ctx, tx, pollID); err != nil {
+			return err
+		}
+		res, err := tx.Exec(ctx, `DELETE FROM meet_participants WHERE poll_id = ? AND id = ?`, pollID, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return errs.ErrNotFound
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("meet: remove participant: %w", err)
+	}
+	return v, nil
+}
+
+// Participant returns participant id of the poll.
+func (s *Store) Participant(ctx context.Context, pollID string, id int64) (*Participant, error) {
+	var p Participant
+	var created int64
+	err := db.Scan(s.db.QueryRow(ctx, `SELECT id, poll_id, name, edit_token, created_at FROM meet_participants
+		WHERE poll_id = ? AND id = ?`, pollID, id), &p.ID, &p.PollID, &p.Name, &p.EditToken, &created)
+	if err != nil {
+		return nil, fmt.Errorf("meet: participant %d: %w", id, err)
+	}
+	p.CreatedAt = time.Unix(created, 0).UTC()
+	return &p, nil
+}
+
+// Participants returns every participant of the poll in order of joining
+// (one query, for the heat map's names and the counts).
+func (s *Store) Participants(ctx context.Context, pollID string) ([]Participant, error) {
+	rows, err := s.db.Query(ctx, `SELECT id, name, created_at FROM meet_participants WHERE poll_id = ? ORDER BY id`, pollID)
+	if err != nil {
+		return nil, fmt.Errorf("meet: participants: %w", err)
+	}
+	defer rows.Close()
+	var out []Participant
+	for rows.Next() {
+		p := Participant{PollID: pollID}
+		var created int64
+		if err := rows.Scan(&p.ID, &p.Name, &created); err != nil {
+			return nil, fmt.Errorf("meet: participants: %w", err)
+		}
+		p.CreatedAt = time.Unix(created, 0).UTC()
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// Timeframes returns every timeframe of the poll (one query).
+func (s *Store) Timeframes(ctx context.Context, pollID string) ([]Timeframe, error) {
+	return s.timeframes(ctx, `SELECT id, participant_id, start_at, end_at, tier FROM meet_timeframes
+		WHERE poll_id = ? ORDER BY participant_id, start_at`, pollID)
+}
+
+// ParticipantTimeframes returns one participant's timeframes.
+func (s *Store) ParticipantTimeframes(ctx context.Context, pollID string, pid int64) ([]Timeframe, error) {
+	return s.timeframes(ctx, `SELECT id, participant_id, start_at, end_at, tier FROM meet_timeframes
+		WHERE poll_id = ? AND participant_id = ? ORDER BY start_at`, pollID, pid)
+}
+
+func (s *Store) timeframes(ctx context.Context, q string, args ...any) ([]Timeframe, error) {
+	rows, err := s.db.Query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("meet: timeframes: %w", err)
+	}
+	defer rows.Close()
+	var out []Timeframe
+	for rows.Next() {
+		var t Timeframe
+		var a, b int64
+		if err := rows.Scan(&t.ID, &t.ParticipantID, &a, &b, &t.Tier); err != nil {
+			return nil, fmt.Errorf("meet: timeframes: %w", err)
+		}
+		t.Start, t.End = time.Unix(a, 0).UTC(), time.Unix(b, 0).UTC()
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// AddTimeframe adds one timeframe of a participant.
+func (s *Store) AddTimeframe(ctx context.Context, pollID string, t *Timeframe) (int64, error) {
+	var v int64
+	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
+		var err error
+		if v, err = s.touch(ctx, tx, pollID); err != nil {
+			return err
+		}
+		var n int
+		if err := db.Scan(tx.QueryRow(ctx, `SELECT COUNT(*) FROM meet_timeframes WHERE participant_id = ?`, t.ParticipantID), &n); err != nil {
+			return err
+		}
+		if n >= MaxTimeframes {
+			return errs.E(errs.Conflict, "You already have %d timeframes; remove some first.", MaxTimeframes)
+		}
+		return db.Scan(tx.QueryRow(ctx, `INSERT INTO meet_timeframes (poll_id, participant_id, start_at, end_at, tier)
+			VALUES (?,?,?,?,?) RETURNING id`, pollID, t.ParticipantID, t.Start.Unix(), t.End.Unix(), t.Tier), &t.ID)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("meet: add timeframe: %w", err)
+	}
+	return v, nil
+}
+
+// DeleteTimeframe removes a participant's timeframe.
+func (s *Store) DeleteTimeframe(ctx context.Context, pollID string, pid, id int64) (int64, error) {
+	var v int64
+	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
+		var err error
+		if v, err = s.touch(ctx, tx, pollID); err != nil {
+			return err
+		}
+		res, err := tx.Exec(ctx, `DELETE FROM meet_timeframes WHERE poll_id = ? AND participant_id = ? AND id = ?`, pollID, pid, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return errs.ErrNotFound
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("meet: delete timeframe: %w", err)
+	}
+	return v, nil
+}
+
+// ReplaceAvailability sets a participant's whole availability (the painted grid).
+func (s *Store) ReplaceAvailability(ctx context.Context, pollID string, pid int64, tfs []Timeframe) (int64, error) {
+	var v int64
+	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
+		var err error
+		if v, err = s.touch(ctx, tx, pollID); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM meet_timeframes WHERE poll_id = ? AND participant_id = ?`, pollID, pid); err != nil {
+			return err
+		}
+		return insertTimeframes(ctx, tx, pollID, pid, tfs)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("meet: replace availability: %w", err)
+	}
+	return v, nil
+}
+
+func insertTimeframes(ctx context.Context, tx *db.Tx, pollID string, pid int64, tfs []Timeframe) error {
+	const per = 200
+	for start := 0; start < len(tfs); start += per {
+		chunk := tfs[start:min(start+per, len(tfs))]
+		args := make([]any, 0, 5*len(chunk))
+		for _, t := range chunk {
+			args = append(args, pollID, pid, t.Start.Unix(), t.End.Unix(), t.Tier)
+		}
+		q := `INSERT INTO meet_timeframes (poll_id, participant_id, start_at, end_at, tier) VALUES ` +
+			strings.TrimSuffix(strings.Repeat("(?,?,?,?,?),", len(chunk)), ",")
+		if _, err := tx.Exec(ctx, q, args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}

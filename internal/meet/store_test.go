@@ -1,0 +1,101 @@
+package meet
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/db/dbtest"
+	"github.com/tutti-dev/tutti/internal/errs"
+)
+
+func testPoll(id string) *Poll {
+	return &Poll{ID: id, AdminToken: "admin-" + id, Title: "T", StartDate: "2030-03-02", EndDate: "2030-03-04",
+		DayStart: 9 * 60, DayEnd: 17 * 60, TZ: "Europe/Berlin"}
+}
+
+func TestStore(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		now := time.Date(2030, 3, 1, 12, 0, 0, 0, time.UTC)
+		s := &Store{db: d, now: func() time.Time { return now }}
+		p := testPoll("AAAAAAAAAAAAAAAAAAAAAA")
+		if err := s.CreatePoll(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Poll(ctx, p.ID)
+		if err != nil || got.Title != "T" || got.DayEnd != 17*60 || got.Version != 1 {
+			t.Fatalf("Poll = %+v, %v", got, err)
+		}
+		if _, err := s.Poll(ctx, "BBBBBBBBBBBBBBBBBBBBBB"); !errors.Is(err, errs.ErrNotFound) {
+			t.Errorf("missing poll: %v; want ErrNotFound", err)
+		}
+		ada := Participant{PollID: p.ID, Name: "Ada", EditToken: "x"}
+		v, err := s.AddParticipant(ctx, &ada)
+		if err != nil || v != 2 || ada.ID == 0 {
+			t.Fatalf("AddParticipant: v=%d id=%d %v; want version 2", v, ada.ID, err)
+		}
+		if _, err := s.AddParticipant(ctx, &Participant{PollID: p.ID, Name: " ADA ", EditToken: "y"}); !errors.Is(err, ErrNameTaken) {
+			t.Errorf("same name: %v; want ErrNameTaken", err)
+		}
+		slots := p.Slots()
+		tf := Timeframe{ParticipantID: ada.ID, Start: slots[0], End: slots[4], Tier: 1}
+		if v, err = s.AddTimeframe(ctx, p.ID, &tf); err != nil || v != 3 {
+			t.Fatalf("AddTimeframe: %d %v", v, err)
+		}
+		c := Comment{ParticipantID: ada.ID, Body: "hello"}
+		if v, err = s.AddComment(ctx, p.ID, &c); err != nil || v != 4 {
+			t.Fatalf("AddComment: %d %v", v, err)
+		}
+		for i := range 6 {
+			s.AddComment(ctx, p.ID, &Comment{ParticipantID: ada.ID, Body: string(rune('a' + i))})
+		}
+		page1, more, err := s.Comments(ctx, p.ID, 0, 0, 5)
+		if err != nil || len(page1) != 5 || !more || page1[0].Body != "f" || page1[0].Author != "Ada" {
+			t.Fatalf("comments page 1: %d more=%v %v", len(page1), more, err)
+		}
+		page2, more, err := s.Comments(ctx, p.ID, 0, page1[4].ID, 5)
+		if err != nil || len(page2) != 2 || more || page2[1].Body != "hello" {
+			t.Fatalf("comments page 2: %+v more=%v %v", page2, more, err)
+		}
+		// The poll's version is what the caches key on.
+		if v, dl, err := s.Version(ctx, p.ID); err != nil || v != 10 || dl != nil {
+			t.Errorf("Version = %d, %v, %v; want 10, nil", v, dl, err)
+		}
+		// Narrowing the window drops timeframes that no longer fit.
+		p.DayStart = 10 * 60
+		if _, err := s.UpdatePoll(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		if tfs, _ := s.Timeframes(ctx, p.ID); len(tfs) != 0 {
+			t.Errorf("%d timeframes left outside the new window; want 0", len(tfs))
+		}
+		// Past the deadline nothing is written.
+		past := now.Add(-time.Minute)
+		p.Deadline = &past
+		if _, err := s.UpdatePoll(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		before, _, _ := s.Version(ctx, p.ID)
+		if _, err := s.AddParticipant(ctx, &Participant{PollID: p.ID, Name: "Late", EditToken: "z"}); !errors.Is(err, ErrLocked) {
+			t.Errorf("after the deadline: %v; want ErrLocked", err)
+		}
+		if after, _, _ := s.Version(ctx, p.ID); after != before {
+			t.Errorf("a refused write changed the version %d -> %d", before, after)
+		}
+		if ps, _ := s.Participants(ctx, p.ID); len(ps) != 1 {
+			t.Errorf("%d participants; want 1", len(ps))
+		}
+		// Deleting the poll removes everything in it.
+		if err := s.DeletePoll(ctx, p.ID); err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		db.Scan(d.QueryRow(ctx, "SELECT COUNT(*) FROM meet_comments"), &n)
+		if n != 0 {
+			t.Errorf("%d comments left after deleting the poll", n)
+		}
+	}, Migrations)
+}

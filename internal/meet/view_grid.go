@@ -1,0 +1,96 @@
+package meet
+
+import (
+	"sort"
+	"time"
+)
+
+// Cell is one cell of the grid: a slot, or none (-1) where the poll has no
+// slot at that day and time.
+type Cell struct {
+	Slot  int
+	Start time.Time
+}
+
+// GridRow is one wall-clock time of the viewer's zone.
+type GridRow struct {
+	Label  string // "09:00", or "01:00 (2nd)" for a repeated hour
+	Minute int    // minutes after local midnight
+	Cells  []Cell
+}
+
+// GridDay is one column: a date in the viewer's zone.
+type GridDay struct {
+	Date  string // YYYY-MM-DD
+	Label string // "Mon 2 Mar"
+}
+
+// Grid lays the poll's slots out in a viewer's zone.
+type Grid struct {
+	Zone string
+	Days []GridDay
+	Rows []GridRow
+}
+
+// BuildGrid puts every slot in a column (its local date in loc) and a row (its
+// local wall time in loc). A viewer in another zone sees every slot, including
+// those that fall outside the organizer's window or on another date in their
+// zone; a repeated wall time (fall back) gets its own row. Every slot index
+// appears exactly once.
+func BuildGrid(slots []time.Time, loc *time.Location) Grid {
+	g := Grid{Zone: loc.String()}
+	type rowKey struct{ minute, nth int }
+	dayIdx := map[string]int{}
+	cells := map[rowKey]map[int]Cell{}
+	seen := map[[2]int]int{} // (day, minute) -> times seen
+	var dates []string
+	for i, s := range slots {
+		l := s.In(loc)
+		date := l.Format(time.DateOnly)
+		if _, ok := dayIdx[date]; !ok {
+			dayIdx[date] = len(dates)
+			dates = append(dates, date)
+		}
+		d := dayIdx[date]
+		m := l.Hour()*60 + l.Minute()
+		k := rowKey{m, seen[[2]int{d, m}]}
+		seen[[2]int{d, m}]++
+		if cells[k] == nil {
+			cells[k] = map[int]Cell{}
+		}
+		cells[k][d] = Cell{Slot: i, Start: s}
+	}
+	sort.Strings(dates)
+	order := make(map[int]int, len(dates)) // first-seen day index -> sorted position
+	for pos, date := range dates {
+		order[dayIdx[date]] = pos
+	}
+	for _, date := range dates {
+		t, _ := time.Parse(time.DateOnly, date)
+		g.Days = append(g.Days, GridDay{Date: date, Label: t.Format("Mon 2 Jan")})
+	}
+	keys := make([]rowKey, 0, len(cells))
+	for k := range cells {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].minute != keys[j].minute {
+			return keys[i].minute < keys[j].minute
+		}
+		return keys[i].nth < keys[j].nth
+	})
+	for _, k := range keys {
+		row := GridRow{Label: fmtMinutes(k.minute), Minute: k.minute, Cells: make([]Cell, len(dates))}
+		if k.nth > 0 {
+			row.Label += " (2nd)"
+		}
+		for i := range row.Cells {
+			row.Cells[i].Slot = -1
+		}
+		for d, c := range cells[k] {
+			row.Cells[order[d]] = c
+		}
+		g.Rows = append(g.Rows, row)
+	}
+	return g
+}
