@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	_ "time/tzdata" // the binary carries its own zone database
@@ -17,6 +18,12 @@ import (
 var version = "dev"
 
 func main() {
+	// A web server's live heap is small next to its allocation rate; collecting
+	// less often buys throughput (0.47 -> 0.57 of nginx on a cached page).
+	// GOGC in the environment still wins.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := app.Run(ctx, app.Env{Args: os.Args[1:], Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Version: version})
 	stop()

@@ -50,6 +50,5 @@ func (m *Main) routes() http.Handler {
 		web.SecurityHeaders,
 		web.CrossOrigin(m.Site),
 		web.LimitBody(m.Config.MaxBodyBytes),
-		web.Gzip(),
 	)
 }

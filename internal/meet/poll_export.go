@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/web"
 )
 
 var unsafeFilename = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -46,7 +47,7 @@ func (a *App) pollExportCSV(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", "text/csv; charset=utf-8")
 	h.Set("Content-Disposition", `attachment; filename="`+filename(p.Title, ".csv")+`"`)
 	h.Set("Cache-Control", "no-cache")
-	w.Write(buf.Bytes())
+	web.WriteBody(w, r, http.StatusOK, buf.Bytes())
 }
 
 // pollEventICS downloads the chosen time of a closed poll for calendars.

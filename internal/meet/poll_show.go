@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"hash/fnv"
 	"net/http"
 	"strconv"
@@ -47,6 +46,9 @@ type pageQuery struct {
 }
 
 func parsePageQuery(r *http.Request) pageQuery {
+	if r.URL.RawQuery == "" {
+		return pageQuery{}
+	}
 	q := r.URL.Query()
 	after, _ := strconv.ParseInt(q.Get("after"), 10, 64)
 	before, _ := strconv.ParseInt(q.Get("before"), 10, 64)
@@ -71,7 +73,9 @@ func (a *App) pollShow(w http.ResponseWriter, r *http.Request) {
 	zone := a.zoneName(w, r)
 	pq := parsePageQuery(r)
 	h := fnv.New64a()
-	fmt.Fprintf(h, "%s|%d|%d", zone, pq.after, pq.before)
+	h.Write([]byte(zone))
+	h.Write([]byte{'|', byte(pq.after), byte(pq.after >> 8), byte(pq.after >> 16), byte(pq.after >> 24), byte(pq.after >> 32),
+		'|', byte(pq.before), byte(pq.before >> 8), byte(pq.before >> 16), byte(pq.before >> 24), byte(pq.before >> 32)})
 	etag := `"` + st + "-" + strconv.FormatUint(h.Sum64(), 36) + `"`
 	if web.NotModified(w, r, etag) {
 		return
@@ -95,6 +99,9 @@ func (a *App) pollShow(w http.ResponseWriter, r *http.Request) {
 // zoneName is the viewer's zone name before the poll is loaded: ?tz= or the
 // cookie; "" means the poll's own zone.
 func (a *App) zoneName(w http.ResponseWriter, r *http.Request) string {
+	if r.URL.RawQuery == "" && len(r.Header["Cookie"]) == 0 {
+		return ""
+	}
 	if tz := r.URL.Query().Get("tz"); tz != "" {
 		if _, err := time.LoadLocation(tz); err == nil && tz != "Local" {
 			http.SetCookie(w, &http.Cookie{Name: "meet_tz", Value: tz, Path: "/meet/", MaxAge: 365 * 86400,

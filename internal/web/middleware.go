@@ -7,9 +7,9 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strconv"
+	"sync/atomic"
 	"time"
-
-	"github.com/klauspost/compress/gzhttp"
 )
 
 // Middleware wraps a handler.
@@ -34,16 +34,19 @@ func RequestID(ctx context.Context) string {
 }
 
 // WithRequestID gives each request an id: the incoming X-Request-Id if sane,
-// otherwise a random one; it is echoed in the response.
+// otherwise this process's random prefix and a counter (cheap, unique per
+// process start); it is echoed in the response.
 func WithRequestID(next http.Handler) http.Handler {
+	b := make([]byte, 6)
+	rand.Read(b)
+	prefix := base64.RawURLEncoding.EncodeToString(b) + "-"
+	var n atomic.Uint64
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get("X-Request-Id")
 		if len(id) == 0 || len(id) > 64 {
-			b := make([]byte, 9)
-			rand.Read(b)
-			id = base64.RawURLEncoding.EncodeToString(b)
+			id = prefix + strconv.FormatUint(n.Add(1), 36)
 		}
-		w.Header().Set("X-Request-Id", id)
+		w.Header()["X-Request-Id"] = []string{id}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey, id)))
 	})
 }
@@ -127,17 +130,30 @@ const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 's
 	"media-src 'self' blob:; connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'self'; " +
 	"form-action 'self'; frame-ancestors 'none'"
 
+// securityHeaders are set on every response, by direct map assignment (the
+// keys are already canonical): this runs on every request.
+var securityHeaders = [][2]string{
+	{"Content-Security-Policy", CSP},
+	{"X-Content-Type-Options", "nosniff"},
+	{"X-Frame-Options", "DENY"},
+	{"Referrer-Policy", "same-origin"},
+	{"Cross-Origin-Opener-Policy", "same-origin"},
+}
+
 // SecurityHeaders sets the headers every response carries.
 func SecurityHeaders(next http.Handler) http.Handler {
+	vals := make([][]string, len(securityHeaders))
+	for i, kv := range securityHeaders {
+		vals[i] = []string{kv[1]}
+	}
+	hsts := []string{"max-age=31536000"}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		h.Set("Content-Security-Policy", CSP)
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("X-Frame-Options", "DENY")
-		h.Set("Referrer-Policy", "same-origin")
-		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		for i, kv := range securityHeaders {
+			h[kv[0]] = vals[i]
+		}
 		if r.TLS != nil {
-			h.Set("Strict-Transport-Security", "max-age=31536000")
+			h["Strict-Transport-Security"] = hsts
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -149,6 +165,10 @@ func SecurityHeaders(next http.Handler) http.Handler {
 func LimitBody(n int64) Middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Body == nil || r.Body == http.NoBody {
+				next.ServeHTTP(w, r)
+				return
+			}
 			if r.ContentLength > n {
 				w.Header().Set("Connection", "close")
 				http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
@@ -168,13 +188,4 @@ func CrossOrigin(s *Site) Middleware {
 		s.Error(w, r, errCrossOrigin)
 	}))
 	return cop.Handler
-}
-
-// Gzip compresses responses that the handler did not already encode.
-func Gzip() Middleware {
-	wrap, err := gzhttp.NewWrapper(gzhttp.MinSize(512))
-	if err != nil {
-		panic(err) // constant options
-	}
-	return func(next http.Handler) http.Handler { return wrap(next) }
 }

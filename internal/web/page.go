@@ -62,10 +62,10 @@ func DecodePage(b []byte) (*Page, error) {
 // matches etag; otherwise it sets the ETag header and returns false.
 func NotModified(w http.ResponseWriter, r *http.Request, etag string) bool {
 	h := w.Header()
-	h.Set("ETag", etag)
-	h.Set("Vary", "Accept-Encoding")
-	if h.Get("Cache-Control") == "" {
-		h.Set("Cache-Control", "no-cache")
+	h["Etag"] = []string{etag}
+	h["Vary"] = vary
+	if _, ok := h["Cache-Control"]; !ok {
+		h["Cache-Control"] = noCache
 	}
 	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatch(inm, etag) {
 		w.WriteHeader(http.StatusNotModified)
@@ -73,6 +73,8 @@ func NotModified(w http.ResponseWriter, r *http.Request, etag string) bool {
 	}
 	return false
 }
+
+var noCache = []string{"no-cache"}
 
 func etagMatch(header, etag string) bool {
 	for _, t := range strings.Split(header, ",") {
@@ -91,13 +93,13 @@ func (p *Page) Serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h := w.Header()
-	h.Set("Content-Type", p.ContentType)
+	h["Content-Type"] = []string{p.ContentType}
 	body := p.Body
 	if len(p.Gzip) > 0 && acceptsGzip(r) {
-		h.Set("Content-Encoding", "gzip")
+		h["Content-Encoding"] = gzipEnc
 		body = p.Gzip
 	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		w.Write(body)

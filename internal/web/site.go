@@ -48,8 +48,7 @@ func (s *Site) Render(w http.ResponseWriter, r *http.Request, status int, c temp
 	if h.Get("Cache-Control") == "" {
 		h.Set("Cache-Control", "no-cache")
 	}
-	w.WriteHeader(status)
-	w.Write(buf.Bytes())
+	WriteBody(w, r, status, buf.Bytes())
 }
 
 // Status maps an error kind to its HTTP status.
@@ -130,9 +129,10 @@ func asError(err error) *errs.Error {
 	return errs.As(err)
 }
 
-// WantsJSON reports whether the client asked for JSON rather than a page.
+// WantsJSON reports whether the client asked for JSON rather than a page (or
+// sent JSON).
 func WantsJSON(r *http.Request) bool {
-	if strings.Contains(r.URL.Path, "/api/") {
+	if strings.Contains(r.URL.Path, "/api/") || strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
 		return true
 	}
 	a := r.Header.Get("Accept")

@@ -4,7 +4,6 @@ package apptest
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
@@ -34,7 +33,7 @@ func Start(t testing.TB, databaseURL string) *app.Main {
 	cfg.DataDir = t.TempDir()
 	cfg.DatabaseURL = databaseURL
 	cfg.ShutdownTimeout = 5 * time.Second
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	log := slog.New(slog.DiscardHandler)
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
