@@ -14,6 +14,7 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/config"
 	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/load"
 	"github.com/tutti-dev/tutti/internal/meet"
 )
 
@@ -56,7 +57,7 @@ func Run(ctx context.Context, env Env) int {
 	case "seed":
 		err = seed(ctx, env, args)
 	case "load":
-		return 2
+		return load.Main(ctx, args, env.Stdout, env.Stderr, Scenarios())
 	case "version", "--version", "-v":
 		fmt.Fprintf(env.Stdout, "tutti %s (%s, %s/%s)\n", env.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	case "help", "-h", "--help":
@@ -73,6 +74,11 @@ func Run(ctx context.Context, env Env) int {
 		return 1
 	}
 	return 0
+}
+
+// Scenarios are the load scenarios of every app.
+func Scenarios() map[string]load.Factory {
+	return map[string]load.Factory{"meet": meet.LoadScenario}
 }
 
 // parse reads the shared settings (plus extra flags) for a command.

@@ -1,0 +1,180 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+)
+
+const usage = `tutti load: run the load scenarios against a tutti on this machine.
+
+  tutti load list                       the scenarios
+  tutti load run --scenario NAME [flags] one run (flags: tutti load run -h)
+  tutti load compare a.json b.json      two runs side by side, with b/a ratios
+`
+
+// Main is the `tutti load` command; it returns the exit code.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer, scenarios map[string]Factory) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "list":
+		for _, name := range sortedKeys(scenarios) {
+			sc, err := scenarios[name](Options{})
+			desc := ""
+			if err == nil {
+				desc = sc.Description
+			}
+			fmt.Fprintf(stdout, "%-10s %s\n", name, desc)
+		}
+		return 0
+	case "compare":
+		if len(args) != 3 {
+			fmt.Fprintln(stderr, "usage: tutti load compare a.json b.json")
+			return 2
+		}
+		a, err := ReadResult(args[1])
+		if err != nil {
+			fmt.Fprintln(stderr, "tutti load:", err)
+			return 1
+		}
+		b, err := ReadResult(args[2])
+		if err != nil {
+			fmt.Fprintln(stderr, "tutti load:", err)
+			return 1
+		}
+		Compare(stdout, a, b, args[1], args[2])
+		return 0
+	case "run":
+		return run(ctx, args[1:], stdout, stderr, scenarios)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "tutti load: unknown command %q\n%s", args[0], usage)
+	return 2
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, scenarios map[string]Factory) int {
+	fs := flag.NewFlagSet("tutti load run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	name := fs.String("scenario", "", "scenario name (tutti load list)")
+	target := fs.String("target", "http://127.0.0.1:8080", "base URL of the server under test (loopback only)")
+	seedFile := fs.String("seed-file", "", "ids written by `tutti seed APP` (default tutti-data/seed/APP.json)")
+	phaseSecs := fs.Float64("phase-seconds", 0, "override every phase's length")
+	rates := fs.String("rates", "", "override the phases' rates, e.g. 2,4,8")
+	closed := fs.Int("closed", 0, "closed model: this many sessions loop")
+	duration := fs.Duration("duration", 30*time.Second, "closed model: for this long")
+	timeout := fs.Duration("timeout", 10*time.Second, "per-request timeout")
+	maxSessions := fs.Int64("max-sessions", 100_000, "sessions alive at once, at most")
+	jsonOut := fs.String("json", "", "write the result as JSON here")
+	htmlOut := fs.String("html", "", "write the HTML report here")
+	maxErrors := fs.Int64("max-errors", -1, "exit 1 if the run has more errors than this (-1: no limit)")
+	seed := fs.Uint64("seed", 1, "random seed")
+	quiet := fs.Bool("quiet", false, "no progress bar")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	factory, ok := scenarios[*name]
+	if !ok {
+		fmt.Fprintf(stderr, "tutti load: unknown scenario %q (have: %s)\n", *name, strings.Join(sortedKeys(scenarios), ", "))
+		return 2
+	}
+	u, err := url.Parse(*target)
+	if err == nil {
+		err = CheckTarget(u)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "tutti load:", err)
+		return 2
+	}
+	if *seedFile == "" {
+		*seedFile = "tutti-data/seed/" + *name + ".json"
+	}
+	sc, err := factory(Options{Target: u, SeedFile: *seedFile})
+	if err != nil {
+		fmt.Fprintln(stderr, "tutti load:", err)
+		return 1
+	}
+	phases := append([]Phase(nil), sc.Phases...)
+	if *rates != "" {
+		phases = phases[:0]
+		for _, s := range strings.Split(*rates, ",") {
+			r, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil || r <= 0 {
+				fmt.Fprintf(stderr, "tutti load: bad rate %q\n", s)
+				return 2
+			}
+			phases = append(phases, Phase{Duration: time.Minute, Rate: r})
+		}
+	}
+	if *phaseSecs > 0 {
+		for i := range phases {
+			phases[i].Duration = time.Duration(*phaseSecs * float64(time.Second))
+		}
+	}
+	cfg := Config{Target: u, Phases: phases, Closed: *closed, Duration: *duration, Timeout: *timeout,
+		MaxSessions: *maxSessions, Seed: *seed}
+	var total time.Duration
+	if cfg.Closed > 0 {
+		total = cfg.Duration
+	} else {
+		for _, p := range phases {
+			total += p.Duration
+		}
+	}
+	if !*quiet {
+		bar := progressbar.NewOptions64(int64(total/time.Second), progressbar.OptionSetWriter(stderr),
+			progressbar.OptionSetDescription(sc.Name), progressbar.OptionShowElapsedTimeOnFinish(),
+			progressbar.OptionSetPredictTime(false), progressbar.OptionClearOnFinish())
+		cfg.Progress = func(el time.Duration, arrivals, active, requests, errs int64) {
+			phase := 0
+			var acc time.Duration
+			for i, p := range phases {
+				if acc += p.Duration; el < acc {
+					phase = i + 1
+					break
+				}
+			}
+			bar.Describe(fmt.Sprintf("%s phase %d/%d: %d arrivals, %d alive, %d requests, %d errors",
+				sc.Name, phase, len(phases), arrivals, active, requests, errs))
+			bar.Set64(min(int64(el/time.Second), int64(total/time.Second)))
+		}
+	}
+	res, err := Run(ctx, sc, cfg)
+	if err != nil {
+		fmt.Fprintln(stderr, "tutti load:", err)
+		return 1
+	}
+	res.WriteText(stdout)
+	if *jsonOut != "" {
+		if err := res.WriteJSON(*jsonOut); err != nil {
+			fmt.Fprintln(stderr, "tutti load:", err)
+			return 1
+		}
+	}
+	if *htmlOut != "" {
+		if err := res.WriteHTML(*htmlOut); err != nil {
+			fmt.Fprintln(stderr, "tutti load:", err)
+			return 1
+		}
+	}
+	if *maxErrors >= 0 && res.Totals.Errors > *maxErrors {
+		fmt.Fprintf(stderr, "tutti load: %d errors, more than the %d allowed\n", res.Totals.Errors, *maxErrors)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,217 @@
+package load
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Client is one simulated person: its own cookies, a shared transport, and
+// the time its next request is due. It costs a few hundred bytes.
+type Client struct {
+	run     *runState
+	http    http.Client
+	base    *url.URL
+	due     time.Time // when the next request is due (intended start)
+	timeout time.Duration
+	rng     func(n int64) int64
+}
+
+// Page is a response read in full.
+type Page struct {
+	URL    *url.URL
+	Status int
+	Body   []byte
+}
+
+// StatusError is a response with a status of 400 or more.
+type StatusError struct {
+	Status int
+	URL    string
+}
+
+func (e *StatusError) Error() string { return fmt.Sprintf("%d from %s", e.Status, e.URL) }
+
+// Get requests path (relative to the target) and records it as name.
+func (c *Client) Get(ctx context.Context, name, path string) (*Page, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.resolve(path), nil)
+	if err != nil {
+		return nil, err
+	}
+	return c.Do(ctx, name, req)
+}
+
+// PostForm posts url-encoded values.
+func (c *Client) PostForm(ctx context.Context, name, path string, v url.Values) (*Page, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.resolve(path), strings.NewReader(v.Encode()))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	return c.Do(ctx, name, req)
+}
+
+// PostJSON posts body as JSON.
+func (c *Client) PostJSON(ctx context.Context, name, path string, body any) (*Page, error) {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.resolve(path), bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	return c.Do(ctx, name, req)
+}
+
+// Submit sends a form read from a page.
+func (c *Client) Submit(ctx context.Context, name string, f *Form) (*Page, error) {
+	if strings.EqualFold(f.Method, http.MethodGet) {
+		u := *f.Action
+		u.RawQuery = f.Values.Encode()
+		return c.Get(ctx, name, u.String())
+	}
+	return c.PostForm(ctx, name, f.Action.String(), f.Values)
+}
+
+// Do sends req (following redirects, with the session's cookies), reads the
+// body and records the latency from when the request was due.
+func (c *Client) Do(ctx context.Context, name string, req *http.Request) (*Page, error) {
+	due := c.due
+	now := time.Now()
+	if due.IsZero() || due.After(now) {
+		due = now
+	}
+	req.Header.Set("Accept-Encoding", "gzip")
+	rctx, cancel := context.WithTimeout(req.Context(), c.timeout)
+	defer cancel()
+	res, err := c.http.Do(req.WithContext(rctx))
+	var page *Page
+	if err == nil {
+		var body []byte
+		body, err = readBody(res)
+		page = &Page{URL: res.Request.URL, Status: res.StatusCode, Body: body}
+		if err == nil && res.StatusCode >= 400 {
+			err = &StatusError{Status: res.StatusCode, URL: res.Request.URL.Path}
+		}
+	}
+	end := time.Now()
+	c.due = end
+	status := 0
+	if page != nil {
+		status = page.Status
+	}
+	c.run.record(name, due, end, status, errKind(ctx, err))
+	return page, err
+}
+
+// Think pauses for a random time between min and max; the pause is not
+// latency.
+func (c *Client) Think(ctx context.Context, min, max time.Duration) error {
+	d := min
+	if max > min {
+		d += time.Duration(c.rng(int64(max - min)))
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		c.due = time.Now()
+		return nil
+	}
+}
+
+// Intn returns a random number in [0, n) from the run's seeded source.
+func (c *Client) Intn(n int) int { return int(c.rng(int64(n))) }
+
+func (c *Client) resolve(path string) string {
+	u, err := c.base.Parse(path)
+	if err != nil {
+		return c.base.String() + path
+	}
+	return u.String()
+}
+
+// readBody reads the whole body, gunzipping it: the generator asks for gzip
+// as browsers do, and the session reads forms and links out of the page.
+func readBody(res *http.Response) ([]byte, error) {
+	defer res.Body.Close()
+	var r io.Reader = io.LimitReader(res.Body, 32<<20)
+	if res.Header.Get("Content-Encoding") == "gzip" {
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return nil, err
+		}
+		r = zr
+	}
+	return io.ReadAll(r)
+}
+
+// Error kinds, as the report counts them.
+const (
+	KindRefused = "refused"
+	KindTimeout = "timeout"
+	Kind4xx     = "4xx"
+	Kind5xx     = "5xx"
+	KindOther   = "other"
+	KindCapped  = "capped" // the generator's own session cap, not the server
+)
+
+func errKind(ctx context.Context, err error) string {
+	if err == nil {
+		return ""
+	}
+	var se *StatusError
+	var ne net.Error
+	switch {
+	case errors.As(err, &se) && se.Status >= 500:
+		return Kind5xx
+	case errors.As(err, &se):
+		return Kind4xx
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET):
+		return KindRefused
+	case ctx.Err() != nil:
+		return "" // the run ended: not the server's fault
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		return KindTimeout
+	}
+	return KindOther
+}
+
+// jar is a session's cookie jar for one target host: much smaller than
+// net/http/cookiejar, which a run holds tens of thousands of.
+type jar struct{ cookies []*http.Cookie }
+
+func (j *jar) SetCookies(_ *url.URL, cs []*http.Cookie) {
+	for _, c := range cs {
+		j.del(c.Name)
+		if c.MaxAge >= 0 && c.Value != "" {
+			j.cookies = append(j.cookies, &http.Cookie{Name: c.Name, Value: c.Value})
+		}
+	}
+}
+
+func (j *jar) del(name string) {
+	for i, c := range j.cookies {
+		if c.Name == name {
+			j.cookies = append(j.cookies[:i], j.cookies[i+1:]...)
+			return
+		}
+	}
+}
+
+func (j *jar) Cookies(*url.URL) []*http.Cookie { return j.cookies }

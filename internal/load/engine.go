@@ -1,0 +1,262 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Session is what one simulated person does.
+type Session struct {
+	Name   string
+	Weight int // relative chance of being picked
+	Run    func(ctx context.Context, c *Client) error
+}
+
+// Phase is a stretch of the open model: Rate new sessions per second for Duration.
+type Phase struct {
+	Duration time.Duration
+	Rate     float64
+}
+
+// Scenario is an app's load test.
+type Scenario struct {
+	Name, Description string
+	Sessions          []Session
+	Phases            []Phase // the default open-model phases
+}
+
+// Options are a run's settings that a scenario may need.
+type Options struct {
+	Target   *url.URL
+	SeedFile string // ids written by `tutti seed <app>`
+}
+
+// Factory builds a scenario.
+type Factory func(opts Options) (*Scenario, error)
+
+// Config is one run.
+type Config struct {
+	Target      *url.URL
+	Phases      []Phase       // open model, if Closed == 0
+	Closed      int           // closed model: this many sessions loop ...
+	Duration    time.Duration // ... for this long
+	Timeout     time.Duration // per request
+	MaxSessions int64         // sessions alive at once, at most
+	Grace       time.Duration // after the last phase, in-flight sessions may finish within this
+	Seed        uint64
+	Progress    func(elapsed time.Duration, arrivals, active, requests, errors int64)
+}
+
+// runState is shared by every session of a run.
+type runState struct {
+	rec *recorder
+}
+
+func (s *runState) record(name string, due, end time.Time, status int, kind string) {
+	s.rec.request(name, due, end, status, kind)
+}
+
+// CheckTarget refuses targets that are not loopback addresses.
+func CheckTarget(u *url.URL) error {
+	if u == nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return errors.New("load: the target must be an http:// or https:// URL")
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return nil
+	}
+	ip := net.ParseIP(host)
+	if ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("load: target %q is not a loopback address; load tests only target this machine", host)
+	}
+	return nil
+}
+
+// Run runs sc and returns its result. It stops by itself: after the phases
+// (or the closed duration) plus the grace period at the latest.
+func Run(ctx context.Context, sc *Scenario, cfg Config) (*Result, error) {
+	if err := CheckTarget(cfg.Target); err != nil {
+		return nil, err
+	}
+	if len(sc.Sessions) == 0 {
+		return nil, errors.New("load: the scenario has no sessions")
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 10 * time.Second
+	}
+	if cfg.MaxSessions <= 0 {
+		cfg.MaxSessions = 100_000
+	}
+	if cfg.Grace <= 0 {
+		cfg.Grace = 15 * time.Second
+	}
+	var total time.Duration
+	var bounds []time.Duration // end of each phase
+	if cfg.Closed > 0 {
+		if cfg.Duration <= 0 {
+			return nil, errors.New("load: a closed run needs a duration")
+		}
+		total = cfg.Duration
+		bounds = []time.Duration{total}
+	} else {
+		if len(cfg.Phases) == 0 {
+			return nil, errors.New("load: no phases")
+		}
+		for _, p := range cfg.Phases {
+			if p.Duration <= 0 || p.Rate <= 0 || math.IsInf(p.Rate, 0) || math.IsNaN(p.Rate) {
+				return nil, fmt.Errorf("load: bad phase %+v", p)
+			}
+			total += p.Duration
+			bounds = append(bounds, total)
+		}
+	}
+	start := time.Now()
+	phaseAt := func(t time.Time) int {
+		d := t.Sub(start)
+		for i, b := range bounds {
+			if d < b {
+				return i
+			}
+		}
+		return len(bounds) - 1
+	}
+	rec := newRecorder(start, len(bounds), phaseAt)
+	state := &runState{rec: rec}
+	transport := &http.Transport{
+		Proxy: nil, DialContext: (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns: 4096, MaxIdleConnsPerHost: 4096, IdleConnTimeout: 30 * time.Second,
+		DisableCompression: true, // bodies are read as sent; gzip is asked for explicitly and not decoded
+	}
+	defer transport.CloseIdleConnections()
+
+	hard, cancel := context.WithDeadline(ctx, start.Add(total+cfg.Grace))
+	defer cancel()
+	loadCtx, stopLoad := context.WithDeadline(hard, start.Add(total))
+	defer stopLoad()
+
+	var mu sync.Mutex
+	seed := cfg.Seed
+	rng := rand.New(rand.NewPCG(seed, seed^0x5851f42d4c957f2d))
+	rand64 := func(n int64) int64 {
+		if n <= 0 {
+			return 0
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return rng.Int64N(n)
+	}
+	weights := 0
+	for _, s := range sc.Sessions {
+		weights += max(s.Weight, 0)
+	}
+	if weights == 0 {
+		return nil, errors.New("load: every session has weight 0")
+	}
+	pick := func() *Session {
+		n := int(rand64(int64(weights)))
+		for i := range sc.Sessions {
+			if n -= max(sc.Sessions[i].Weight, 0); n < 0 {
+				return &sc.Sessions[i]
+			}
+		}
+		return &sc.Sessions[len(sc.Sessions)-1]
+	}
+	var active, arrivals atomic.Int64
+	var wg sync.WaitGroup
+	runOne := func(s *Session, due time.Time, sctx context.Context) {
+		c := &Client{run: state, base: cfg.Target, due: due, timeout: cfg.Timeout, rng: rand64}
+		c.http = http.Client{Transport: transport, Jar: &jar{}}
+		err := s.Run(sctx, c)
+		if sctx.Err() != nil && err != nil {
+			return // cut off by the end of the run: neither success nor failure
+		}
+		rec.session(s.Name, due, time.Now(), err != nil)
+	}
+	progressDone := make(chan struct{})
+	go func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-progressDone:
+				return
+			case now := <-t.C:
+				rec.noteActive(now, active.Load())
+				if cfg.Progress != nil {
+					req, errs := rec.snapshot()
+					cfg.Progress(now.Sub(start), arrivals.Load(), active.Load(), req, errs)
+				}
+			}
+		}
+	}()
+
+	if cfg.Closed > 0 {
+		for range cfg.Closed {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for loadCtx.Err() == nil {
+					now := time.Now()
+					arrivals.Add(1)
+					rec.arrival(now, active.Add(1))
+					runOne(pick(), now, hard)
+					active.Add(-1)
+				}
+			}()
+		}
+	} else {
+		// Open model: exponential inter-arrival times at each phase's rate;
+		// a session starts when due even if earlier ones are still running.
+		next := start
+		for i, p := range cfg.Phases {
+			end := start.Add(bounds[i])
+			for {
+				next = next.Add(time.Duration(rng64exp(rand64) / p.Rate * float64(time.Second)))
+				if !next.Before(end) {
+					next = end
+					break
+				}
+				if d := time.Until(next); d > 0 {
+					select {
+					case <-loadCtx.Done():
+					case <-time.After(d):
+					}
+				}
+				if loadCtx.Err() != nil {
+					break
+				}
+				if active.Load() >= cfg.MaxSessions {
+					rec.refuse(next)
+					continue
+				}
+				arrivals.Add(1)
+				rec.arrival(next, active.Add(1))
+				wg.Add(1)
+				go func(s *Session, due time.Time) {
+					defer wg.Done()
+					defer active.Add(-1)
+					runOne(s, due, hard)
+				}(pick(), next)
+			}
+		}
+		<-loadCtx.Done()
+	}
+	wg.Wait()
+	close(progressDone)
+	return rec.result(sc, cfg, time.Since(start)), nil
+}
+
+// rng64exp draws from the exponential distribution with mean 1.
+func rng64exp(rand64 func(int64) int64) float64 {
+	u := (float64(rand64(1<<53)) + 0.5) / (1 << 53)
+	return -math.Log(u)
+}

@@ -1,0 +1,242 @@
+package load
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func page(t *testing.T, raw, body string) *Page {
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Page{URL: u, Status: 200, Body: []byte(body)}
+}
+
+func TestFormParsing(t *testing.T) {
+	p := page(t, "http://127.0.0.1/meet/polls/x", `<html><body>
+		<form action="/search" method="get"><input name="q" value="a"></form>
+		<form id="f" action="p/1/timeframes" method="post">
+			<input type="hidden" name="tz" value="Europe/Berlin">
+			<input name="date" value=""><input type="checkbox" name="ok" checked><input type="checkbox" name="no">
+			<select name="tier"><option value="1">1</option><option value="2" selected>2</option></select>
+			<select name="empty"><option value="x">x</option></select>
+			<textarea name="body">hello</textarea>
+			<input type="submit" name="go" value="Go"><input name="off" value="1" disabled>
+		</form>
+		<a href="/meet/polls/x?after=5">next</a><a href="https://elsewhere/">out</a></body></html>`)
+	f, err := p.Form("/timeframes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Action.String() != "http://127.0.0.1/meet/polls/p/1/timeframes" || f.Method != "POST" {
+		t.Errorf("action %s %s; want resolved POST", f.Method, f.Action)
+	}
+	want := url.Values{"tz": {"Europe/Berlin"}, "date": {""}, "ok": {"on"}, "tier": {"2"}, "empty": {"x"}, "body": {"hello"}}
+	if f.Values.Encode() != want.Encode() {
+		t.Errorf("values %s; want %s", f.Values.Encode(), want.Encode())
+	}
+	if g, err := p.Form("#f"); err != nil || g.Action.Path != f.Action.Path {
+		t.Errorf("by id: %v", err)
+	}
+	if g, _ := p.Form(""); g.Method != "GET" || g.Values.Get("q") != "a" {
+		t.Errorf("first form: %+v", g)
+	}
+	if _, err := p.Form("/nothing"); err == nil {
+		t.Error("missing form found")
+	}
+	if l, err := p.Link("after="); err != nil || l != "http://127.0.0.1/meet/polls/x?after=5" {
+		t.Errorf("link %q %v", l, err)
+	}
+}
+
+func TestCheckTarget(t *testing.T) {
+	for raw, ok := range map[string]bool{
+		"http://127.0.0.1:8080": true, "http://localhost": true, "http://[::1]:80": true, "http://127.9.9.9": true,
+		"http://10.0.0.1": false, "http://example.com": false, "ftp://127.0.0.1": false, "http://192.168.1.1": false,
+	} {
+		u, _ := url.Parse(raw)
+		if err := CheckTarget(u); (err == nil) != ok {
+			t.Errorf("%s: err %v; want ok=%v", raw, err, ok)
+		}
+	}
+	u, _ := url.Parse("http://10.1.2.3")
+	if _, err := Run(context.Background(), &Scenario{Sessions: []Session{{Weight: 1}}}, Config{Target: u, Phases: []Phase{{time.Second, 1}}}); err == nil {
+		t.Error("Run accepted a non-loopback target")
+	}
+}
+
+func server(t *testing.T) (*url.URL, *atomic.Int64) {
+	var hits atomic.Int64
+	mux := http.NewServeMux()
+	mux.HandleFunc("/login", func(w http.ResponseWriter, r *http.Request) {
+		http.SetCookie(w, &http.Cookie{Name: "who", Value: r.URL.Query().Get("u")})
+		http.Redirect(w, r, "/me", http.StatusSeeOther)
+	})
+	mux.HandleFunc("/me", func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		c, err := r.Cookie("who")
+		if err != nil {
+			http.Error(w, "no cookie", 401)
+			return
+		}
+		w.Write([]byte("<p>" + c.Value + "</p>"))
+	})
+	mux.HandleFunc("/fail", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "boom", 500) })
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+	u, _ := url.Parse(ts.URL)
+	return u, &hits
+}
+
+func TestOpenModelArrivalsAndCookies(t *testing.T) {
+	u, hits := server(t)
+	var mixed atomic.Int64
+	sc := &Scenario{Name: "t", Sessions: []Session{{Name: "login", Weight: 1, Run: func(ctx context.Context, c *Client) error {
+		name := "u" + string(rune('a'+c.Intn(26)))
+		p, err := c.Get(ctx, "login", "/login?u="+name)
+		if err != nil {
+			return err
+		}
+		if !p.Contains("<p>" + name + "</p>") {
+			mixed.Add(1) // another session's cookie
+		}
+		return nil
+	}}}}
+	res, err := Run(context.Background(), sc, Config{Target: u, Phases: []Phase{{time.Second, 20}, {time.Second, 40}}, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 60 arrivals expected; Poisson arrivals over 2 s vary, so be generous.
+	if n := res.Totals.Sessions; n < 30 || n > 100 {
+		t.Errorf("%d sessions in 2 s at 20 then 40/s; want about 60", n)
+	}
+	if res.Phases[1].Arrivals <= res.Phases[0].Arrivals {
+		t.Errorf("phase arrivals %d then %d; want more in the faster phase", res.Phases[0].Arrivals, res.Phases[1].Arrivals)
+	}
+	if mixed.Load() != 0 || hits.Load() != res.Totals.Requests || res.Totals.Errors != 0 {
+		t.Errorf("mixed cookies %d, hits %d of %d requests, errors %d", mixed.Load(), hits.Load(), res.Totals.Requests, res.Totals.Errors)
+	}
+	if res.Status["200"] != res.Totals.Requests || len(res.Timeline) < 2 {
+		t.Errorf("status %v, %d seconds of timeline", res.Status, len(res.Timeline))
+	}
+}
+
+func TestClosedModelAndErrorKinds(t *testing.T) {
+	u, _ := server(t)
+	var alive, most atomic.Int64
+	sc := &Scenario{Name: "t", Sessions: []Session{
+		{Name: "fail", Weight: 1, Run: func(ctx context.Context, c *Client) error {
+			n := alive.Add(1)
+			defer alive.Add(-1)
+			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+			}
+			_, err := c.Get(ctx, "fail", "/fail")
+			var se *StatusError
+			if !errors.As(err, &se) || se.Status != 500 {
+				t.Errorf("got %v; want a 500 StatusError", err)
+			}
+			return c.Think(ctx, 20*time.Millisecond, 30*time.Millisecond)
+		}},
+	}}
+	res, err := Run(context.Background(), sc, Config{Target: u, Closed: 5, Duration: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Errors[Kind5xx] == 0 || res.Errors[Kind5xx] != res.Totals.Errors || res.Settings.Model != "closed" {
+		t.Errorf("errors %v totals %d model %s; want only 5xx", res.Errors, res.Totals.Errors, res.Settings.Model)
+	}
+	if most.Load() != 5 {
+		t.Errorf("%d sessions alive at most; want 5", most.Load())
+	}
+	// A refused port counts as refused.
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := ln.Addr().String()
+	ln.Close()
+	dead, _ := url.Parse("http://" + addr)
+	sc = &Scenario{Name: "t", Sessions: []Session{{Name: "x", Weight: 1, Run: func(ctx context.Context, c *Client) error {
+		_, err := c.Get(ctx, "x", "/")
+		return err
+	}}}}
+	res, err = Run(context.Background(), sc, Config{Target: dead, Phases: []Phase{{300 * time.Millisecond, 20}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Errors[KindRefused] == 0 {
+		t.Errorf("errors %v; want refused", res.Errors)
+	}
+}
+
+func TestReportsAndCompare(t *testing.T) {
+	u, _ := server(t)
+	sc := &Scenario{Name: "t", Sessions: []Session{{Name: "me", Weight: 1, Run: func(ctx context.Context, c *Client) error {
+		_, err := c.Get(ctx, "login", "/login?u=x")
+		return err
+	}}}}
+	res, err := Run(context.Background(), sc, Config{Target: u, Phases: []Phase{{500 * time.Millisecond, 40}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	if err := res.WriteJSON(a); err != nil {
+		t.Fatal(err)
+	}
+	res.Totals.RequestsPerSec *= 2
+	res.WriteJSON(b)
+	var out bytes.Buffer
+	if code := Main(context.Background(), []string{"compare", a, b}, &out, &out, nil); code != 0 || !strings.Contains(out.String(), "login") || !strings.Contains(out.String(), "2.00") {
+		t.Errorf("compare exit %d:\n%s", code, out.String())
+	}
+	h := filepath.Join(dir, "r.html")
+	if err := res.WriteHTML(h); err != nil {
+		t.Fatal(err)
+	}
+	html, _ := os.ReadFile(h)
+	if !bytes.Contains(html, []byte("<polyline")) || !bytes.Contains(html, []byte("login")) || bytes.Contains(html, []byte("<script")) {
+		t.Errorf("HTML report lacks charts or data, or loads a script")
+	}
+	out.Reset()
+	res.WriteText(&out)
+	if !strings.Contains(out.String(), "highest 10s mean") {
+		t.Errorf("text report:\n%s", out.String())
+	}
+}
+
+// TestIdleClientsAreSmall: the race burst keeps tens of thousands of
+// sessions alive, mostly thinking; each must cost kilobytes.
+func TestIdleClientsAreSmall(t *testing.T) {
+	u, _ := server(t)
+	state := &runState{rec: newRecorder(time.Now(), 1, func(time.Time) int { return 0 })}
+	tr := &http.Transport{}
+	const n = 10000
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	clients := make([]*Client, n)
+	for i := range clients {
+		c := &Client{run: state, base: u, timeout: time.Second, rng: func(int64) int64 { return 0 }}
+		c.http = http.Client{Transport: tr, Jar: &jar{}}
+		c.http.Jar.SetCookies(u, []*http.Cookie{{Name: "session", Value: strings.Repeat("x", 32)}})
+		clients[i] = c
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	per := (after.HeapAlloc - before.HeapAlloc) / n
+	if per > 4096 {
+		t.Errorf("%d bytes per idle client; want under 4 KB", per)
+	}
+	runtime.KeepAlive(clients)
+}
