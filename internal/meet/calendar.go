@@ -54,7 +54,14 @@ const maxOccurrences = 5000
 // TZID zones, recurring ones expanded (RRULE, RDATE, EXDATE, and RECURRENCE-ID
 // overrides); cancelled and transparent (free) events are skipped. The
 // intervals are clipped to [from, to], merged, and at most max are returned.
-func ParseBusy(r io.Reader, from, to time.Time, max int) ([]Busy, error) {
+func ParseBusy(r io.Reader, from, to time.Time, max int) (_ []Busy, err error) {
+	// go-ical's decoder panics on some malformed lines (found by
+	// FuzzParseBusy): a bad upload is the user's error, not a crash.
+	defer func() {
+		if recover() != nil {
+			err = ErrBadCalendar
+		}
+	}()
 	cal, err := ical.NewDecoder(r).Decode()
 	if err != nil || cal == nil || cal.Name != ical.CompCalendar {
 		return nil, ErrBadCalendar
@@ -102,7 +109,7 @@ func ParseBusy(r io.Reader, from, to time.Time, max int) ([]Busy, error) {
 		}
 		for _, s := range starts {
 			e := s.Add(length)
-			if e.After(from) && s.Before(to) {
+			if e.After(s) && e.After(from) && s.Before(to) {
 				out = append(out, Busy{Start: maxTime(s, from).UTC(), End: minTime(e, to).UTC()})
 			}
 		}

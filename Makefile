@@ -1,0 +1,39 @@
+# tutti: the developer's commands. `make test` is the README's test command.
+GO        ?= go
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -s -w -X main.version=$(VERSION)
+PG_URL    ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
+
+.PHONY: build test test-postgres test-browser generate check-generated fuzz bench load-smoke run demo
+
+build: ## the tutti binary in ./bin
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/tutti ./cmd/tutti
+
+test: ## everything that needs no service, on SQLite
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 15m ./...
+
+test-postgres: ## the store and HTTP tests again on PostgreSQL
+	TUTTI_TEST_POSTGRES='$(PG_URL)' $(GO) test -count=1 -timeout 15m ./internal/...
+
+test-browser: ## the browser tests (Debian's chromium)
+	TUTTI_TEST_BROWSER=1 $(GO) test -count=1 -timeout 10m -run Browser ./internal/...
+
+generate: ## templ components -> Go
+	$(GO) tool templ generate
+
+check-generated: generate ## fail if generated files are not committed
+	git diff --exit-code -- '*_templ.go'
+
+fuzz: ## each fuzz target of meet for 10 s
+	for f in $$($(GO) test -list 'Fuzz.*' ./internal/meet | grep ^Fuzz); do \
+		$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime 10s ./internal/meet || exit 1; done
+
+bench: ## hot-path benchmarks
+	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
+
+load-smoke: build ## a short meet load run against a fresh embedded server; fails on any error
+	./scripts/load-smoke.sh
+
+run: build ## serve with demo data
+	./bin/tutti serve --demo
