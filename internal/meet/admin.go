@@ -22,7 +22,7 @@ func (a *App) adminShow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	zone, _ := a.zone(w, r, p)
-	v, err := a.buildPollView(r.Context(), p.ID, zone, pageQuery{after: -1})
+	v, err := a.buildPollView(r.Context(), p.ID, zone, pageQuery{all: true})
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return

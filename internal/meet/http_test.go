@@ -290,6 +290,21 @@ func TestNoNPlusOne(t *testing.T) {
 			return m.DB.Queries() - before
 		}
 		small, large := count(5), count(500)
+		// Keyset pages: the second page of the 500 shows P5 to P9.
+		_, body := s.get("/meet/")
+		pub := regexp.MustCompile(`href="(/meet/polls/[A-Za-z0-9_-]{22})">Poll of 500`).FindStringSubmatch(body)
+		if pub == nil {
+			t.Fatal("poll of 500 not listed")
+		}
+		_, body = s.get(pub[1])
+		next := regexp.MustCompile(`href="(/meet/polls/[^"]+\?after=[^"#]+)`).FindStringSubmatch(body)
+		if next == nil {
+			t.Fatal("no link to more participants")
+		}
+		_, body = s.get(next[1])
+		if !strings.Contains(body, ">P5<") || !strings.Contains(body, ">P9<") || strings.Contains(body, ">P4<") || strings.Contains(body, ">P10<") {
+			t.Errorf("second page of participants is not P5-P9")
+		}
 		if small != large {
 			t.Errorf("poll page ran %d statements with 5 participants and %d with 500; want the same", small, large)
 		}

@@ -60,7 +60,7 @@ func (s *scenario) createPoll(ctx context.Context, c *load.Client) error {
 	if err != nil {
 		return err
 	}
-	f, err := p.Form("/meet/polls")
+	f, err := p.Form("#poll-form")
 	if err != nil {
 		return err
 	}
@@ -88,7 +88,7 @@ func (s *scenario) join(ctx context.Context, c *load.Client, pollID string, thin
 			return err
 		}
 	}
-	f, err := p.Form("/participants")
+	f, err := p.Form("#join-form")
 	if err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func (s *scenario) addTimeframe(ctx context.Context, c *load.Client, own *load.P
 			return err
 		}
 	}
-	f, err := own.Form("/timeframes")
+	f, err := own.Form("#timeframe-form")
 	if err != nil {
 		return err
 	}
@@ -162,7 +162,7 @@ func (s *scenario) writeComment(ctx context.Context, c *load.Client) error {
 	if err := think(ctx, c); err != nil {
 		return err
 	}
-	f, err := own.Form("/comments")
+	f, err := own.Form("#comment-form")
 	if err != nil {
 		return err
 	}

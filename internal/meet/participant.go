@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/web"
 )
@@ -113,7 +114,7 @@ func (a *App) renderParticipant(w http.ResponseWriter, r *http.Request, p *Poll,
 		a.Site.Error(w, r, err)
 		return
 	}
-	if v.Comments, _, err = a.store.Comments(ctx, p.ID, pt.ID, 0, 50); err != nil {
+	if v.Comments, _, err = a.store.Comments(ctx, p.ID, pt.ID, db.Cursor{}, 50); err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}

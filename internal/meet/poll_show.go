@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -32,17 +33,19 @@ type pollView struct {
 	HeatJSON string
 
 	People      []Participant // this page of participants
-	PeopleAfter int64         // cursor of this page (0: first)
-	NextPeople  int64         // cursor of the next page, 0 if none
+	PeopleAfter db.Cursor     // cursor of this page (zero: first)
+	NextPeople  db.Cursor     // cursor of the next page (zero: none)
 
 	Comments     []Comment
-	CommentsFrom int64 // cursor of this page (0: newest)
-	NextComments int64 // cursor of the next (older) page, 0 if none
+	CommentsFrom db.Cursor // cursor of this page (zero: newest)
+	NextComments db.Cursor // cursor of the next (older) page (zero: none)
 }
 
 // pageQuery is the part of the URL that selects what a poll page shows.
 type pageQuery struct {
-	after, before int64 // participant and comment cursors
+	after  db.Cursor // participants after this one
+	before db.Cursor // comments older than this one
+	all    bool      // every participant (the organizer's page)
 }
 
 func parsePageQuery(r *http.Request) pageQuery {
@@ -50,9 +53,7 @@ func parsePageQuery(r *http.Request) pageQuery {
 		return pageQuery{}
 	}
 	q := r.URL.Query()
-	after, _ := strconv.ParseInt(q.Get("after"), 10, 64)
-	before, _ := strconv.ParseInt(q.Get("before"), 10, 64)
-	return pageQuery{after: max(after, 0), before: max(before, 0)}
+	return pageQuery{after: db.ParseCursor(q.Get("after")), before: db.ParseCursor(q.Get("before"))}
 }
 
 // pollShow serves the poll page from the cache: the key is the poll's stamp
@@ -74,8 +75,7 @@ func (a *App) pollShow(w http.ResponseWriter, r *http.Request) {
 	pq := parsePageQuery(r)
 	h := fnv.New64a()
 	h.Write([]byte(zone))
-	h.Write([]byte{'|', byte(pq.after), byte(pq.after >> 8), byte(pq.after >> 16), byte(pq.after >> 24), byte(pq.after >> 32),
-		'|', byte(pq.before), byte(pq.before >> 8), byte(pq.before >> 16), byte(pq.before >> 24), byte(pq.before >> 32)})
+	h.Write([]byte("|" + pq.after.String() + "|" + pq.before.String()))
 	etag := `"` + st + "-" + strconv.FormatUint(h.Sum64(), 36) + `"`
 	if web.NotModified(w, r, etag) {
 		return
@@ -159,33 +159,24 @@ func (a *App) buildPollView(ctx context.Context, id, zone string, pq pageQuery) 
 	if err != nil {
 		return nil, err
 	}
-	v.Comments, _, err = a.store.Comments(ctx, id, 0, pq.before, PageSize)
+	v.Comments, v.NextComments, err = a.store.Comments(ctx, id, 0, pq.before, PageSize)
 	if err != nil {
 		return nil, err
-	}
-	if n := len(v.Comments); n == PageSize {
-		// one more query would tell for sure; the next page may be empty.
-		v.NextComments = v.Comments[n-1].ID
 	}
 	v.Total = len(people)
 	v.Names = make(map[int64]string, len(people))
 	for _, pt := range people {
 		v.Names[pt.ID] = pt.Name
 	}
-	if pq.after < 0 { // everyone (the organizer's page)
-		pq.after, people = 0, append([]Participant(nil), people...)
+	if pq.all {
 		v.People = people
-	}
-	i := 0
-	for v.People == nil && i < len(people) && people[i].ID <= pq.after {
-		i++
-	}
-	if v.People == nil {
-		end := min(i+PageSize, len(people))
-		v.People = people[i:end]
-		if end < len(people) {
-			v.NextPeople = people[end-1].ID
+	} else {
+		i := 0
+		for i < len(people) && people[i].ID <= pq.after.ID {
+			i++
 		}
+		v.People, v.NextPeople = db.Trim(people[i:min(i+PageSize+1, len(people))], PageSize,
+			func(p Participant) db.Cursor { return db.Cursor{ID: p.ID} })
 	}
 	slots := p.Slots()
 	v.Tally = Tally(slots, tfs)

@@ -27,16 +27,17 @@ func (s *Store) AddComment(ctx context.Context, pollID string, c *Comment) (int6
 }
 
 // Comments returns a page of the poll's comments, newest first, older than
-// the keyset cursor before (0: the newest), at most limit, with whether more
-// exist. pid > 0 keeps only that participant's.
-func (s *Store) Comments(ctx context.Context, pollID string, pid, before int64, limit int) ([]Comment, bool, error) {
-	if before <= 0 {
-		before = 1<<62 - 1
+// the keyset cursor before (zero: the newest), at most limit, with the
+// cursor of the next page. pid > 0 keeps only that participant's.
+func (s *Store) Comments(ctx context.Context, pollID string, pid int64, before db.Cursor, limit int) ([]Comment, db.Cursor, error) {
+	beforeID := before.ID
+	if beforeID <= 0 {
+		beforeID = 1<<62 - 1
 	}
 	q := `SELECT c.id, c.participant_id, p.name, c.body, c.created_at FROM meet_comments c
 		JOIN meet_participants p ON p.id = c.participant_id
 		WHERE c.poll_id = ? AND c.id < ?`
-	args := []any{pollID, before}
+	args := []any{pollID, beforeID}
 	if pid > 0 {
 		q += ` AND c.participant_id = ?`
 		args = append(args, pid)
@@ -45,7 +46,7 @@ func (s *Store) Comments(ctx context.Context, pollID string, pid, before int64, 
 	args = append(args, limit+1)
 	rows, err := s.db.Query(ctx, q, args...)
 	if err != nil {
-		return nil, false, fmt.Errorf("meet: comments: %w", err)
+		return nil, db.Cursor{}, fmt.Errorf("meet: comments: %w", err)
 	}
 	defer rows.Close()
 	var out []Comment
@@ -53,16 +54,13 @@ func (s *Store) Comments(ctx context.Context, pollID string, pid, before int64, 
 		var c Comment
 		var created int64
 		if err := rows.Scan(&c.ID, &c.ParticipantID, &c.Author, &c.Body, &created); err != nil {
-			return nil, false, fmt.Errorf("meet: comments: %w", err)
+			return nil, db.Cursor{}, fmt.Errorf("meet: comments: %w", err)
 		}
 		c.CreatedAt = time.Unix(created, 0).UTC()
 		out = append(out, c)
 	}
-	more := len(out) > limit
-	if more {
-		out = out[:limit]
-	}
-	return out, more, rows.Err()
+	out, next := db.Trim(out, limit, func(c Comment) db.Cursor { return db.Cursor{ID: c.ID} })
+	return out, next, rows.Err()
 }
 
 // ReplaceBusy stores a participant's imported busy times (no version bump:

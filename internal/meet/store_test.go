@@ -52,13 +52,13 @@ func TestStore(t *testing.T) {
 		for i := range 6 {
 			s.AddComment(ctx, p.ID, &Comment{ParticipantID: ada.ID, Body: string(rune('a' + i))})
 		}
-		page1, more, err := s.Comments(ctx, p.ID, 0, 0, 5)
-		if err != nil || len(page1) != 5 || !more || page1[0].Body != "f" || page1[0].Author != "Ada" {
-			t.Fatalf("comments page 1: %d more=%v %v", len(page1), more, err)
+		page1, next, err := s.Comments(ctx, p.ID, 0, db.Cursor{}, 5)
+		if err != nil || len(page1) != 5 || next.ID != page1[4].ID || page1[0].Body != "f" || page1[0].Author != "Ada" {
+			t.Fatalf("comments page 1: %d next=%v %v", len(page1), next, err)
 		}
-		page2, more, err := s.Comments(ctx, p.ID, 0, page1[4].ID, 5)
-		if err != nil || len(page2) != 2 || more || page2[1].Body != "hello" {
-			t.Fatalf("comments page 2: %+v more=%v %v", page2, more, err)
+		page2, next, err := s.Comments(ctx, p.ID, 0, next, 5)
+		if err != nil || len(page2) != 2 || !next.IsZero() || page2[1].Body != "hello" {
+			t.Fatalf("comments page 2: %+v next=%v %v", page2, next, err)
 		}
 		// The poll's version is what the caches key on.
 		if v, dl, err := s.Version(ctx, p.ID); err != nil || v != 10 || dl != nil {

@@ -282,7 +282,7 @@ func ParticipantPage(a *App, v *participantView) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "\" class=\"stack\" novalidate><label for=\"body\">Write a comment</label> <textarea id=\"body\" name=\"body\" maxlength=\"2000\" required aria-invalid=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "\" class=\"stack\" id=\"comment-form\" novalidate><label for=\"body\">Write a comment</label> <textarea id=\"body\" name=\"body\" maxlength=\"2000\" required aria-invalid=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -614,7 +614,7 @@ func timeframeForm(v *participantView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 58, "\" class=\"stack tf-form\" novalidate><h3>Add a timeframe</h3><input type=\"hidden\" name=\"tz\" value=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 58, "\" class=\"stack tf-form\" id=\"timeframe-form\" novalidate><h3>Add a timeframe</h3><input type=\"hidden\" name=\"tz\" value=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
