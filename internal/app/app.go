@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -126,6 +127,9 @@ func (m *Main) Serve(ctx context.Context) error {
 	errc := make(chan error, 1)
 	go func() { errc <- m.srv.Serve(m.ln) }()
 	m.Log.Info("listening", "url", m.URL(), "db", m.DB.Dialect, "data", m.Config.DataDir)
+	if m.Config.DebugAddr != "" {
+		go m.serveDebug()
+	}
 	select {
 	case err := <-errc:
 		return err
@@ -141,6 +145,19 @@ func (m *Main) Serve(ctx context.Context) error {
 		return err
 	}
 	return nil
+}
+
+// serveDebug serves Go's profiles on the debug address, apart from the app.
+func (m *Main) serveDebug() {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Addr: m.Config.DebugAddr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	m.Log.Info("debug listener", "addr", m.Config.DebugAddr)
+	if err := srv.ListenAndServe(); err != nil {
+		m.Log.Warn("debug listener", "err", err)
+	}
 }
 
 // Close releases the database.

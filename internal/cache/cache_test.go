@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"sync"
@@ -69,5 +70,27 @@ func TestDeleteAndTTL(t *testing.T) {
 	}
 	if h, m := c.Stats(); h != 0 || m != 2 {
 		t.Errorf("stats = %d hits, %d misses; want 0, 2", h, m)
+	}
+}
+
+func TestKeyAndFragment(t *testing.T) {
+	if got := Key("meet", "best", "abc", int64(7), 3); got != "meet:best:abc:7:3" {
+		t.Errorf("Key = %q", got)
+	}
+	c := New(NewLocal(1 << 20))
+	ctx := context.Background()
+	renders := 0
+	render := func(v string) func(context.Context, *bytes.Buffer) error {
+		return func(_ context.Context, w *bytes.Buffer) error {
+			renders++
+			w.WriteString(v)
+			return nil
+		}
+	}
+	a, _ := c.Fragment(ctx, Key("f", "x", 1), time.Minute, render("one"))
+	b, _ := c.Fragment(ctx, Key("f", "x", 1), time.Minute, render("stale"))
+	n, _ := c.Fragment(ctx, Key("f", "x", 2), time.Minute, render("two")) // the thing changed: new version
+	if string(a) != "one" || string(b) != "one" || string(n) != "two" || renders != 2 {
+		t.Errorf("fragments %q %q %q after %d renders; want one one two after 2", a, b, n, renders)
 	}
 }

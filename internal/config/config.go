@@ -27,6 +27,7 @@ type Config struct {
 	CacheSize       int           // in-process cache capacity in bytes
 	MaxBodyBytes    int64         // default request body limit
 	BaseURL         string        // public URL, for links in mail and calendars; empty: from the request
+	DebugAddr       string        // if set, net/http/pprof listens here (keep it on loopback)
 }
 
 // Default is the configuration of `tutti serve` with nothing set.
@@ -70,6 +71,7 @@ func Flags(fs *flag.FlagSet, c *Config, getenv func(string) string) []Var {
 	str(&c.DataDir, "data-dir", "TUTTI_DATA_DIR", d.DataDir, "data directory: SQLite database, uploads, embedded stores")
 	str(&c.DatabaseURL, "database-url", "TUTTI_DATABASE_URL", "", "postgres://... switches to PostgreSQL; empty means SQLite in the data directory")
 	str(&c.LogFormat, "log-format", "TUTTI_LOG_FORMAT", d.LogFormat, "log format: text or json")
+	str(&c.DebugAddr, "debug-addr", "TUTTI_DEBUG_ADDR", "", "if set, serve Go profiles (net/http/pprof) on this address; keep it private")
 	str(&c.BaseURL, "base-url", "TUTTI_BASE_URL", "", "public base URL for links in calendars and mail; empty means taken from each request")
 	fs.TextVar(&c.LogLevel, "log-level", levelFrom(env("TUTTI_LOG_LEVEL", "info")), "log level: debug, info, warn, error (env TUTTI_LOG_LEVEL)")
 	vars = append(vars, Var{"log-level", "TUTTI_LOG_LEVEL", "info", "log level: debug, info, warn, error"})

@@ -167,6 +167,7 @@ const (
 	KindTimeout = "timeout"
 	Kind4xx     = "4xx"
 	Kind5xx     = "5xx"
+	KindConnect = "connect" // could not open a connection (e.g. no local ports left)
 	KindOther   = "other"
 	KindCapped  = "capped" // the generator's own session cap, not the server
 )
@@ -188,6 +189,10 @@ func errKind(ctx context.Context, err error) string {
 		return "" // the run ended: not the server's fault
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
 		return KindTimeout
+	}
+	var oe *net.OpError
+	if errors.As(err, &oe) && oe.Op == "dial" {
+		return KindConnect
 	}
 	return KindOther
 }

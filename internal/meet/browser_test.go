@@ -83,13 +83,33 @@ func TestBrowserPaintAndHeatMap(t *testing.T) {
 			t.Fatalf("%s's painting was not saved: %q (%v)", name, state, err)
 		}
 	}
+	bestNow := func() string {
+		t.Helper()
+		must(chromedp.Do(ctx, chromedp.Navigate(base+pub.Value), chromedp.WaitVisible(`table.heat`)))
+		best, err := chromedp.Run(ctx, chromedp.Text(`.best-list li.first`))
+		must(err)
+		return best
+	}
 	paint("Ada", 0, 7, 1, 2)
+	// Ada alone: her first painted range, 09:00-11:00 on the second day.
+	if best := bestNow(); !strings.Contains(best, "09:00–11:00") || !strings.Contains(best, "1 of 1 free") {
+		t.Errorf("best time after Ada = %q; want 09:00–11:00, 1 of 1 free", best)
+	}
 	paint("Grace", 4, 11, 2, 2)
 	apptest.Screenshot(t, ctx, "meet-paint")
+	// Grace also paints by keyboard: focus the first cell, move down, Space.
+	must(chromedp.Do(ctx,
+		chromedp.Evaluate[chromedp.Void](`document.querySelector("#save-state").textContent = ""`),
+		chromedp.Focus(`table.grid.paint td.cell`),
+		chromedp.KeyEvent("\ue015"), // ArrowDown
+		chromedp.KeyEvent(" "),
+	))
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelectorAll("table.grid.paint td.p1").length === 9 && document.querySelector("#save-state").textContent === "Saved"`,
+		chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		t.Errorf("painting by keyboard did not add a ninth saved cell: %v", err)
+	}
 
-	must(chromedp.Do(ctx, chromedp.Navigate(base+pub.Value), chromedp.WaitVisible(`table.heat`)))
-	best, err := chromedp.Run(ctx, chromedp.Text(`.best-list li.first`))
-	must(err)
+	best := bestNow()
 	if !strings.Contains(best, "10:00–11:00") || !strings.Contains(best, "2 of 2 free") {
 		t.Errorf("best time = %q; want 10:00–11:00 with 2 of 2 free", best)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -385,4 +386,39 @@ func slotAt(t *testing.T, day, zone, hhmm string) string {
 		t.Fatal(err)
 	}
 	return ts.UTC().Format(time.RFC3339)
+}
+
+func TestBusyImport(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		s := newSite(t, m)
+		pub, _ := s.createPoll("Busy")
+		own := s.join(pub, "Ada")
+		day := time.Now().AddDate(0, 0, 10).Format("20060102")
+		upload := func(name, content string) (*http.Response, string) {
+			var body bytes.Buffer
+			mw := multipart.NewWriter(&body)
+			fw, _ := mw.CreateFormFile("calendar", name)
+			fw.Write([]byte(content))
+			mw.Close()
+			return s.do("POST", own+"/busy", &body, http.Header{"Content-Type": {mw.FormDataContentType()}})
+		}
+		ics := "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:x\r\nDTSTART;TZID=Europe/Berlin:" + day +
+			"T100000\r\nDTEND;TZID=Europe/Berlin:" + day + "T113000\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+		res, _ := upload("cal.ics", ics)
+		if loc := res.Header.Get("Location"); res.StatusCode != 303 || !strings.Contains(loc, "imported=1") {
+			t.Fatalf("import: %d %q; want 303 with imported=1", res.StatusCode, loc)
+		}
+		_, body := s.get(own)
+		if !strings.Contains(body, "1 busy time imported") {
+			t.Errorf("participant page does not mention the import")
+		}
+		// The grid data marks the six busy slots (10:00-11:30).
+		if m := regexp.MustCompile(`"busy":\[([0-9,]*)\]`).FindStringSubmatch(strings.ReplaceAll(body, "&#34;", `"`)); m == nil || len(strings.Split(m[1], ",")) != 6 {
+			t.Errorf("busy slots in the grid data = %v; want 6", m)
+		}
+		res, body = upload("notes.txt", "hello")
+		if res.StatusCode != 422 || !strings.Contains(body, "not a valid calendar") {
+			t.Errorf("garbage upload: %d; want 422 with a message", res.StatusCode)
+		}
+	})
 }

@@ -137,9 +137,9 @@ func (a *App) busyImport(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	const maxICS = 2 << 20
-	r.Body = http.MaxBytesReader(w, r.Body, maxICS+64<<10)
-	if err := web.ParseForm(r, maxICS+64<<10); err != nil {
+	// The whole request is bounded by the server's body limit (1 MiB by
+	// default): ample for a calendar of busy times.
+	if err := web.ParseForm(r, 1<<20); err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}

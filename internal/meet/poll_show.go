@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tutti-dev/tutti/internal/cache"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/web"
 )
@@ -80,7 +81,7 @@ func (a *App) pollShow(w http.ResponseWriter, r *http.Request) {
 	if web.NotModified(w, r, etag) {
 		return
 	}
-	key := "meet:page:" + id + ":" + etag
+	key := cache.Key("meet", "page", id, etag)
 	b, err := a.Cache.Fetch(r.Context(), key, func(ctx context.Context) ([]byte, time.Duration, error) {
 		return a.renderPoll(ctx, id, zone, pq, etag)
 	})

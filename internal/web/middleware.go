@@ -33,9 +33,10 @@ func RequestID(ctx context.Context) string {
 	return id
 }
 
-// WithRequestID gives each request an id: the incoming X-Request-Id if sane,
-// otherwise this process's random prefix and a counter (cheap, unique per
-// process start); it is echoed in the response.
+// WithRequestID gives each request an id: the incoming X-Request-Id if sane
+// (nginx sets one in cluster mode; it is echoed back), otherwise this
+// process's random prefix and a counter (cheap, unique per process start),
+// which the logs carry.
 func WithRequestID(next http.Handler) http.Handler {
 	b := make([]byte, 6)
 	rand.Read(b)
@@ -45,8 +46,9 @@ func WithRequestID(next http.Handler) http.Handler {
 		id := r.Header.Get("X-Request-Id")
 		if len(id) == 0 || len(id) > 64 {
 			id = prefix + strconv.FormatUint(n.Add(1), 36)
+		} else {
+			w.Header()["X-Request-Id"] = []string{id}
 		}
-		w.Header()["X-Request-Id"] = []string{id}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey, id)))
 	})
 }
@@ -131,11 +133,11 @@ const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 's
 	"form-action 'self'; frame-ancestors 'none'"
 
 // securityHeaders are set on every response, by direct map assignment (the
-// keys are already canonical): this runs on every request.
+// keys are already canonical): this runs on every request. Framing is
+// refused by the CSP's frame-ancestors.
 var securityHeaders = [][2]string{
 	{"Content-Security-Policy", CSP},
 	{"X-Content-Type-Options", "nosniff"},
-	{"X-Frame-Options", "DENY"},
 	{"Referrer-Policy", "same-origin"},
 	{"Cross-Origin-Opener-Policy", "same-origin"},
 }

@@ -86,6 +86,13 @@ type Problem struct {
 // browsers. Only internal errors are logged, with the request id; users see
 // only the safe message.
 func (s *Site) Error(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
+		// The client went away (closed the tab, timed out): nobody reads an
+		// answer and it is not a fault of ours.
+		s.Log.DebugContext(r.Context(), "client gone", "id", RequestID(r.Context()), "path", r.URL.Path)
+		w.WriteHeader(499) // nginx's "client closed request", for the access log and metrics
+		return
+	}
 	e := asError(err)
 	status := Status(e.Kind)
 	if e.Kind == errs.Internal {
@@ -123,8 +130,6 @@ func asError(err error) *errs.Error {
 	switch {
 	case errors.As(err, &mbe):
 		return errs.E(errs.TooLarge, "The request is too large.")
-	case errors.Is(err, context.Canceled):
-		return &errs.Error{Kind: errs.Internal, Message: "The request was cancelled.", Err: err}
 	}
 	return errs.As(err)
 }

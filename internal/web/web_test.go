@@ -3,7 +3,9 @@ package web
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -117,5 +119,19 @@ func TestErrorMapsKindsAndHidesInternals(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "hunter2") {
 		t.Errorf("internal error was not logged")
+	}
+}
+
+func TestErrorForAGoneClientIsNotLogged(t *testing.T) {
+	var logs bytes.Buffer
+	assets, _ := NewAssets(StaticFS(), "/static/")
+	s := &Site{Assets: assets, Log: slog.New(slog.NewTextHandler(&logs, nil))}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r := httptest.NewRequest("POST", "/x", nil).WithContext(ctx)
+	w := httptest.NewRecorder()
+	s.Error(w, r, fmt.Errorf("db: begin: %w", context.Canceled))
+	if w.Code != 499 || logs.Len() != 0 {
+		t.Errorf("status %d, logged %q; want 499 and nothing at info", w.Code, logs.String())
 	}
 }

@@ -1,0 +1,47 @@
+package config
+
+import (
+	"flag"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+)
+
+func parse(t *testing.T, env map[string]string, args ...string) (Config, error) {
+	t.Helper()
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var c Config
+	Flags(fs, &c, func(k string) string { return env[k] })
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	return c, c.Validate()
+}
+
+func TestDefaultsEnvAndFlags(t *testing.T) {
+	c, err := parse(t, nil)
+	if err != nil || c.Addr != "127.0.0.1:8080" || !strings.HasSuffix(c.DataDir, "tutti-data") || c.DatabaseURL != "" || c.LogLevel != slog.LevelInfo {
+		t.Fatalf("defaults: %+v %v", c, err)
+	}
+	env := map[string]string{"TUTTI_ADDR": "127.0.0.1:9000", "TUTTI_LOG_LEVEL": "warn", "TUTTI_DATABASE_URL": "postgres://x@127.0.0.1/db"}
+	c, err = parse(t, env)
+	if err != nil || c.Addr != "127.0.0.1:9000" || c.LogLevel != slog.LevelWarn || c.DatabaseURL != "postgres://x@127.0.0.1/db" {
+		t.Errorf("env: %+v %v", c, err)
+	}
+	c, err = parse(t, env, "--addr", "127.0.0.1:9001")
+	if err != nil || c.Addr != "127.0.0.1:9001" {
+		t.Errorf("flag over env: %q %v", c.Addr, err)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	for _, args := range [][]string{
+		{"--addr", "nope"}, {"--database-url", "mysql://x"}, {"--log-format", "xml"}, {"--cache-bytes", "10"}, {"--data-dir", ""},
+	} {
+		if _, err := parse(t, nil, args...); err == nil {
+			t.Errorf("%v: accepted", args)
+		}
+	}
+}
