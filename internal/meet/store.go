@@ -191,6 +191,35 @@ func (s *Store) ClosePoll(ctx context.Context, id string, start, end *time.Time)
 	return v, nil
 }
 
+// change runs fn in a write transaction after bumping the poll's version
+// (refusing if the poll is locked) and returns the new version.
+func (s *Store) change(ctx context.Context, pollID, what string, fn func(tx *db.Tx) error) (int64, error) {
+	var v int64
+	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
+		var err error
+		if v, err = s.touch(ctx, tx, pollID); err != nil {
+			return err
+		}
+		return fn(tx)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("meet: %s: %w", what, err)
+	}
+	return v, nil
+}
+
+// deleteOne runs a DELETE that must remove exactly one row.
+func deleteOne(ctx context.Context, tx *db.Tx, q string, args ...any) error {
+	res, err := tx.Exec(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return errs.ErrNotFound
+	}
+	return nil
+}
+
 // touch bumps the poll's version inside tx and refuses if the poll is locked.
 func (s *Store) touch(ctx context.Context, tx *db.Tx, pollID string) (int64, error) {
 	var v int64

@@ -10,20 +10,11 @@ import (
 
 // AddComment adds a participant's comment.
 func (s *Store) AddComment(ctx context.Context, pollID string, c *Comment) (int64, error) {
-	var v int64
 	c.CreatedAt = s.now().UTC().Truncate(time.Second)
-	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
-		var err error
-		if v, err = s.touch(ctx, tx, pollID); err != nil {
-			return err
-		}
+	return s.change(ctx, pollID, "add comment", func(tx *db.Tx) error {
 		return db.Scan(tx.QueryRow(ctx, `INSERT INTO meet_comments (poll_id, participant_id, body, created_at)
 			VALUES (?,?,?,?) RETURNING id`, pollID, c.ParticipantID, c.Body, c.CreatedAt.Unix()), &c.ID)
 	})
-	if err != nil {
-		return 0, fmt.Errorf("meet: add comment: %w", err)
-	}
-	return v, nil
 }
 
 // Comments returns a page of the poll's comments, newest first, older than

@@ -20,13 +20,8 @@ var ErrNameTaken = errs.E(errs.Conflict, "Someone in this poll already uses that
 // AddParticipant adds a participant (EditToken set by the caller) and returns
 // the poll's new version.
 func (s *Store) AddParticipant(ctx context.Context, p *Participant) (int64, error) {
-	var v int64
 	p.CreatedAt = s.now().UTC().Truncate(time.Second)
-	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
-		var err error
-		if v, err = s.touch(ctx, tx, p.PollID); err != nil {
-			return err
-		}
+	return s.change(ctx, p.PollID, "add participant", func(tx *db.Tx) error {
 		var n int
 		if err := db.Scan(tx.QueryRow(ctx, `SELECT COUNT(*) FROM meet_participants WHERE poll_id = ?`, p.PollID), &n); err != nil {
 			return err
@@ -34,40 +29,20 @@ func (s *Store) AddParticipant(ctx context.Context, p *Participant) (int64, erro
 		if n >= MaxParticipants {
 			return errs.E(errs.Conflict, "This poll has reached its limit of %d participants.", MaxParticipants)
 		}
-		err = db.Scan(tx.QueryRow(ctx, `INSERT INTO meet_participants (poll_id, name, name_key, edit_token, created_at)
+		err := db.Scan(tx.QueryRow(ctx, `INSERT INTO meet_participants (poll_id, name, name_key, edit_token, created_at)
 			VALUES (?,?,?,?,?) RETURNING id`, p.PollID, p.Name, nameKey(p.Name), p.EditToken, p.CreatedAt.Unix()), &p.ID)
 		if errors.Is(err, errs.ErrConflict) {
 			return ErrNameTaken
 		}
 		return err
 	})
-	if err != nil {
-		return 0, fmt.Errorf("meet: add participant: %w", err)
-	}
-	return v, nil
 }
 
 // RemoveParticipant deletes a participant with their timeframes and comments.
 func (s *Store) RemoveParticipant(ctx context.Context, pollID string, id int64) (int64, error) {
-	var v int64
-	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
-		var err error
-		if v, err = s.touch(ctx, tx, pollID); err != nil {
-			return err
-		}
-		res, err := tx.Exec(ctx, `DELETE FROM meet_participants WHERE poll_id = ? AND id = ?`, pollID, id)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return errs.ErrNotFound
-		}
-		return nil
+	return s.change(ctx, pollID, "remove participant", func(tx *db.Tx) error {
+		return deleteOne(ctx, tx, `DELETE FROM meet_participants WHERE poll_id = ? AND id = ?`, pollID, id)
 	})
-	if err != nil {
-		return 0, fmt.Errorf("meet: remove participant: %w", err)
-	}
-	return v, nil
 }
 
 // Participant returns participant id of the poll.
@@ -137,12 +112,7 @@ func (s *Store) timeframes(ctx context.Context, q string, args ...any) ([]Timefr
 
 // AddTimeframe adds one timeframe of a participant.
 func (s *Store) AddTimeframe(ctx context.Context, pollID string, t *Timeframe) (int64, error) {
-	var v int64
-	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
-		var err error
-		if v, err = s.touch(ctx, tx, pollID); err != nil {
-			return err
-		}
+	return s.change(ctx, pollID, "add timeframe", func(tx *db.Tx) error {
 		var n int
 		if err := db.Scan(tx.QueryRow(ctx, `SELECT COUNT(*) FROM meet_timeframes WHERE participant_id = ?`, t.ParticipantID), &n); err != nil {
 			return err
@@ -153,52 +123,23 @@ func (s *Store) AddTimeframe(ctx context.Context, pollID string, t *Timeframe) (
 		return db.Scan(tx.QueryRow(ctx, `INSERT INTO meet_timeframes (poll_id, participant_id, start_at, end_at, tier)
 			VALUES (?,?,?,?,?) RETURNING id`, pollID, t.ParticipantID, t.Start.Unix(), t.End.Unix(), t.Tier), &t.ID)
 	})
-	if err != nil {
-		return 0, fmt.Errorf("meet: add timeframe: %w", err)
-	}
-	return v, nil
 }
 
 // DeleteTimeframe removes a participant's timeframe.
 func (s *Store) DeleteTimeframe(ctx context.Context, pollID string, pid, id int64) (int64, error) {
-	var v int64
-	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
-		var err error
-		if v, err = s.touch(ctx, tx, pollID); err != nil {
-			return err
-		}
-		res, err := tx.Exec(ctx, `DELETE FROM meet_timeframes WHERE poll_id = ? AND participant_id = ? AND id = ?`, pollID, pid, id)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return errs.ErrNotFound
-		}
-		return nil
+	return s.change(ctx, pollID, "delete timeframe", func(tx *db.Tx) error {
+		return deleteOne(ctx, tx, `DELETE FROM meet_timeframes WHERE poll_id = ? AND participant_id = ? AND id = ?`, pollID, pid, id)
 	})
-	if err != nil {
-		return 0, fmt.Errorf("meet: delete timeframe: %w", err)
-	}
-	return v, nil
 }
 
 // ReplaceAvailability sets a participant's whole availability (the painted grid).
 func (s *Store) ReplaceAvailability(ctx context.Context, pollID string, pid int64, tfs []Timeframe) (int64, error) {
-	var v int64
-	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
-		var err error
-		if v, err = s.touch(ctx, tx, pollID); err != nil {
-			return err
-		}
+	return s.change(ctx, pollID, "replace availability", func(tx *db.Tx) error {
 		if _, err := tx.Exec(ctx, `DELETE FROM meet_timeframes WHERE poll_id = ? AND participant_id = ?`, pollID, pid); err != nil {
 			return err
 		}
 		return insertTimeframes(ctx, tx, pollID, pid, tfs)
 	})
-	if err != nil {
-		return 0, fmt.Errorf("meet: replace availability: %w", err)
-	}
-	return v, nil
 }
 
 func insertTimeframes(ctx context.Context, tx *db.Tx, pollID string, pid int64, tfs []Timeframe) error {
