@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"path/filepath"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -20,6 +21,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/config"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/meet"
+	"github.com/tutti-dev/tutti/internal/pubsub"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -28,6 +30,7 @@ type Main struct {
 	Config   config.Config
 	Log      *slog.Logger
 	DB       *db.DB
+	Bus      *pubsub.Bus
 	Cache    *cache.Cache
 	Site     *web.Site
 	Registry *prometheus.Registry
@@ -55,16 +58,20 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		d.Close()
 		return nil, err
 	}
+	if m.Bus, err = pubsub.Open(cfg.NATSURL, filepath.Join(cfg.DataDir, "nats"), log); err != nil {
+		d.Close()
+		return nil, err
+	}
 	m.Cache = cache.New(cache.NewLocal(cfg.CacheSize))
 	assets, err := web.NewAssets(web.StaticFS(), "/static/")
 	if err != nil {
-		d.Close()
+		m.Close()
 		return nil, err
 	}
 	m.Site = &web.Site{Assets: assets, Log: log, Apps: Apps()}
 	m.Meet, err = meet.New(meet.Deps{DB: d, Cache: m.Cache, Site: m.Site, Log: log, BaseURL: cfg.BaseURL})
 	if err != nil {
-		d.Close()
+		m.Close()
 		return nil, err
 	}
 	m.registerMetrics()
@@ -160,5 +167,11 @@ func (m *Main) serveDebug() {
 	}
 }
 
-// Close releases the database.
-func (m *Main) Close() error { return m.DB.Close() }
+// Close releases the bus and the database.
+func (m *Main) Close() error {
+	var err error
+	if m.Bus != nil {
+		err = m.Bus.Close()
+	}
+	return errors.Join(err, m.DB.Close())
+}

@@ -28,6 +28,12 @@ func (m *Main) routes() http.Handler {
 			w.Write([]byte("database unreachable\n"))
 			return
 		}
+		if err := m.Bus.Ping(ctx); err != nil {
+			m.Log.Warn("not ready", "err", err)
+			w.WriteHeader(http.StatusServiceUnavailable)
+			w.Write([]byte("message bus unreachable\n"))
+			return
+		}
 		w.Write([]byte("ready\n"))
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{}))

@@ -20,6 +20,7 @@ type Config struct {
 	Addr            string        // listen address
 	DataDir         string        // SQLite database, uploads, embedded stores
 	DatabaseURL     string        // postgres://... for PostgreSQL; empty for SQLite in DataDir
+	NATSURL         string        // nats://... of a NATS cluster; empty for NATS embedded in the process
 	LogLevel        slog.Level    // debug, info, warn, error
 	LogFormat       string        // text or json
 	Demo            bool          // load the demo data set on start
@@ -70,6 +71,7 @@ func Flags(fs *flag.FlagSet, c *Config, getenv func(string) string) []Var {
 	str(&c.Addr, "addr", "TUTTI_ADDR", d.Addr, "listen address")
 	str(&c.DataDir, "data-dir", "TUTTI_DATA_DIR", d.DataDir, "data directory: SQLite database, uploads, embedded stores")
 	str(&c.DatabaseURL, "database-url", "TUTTI_DATABASE_URL", "", "postgres://... switches to PostgreSQL; empty means SQLite in the data directory")
+	str(&c.NATSURL, "nats-url", "TUTTI_NATS_URL", "", "nats://... of a NATS cluster with JetStream; empty means NATS embedded in the process, stored in the data directory")
 	str(&c.LogFormat, "log-format", "TUTTI_LOG_FORMAT", d.LogFormat, "log format: text or json")
 	str(&c.DebugAddr, "debug-addr", "TUTTI_DEBUG_ADDR", "", "if set, serve Go profiles (net/http/pprof) on this address; keep it private")
 	str(&c.BaseURL, "base-url", "TUTTI_BASE_URL", "", "public base URL for links in calendars and mail; empty means taken from each request")
