@@ -8,6 +8,7 @@ package errs
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Kind classifies an error for its HTTP status.
@@ -27,10 +28,11 @@ const (
 
 // Error is an error with a kind and a safe message.
 type Error struct {
-	Kind    Kind
-	Message string            // safe to show the user
-	Fields  map[string]string // field -> message, for Invalid
-	Err     error             // the cause, for logs only
+	Kind       Kind
+	Message    string            // safe to show the user
+	Fields     map[string]string // field -> message, for Invalid
+	RetryAfter time.Duration     // for TooMany: when to try again (the Retry-After header)
+	Err        error             // the cause, for logs only
 }
 
 func (e *Error) Error() string {
@@ -56,6 +58,13 @@ func E(kind Kind, format string, args ...any) *Error {
 // Fields makes an Invalid error carrying field messages.
 func Fields(fields map[string]string) *Error {
 	return &Error{Kind: Invalid, Message: "Please correct the marked fields.", Fields: fields}
+}
+
+// Slow makes a TooMany error that tells the client to retry after d.
+func Slow(d time.Duration, format string, args ...any) *Error {
+	e := E(TooMany, format, args...)
+	e.RetryAfter = d
+	return e
 }
 
 // As returns the first *Error in err's chain, or an Internal error wrapping err.

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/a-h/templ"
@@ -103,6 +105,9 @@ func (s *Site) Error(w http.ResponseWriter, r *http.Request, err error) {
 	h.Del("Content-Encoding")
 	h.Del("ETag")
 	h.Set("Cache-Control", "no-store")
+	if e.RetryAfter > 0 {
+		h.Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
+	}
 	if WantsJSON(r) {
 		h.Set("Content-Type", "application/problem+json")
 		w.WriteHeader(status)

@@ -1,0 +1,48 @@
+package auth
+
+import (
+	"context"
+	"net/url"
+	"time"
+)
+
+// User is a platform account as apps see it (never its password hash).
+type User struct {
+	ID          int64
+	Username    string // as typed at sign-up; unique case-insensitively
+	Email       string
+	DisplayName string // may be empty: then Name() is the username
+	Bio         string
+	Avatar      string // storage key of the resized avatar; empty: none
+	Moderator   bool
+	CreatedAt   time.Time
+}
+
+// Name is what to show for the user.
+func (u *User) Name() string {
+	if u.DisplayName != "" {
+		return u.DisplayName
+	}
+	return u.Username
+}
+
+type ctxKey struct{}
+
+// WithUser returns ctx carrying u (the auth middleware does this per request).
+func WithUser(ctx context.Context, u *User) context.Context {
+	return context.WithValue(ctx, ctxKey{}, u)
+}
+
+// UserFrom returns the signed-in user of the request's context, or nil.
+func UserFrom(ctx context.Context) *User {
+	u, _ := ctx.Value(ctxKey{}).(*User)
+	return u
+}
+
+// LoginURL is the login page that returns to next afterwards.
+func LoginURL(next string) string {
+	if next == "" {
+		return "/account/login"
+	}
+	return "/account/login?next=" + url.QueryEscape(next)
+}
