@@ -1,0 +1,154 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tutti-dev/tutti/internal/errs"
+)
+
+// ErrClosed is returned by Batcher.Do once the batcher has been closed.
+var ErrClosed = errs.E(errs.Internal, "The server is shutting down; please try again.")
+
+// Batcher group-commits writes: callers hand it a function to run in a write
+// transaction and wait for its commit, while one goroutine runs everything
+// that queued up meanwhile in a single transaction. Under load many writes
+// share one BEGIN ... COMMIT (and one fsync), instead of each request taking
+// the write lock in turn; when idle a write commits at once, alone.
+//
+// If any function of a batch fails, or the commit does, the batch is rolled
+// back and each of its functions is run again in a transaction of its own, so
+// that one bad write fails alone. Functions must therefore have no effects
+// outside the transaction and must set (not accumulate) what they capture.
+type Batcher struct {
+	db   *DB
+	max  int
+	jobs chan *job
+
+	mu     sync.RWMutex // guards closed against Do sending on jobs
+	closed bool
+	done   chan struct{}
+
+	batches, writes atomic.Int64 // transactions committed, and the writes in them
+}
+
+type job struct {
+	ctx context.Context
+	fn  func(ctx context.Context, tx *Tx) error
+	err chan error
+}
+
+// NewBatcher starts a batcher that commits up to max functions per transaction.
+func (db *DB) NewBatcher(max int) *Batcher {
+	if max < 1 {
+		max = 1
+	}
+	b := &Batcher{db: db, max: max, jobs: make(chan *job, 4*max), done: make(chan struct{})}
+	go b.loop()
+	return b
+}
+
+// Do runs fn in a write transaction shared with other writes and returns once
+// that transaction committed (nil) or fn's own error. A caller that gives up
+// (ctx done) before its write was started withdraws it; once started, the
+// write is committed even if the caller has left.
+func (b *Batcher) Do(ctx context.Context, fn func(ctx context.Context, tx *Tx) error) error {
+	j := &job{ctx: ctx, fn: fn, err: make(chan error, 1)}
+	b.mu.RLock()
+	if b.closed {
+		b.mu.RUnlock()
+		return ErrClosed
+	}
+	select {
+	case b.jobs <- j:
+	case <-ctx.Done():
+		b.mu.RUnlock()
+		return ctx.Err()
+	}
+	b.mu.RUnlock()
+	return <-j.err
+}
+
+// Stats returns the transactions committed and the writes they held.
+func (b *Batcher) Stats() (batches, writes int64) { return b.batches.Load(), b.writes.Load() }
+
+// Close stops taking writes, commits every write already queued, and returns
+// when the last one is done (call it on graceful shutdown, after the HTTP
+// server stopped and before the database closes).
+func (b *Batcher) Close() {
+	b.mu.Lock()
+	if !b.closed {
+		b.closed = true
+		close(b.jobs)
+	}
+	b.mu.Unlock()
+	<-b.done
+}
+
+func (b *Batcher) loop() {
+	defer close(b.done)
+	batch := make([]*job, 0, b.max)
+	for j := range b.jobs {
+		batch = append(batch[:0], j)
+	fill:
+		for len(batch) < b.max {
+			select {
+			case j, ok := <-b.jobs:
+				if !ok {
+					break fill
+				}
+				batch = append(batch, j)
+			default:
+				break fill
+			}
+		}
+		b.commit(batch)
+	}
+}
+
+// commit runs batch in one transaction, or each job alone if that fails.
+func (b *Batcher) commit(batch []*job) {
+	live := batch[:0:0]
+	for _, j := range batch {
+		if err := j.ctx.Err(); err != nil {
+			j.err <- err // withdrawn before it started
+			continue
+		}
+		live = append(live, j)
+	}
+	if len(live) == 0 {
+		return
+	}
+	ctx := context.Background() // started writes finish even if their caller left
+	if len(live) > 1 {
+		err := b.db.WithTx(ctx, func(tx *Tx) error {
+			for _, j := range live {
+				if err := j.fn(ctx, tx); err != nil {
+					return errOne
+				}
+			}
+			return nil
+		})
+		if err == nil {
+			b.batches.Add(1)
+			b.writes.Add(int64(len(live)))
+			for _, j := range live {
+				j.err <- nil
+			}
+			return
+		}
+	}
+	for _, j := range live {
+		err := b.db.WithTx(ctx, func(tx *Tx) error { return j.fn(ctx, tx) })
+		if err == nil {
+			b.batches.Add(1)
+			b.writes.Add(1)
+		}
+		j.err <- err
+	}
+}
+
+// errOne marks a batch that failed because one of its writes did.
+var errOne = errors.New("db: a write of the batch failed")

@@ -1,0 +1,111 @@
+package db_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/db/dbtest"
+	"github.com/tutti-dev/tutti/internal/errs"
+)
+
+func TestBatcherCommitsEveryWriteAndIsolatesFailures(t *testing.T) {
+	for name, u := range dbtest.URLs(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			d := dbtest.Open(t, u)
+			if _, err := d.SQL().ExecContext(ctx, "CREATE TABLE batch_t (n INTEGER PRIMARY KEY)"); err != nil {
+				t.Fatal(err)
+			}
+			b := d.NewBatcher(64)
+			const writers = 400
+			var wg sync.WaitGroup
+			errc := make([]error, writers)
+			for i := range writers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					n := i
+					if i%50 == 7 {
+						n = -1 // every one of these collides with the first -1
+					}
+					errc[i] = b.Do(ctx, func(ctx context.Context, tx *db.Tx) error {
+						_, err := tx.Exec(ctx, "INSERT INTO batch_t (n) VALUES (?)", n)
+						return err
+					})
+				}()
+			}
+			wg.Wait()
+			b.Close()
+			var ok, conflicts int
+			for _, err := range errc {
+				switch {
+				case err == nil:
+					ok++
+				case errors.Is(err, errs.ErrConflict):
+					conflicts++
+				default:
+					t.Fatalf("write failed: %v", err)
+				}
+			}
+			// 8 writers use -1: one lands, seven conflict.
+			if ok != writers-7 || conflicts != 7 {
+				t.Errorf("got %d ok and %d conflicts; want %d and 7", ok, conflicts, writers-7)
+			}
+			var rows int
+			if err := db.Scan(d.QueryRow(ctx, "SELECT count(*) FROM batch_t"), &rows); err != nil {
+				t.Fatal(err)
+			}
+			if rows != ok {
+				t.Errorf("got %d rows; want %d (one per successful write)", rows, ok)
+			}
+			batches, writes := b.Stats()
+			if writes != int64(ok) || batches > writes {
+				t.Errorf("stats: %d batches, %d writes; want %d writes in at most as many batches", batches, writes, ok)
+			}
+			if err := b.Do(ctx, func(context.Context, *db.Tx) error { return nil }); !errors.Is(err, db.ErrClosed) {
+				t.Errorf("Do after Close: got %v; want ErrClosed", err)
+			}
+		})
+	}
+}
+
+func TestBatcherCloseDrainsQueuedWrites(t *testing.T) {
+	ctx := context.Background()
+	d := dbtest.Open(t, "")
+	if _, err := d.SQL().ExecContext(ctx, "CREATE TABLE batch_d (n INTEGER)"); err != nil {
+		t.Fatal(err)
+	}
+	b := d.NewBatcher(16)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	accepted := 0
+	for i := range 200 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := b.Do(ctx, func(ctx context.Context, tx *db.Tx) error {
+				_, err := tx.Exec(ctx, "INSERT INTO batch_d (n) VALUES (?)", i)
+				return err
+			})
+			if err == nil {
+				mu.Lock()
+				accepted++
+				mu.Unlock()
+			} else if !errors.Is(err, db.ErrClosed) {
+				t.Errorf("write: %v", err)
+			}
+		}()
+	}
+	b.Close() // races the writers: each is either committed or refused, never lost
+	wg.Wait()
+	var rows int
+	if err := db.Scan(d.QueryRow(ctx, "SELECT count(*) FROM batch_d"), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if rows != accepted {
+		t.Errorf("got %d rows; want %d (every accepted write committed)", rows, accepted)
+	}
+}
