@@ -1,0 +1,98 @@
+package files
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/tutti-dev/tutti/internal/errs"
+)
+
+func TestValidKey(t *testing.T) {
+	cases := []struct {
+		key  string
+		want bool
+	}{
+		{"avatars/abc.jpg", true},
+		{"a/b/c_d-e.png", true},
+		{"", false},
+		{"../etc/passwd", false},
+		{"avatars/../x", false},
+		{"/abs", false},
+		{"a//b", false},
+		{"a/.hidden", false},
+		{"a b", false},
+		{"a\\b", false},
+		{strings.Repeat("a", 201), false},
+	}
+	for _, c := range cases {
+		if got := ValidKey(c.key); got != c.want {
+			t.Errorf("ValidKey(%q) = %v; want %v", c.key, got, c.want)
+		}
+	}
+}
+
+func TestLocalPutOpenServeDelete(t *testing.T) {
+	ctx := context.Background()
+	l, err := NewLocal(t.TempDir(), "/files/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := NewKey("avatars", ".jpg")
+	if err := l.Put(ctx, key, strings.NewReader("jpegbytes"), "image/jpeg"); err != nil {
+		t.Fatal(err)
+	}
+	if got := l.URL(key); got != "/files/"+key {
+		t.Errorf("URL = %q; want /files/%s", got, key)
+	}
+	f, err := l.Open(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(f)
+	f.Close()
+	if string(b) != "jpegbytes" || f.ContentType() != "image/jpeg" {
+		t.Errorf("got %q %q; want jpegbytes image/jpeg", b, f.ContentType())
+	}
+
+	h := Handler(l, "/files/")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/files/"+key, nil))
+	if rec.Code != 200 || rec.Body.String() != "jpegbytes" {
+		t.Fatalf("GET: %d %q; want 200 jpegbytes", rec.Code, rec.Body.String())
+	}
+	if cc := rec.Header().Get("Cache-Control"); !strings.Contains(cc, "immutable") {
+		t.Errorf("Cache-Control = %q; want immutable", cc)
+	}
+	req := httptest.NewRequest("GET", "/files/"+key, nil)
+	req.Header.Set("If-None-Match", rec.Header().Get("ETag"))
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusNotModified {
+		t.Errorf("revalidation: %d; want 304", rec.Code)
+	}
+
+	for _, p := range []string{"/files/../x", "/files/avatars/none.jpg", "/files/"} {
+		rec = httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", p, nil))
+		if rec.Code != 404 {
+			t.Errorf("GET %s: %d; want 404", p, rec.Code)
+		}
+	}
+
+	if err := l.Delete(ctx, key); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Delete(ctx, key); err != nil {
+		t.Errorf("second delete: %v; want nil", err)
+	}
+	if _, err := l.Open(ctx, key); errs.KindOf(err) != errs.NotFound {
+		t.Errorf("open after delete: %v; want not found", err)
+	}
+	if err := l.Put(ctx, "../evil", strings.NewReader("x"), ""); err == nil {
+		t.Error("put ../evil: nil error; want refused")
+	}
+}
