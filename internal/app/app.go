@@ -12,14 +12,17 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/cache"
 	"github.com/tutti-dev/tutti/internal/config"
 	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/files"
 	"github.com/tutti-dev/tutti/internal/meet"
 	"github.com/tutti-dev/tutti/internal/pubsub"
 	"github.com/tutti-dev/tutti/internal/web"
@@ -35,15 +38,18 @@ type Main struct {
 	Site     *web.Site
 	Registry *prometheus.Registry
 	Handler  http.Handler
+	Files    files.Storage
+	Auth     *auth.Service
 	Meet     *meet.App
 
 	srv *http.Server
 	ln  net.Listener
 }
 
-// Migrations lists every app's migrations, in the order they are applied.
+// Migrations lists every app's migrations, in the order they are applied:
+// auth first, since apps refer to its users.
 func Migrations() []db.Migrations {
-	return []db.Migrations{meet.Migrations}
+	return []db.Migrations{auth.Migrations, meet.Migrations}
 }
 
 // New opens the database, migrates it and builds the handler; it does not listen.
@@ -69,6 +75,16 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		return nil, err
 	}
 	m.Site = &web.Site{Assets: assets, Log: log, Apps: Apps()}
+	if m.Files, err = files.NewLocal(filepath.Join(cfg.DataDir, "uploads"), files.Prefix); err != nil {
+		m.Close()
+		return nil, err
+	}
+	m.Auth, err = auth.New(auth.Deps{DB: d, Cache: m.Cache, Site: m.Site, Log: log, Files: m.Files,
+		SecureCookies: strings.HasPrefix(cfg.BaseURL, "https://")})
+	if err != nil {
+		m.Close()
+		return nil, err
+	}
 	m.Meet, err = meet.New(meet.Deps{DB: d, Cache: m.Cache, Site: m.Site, Log: log, BaseURL: cfg.BaseURL})
 	if err != nil {
 		m.Close()
@@ -136,6 +152,9 @@ func (m *Main) Serve(ctx context.Context) error {
 	m.Log.Info("listening", "url", m.URL(), "db", m.DB.Dialect, "data", m.Config.DataDir)
 	if m.Config.DebugAddr != "" {
 		go m.serveDebug()
+	}
+	if st := m.Auth.Sessions(); st != nil {
+		go st.RunCleanup(ctx, time.Hour, m.Log)
 	}
 	select {
 	case err := <-errc:

@@ -7,6 +7,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/files"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -40,6 +42,8 @@ func (m *Main) routes() http.Handler {
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		m.Site.Render(w, r, http.StatusOK, Landing(m.Site))
 	})
+	mux.Handle("GET "+files.Prefix, files.Handler(m.Files, files.Prefix))
+	m.Auth.Routes(mux)
 	m.Meet.Routes(mux)
 	for _, a := range m.Site.Apps {
 		if !a.Ready {
@@ -55,6 +59,7 @@ func (m *Main) routes() http.Handler {
 		web.Recover(m.Site),
 		web.SecurityHeaders,
 		web.CrossOrigin(m.Site),
-		web.LimitBody(m.Config.MaxBodyBytes),
+		m.Auth.Middleware,
+		web.LimitBodyWith(m.Config.MaxBodyBytes, auth.BodyLimits()),
 	)
 }

@@ -3,6 +3,8 @@ package auth
 import (
 	"context"
 	"net/url"
+
+	"github.com/tutti-dev/tutti/internal/files"
 	"time"
 )
 
@@ -45,4 +47,24 @@ func LoginURL(next string) string {
 		return "/account/login"
 	}
 	return "/account/login?next=" + url.QueryEscape(next)
+}
+
+// AvatarURL is the URL of the user's picture, or "" without one (show the
+// initials then).
+func (u *User) AvatarURL() string {
+	if u.Avatar == "" {
+		return ""
+	}
+	return files.Prefix + u.Avatar
+}
+
+// ProfileURL is the public profile page of username.
+func ProfileURL(username string) string { return "/account/u/" + url.PathEscape(username) }
+
+// withNext appends ?next= to path when next is set.
+func withNext(path, next string) string {
+	if next == "" {
+		return path
+	}
+	return path + "?next=" + url.QueryEscape(next)
 }

@@ -162,21 +162,28 @@ func SecurityHeaders(next http.Handler) http.Handler {
 }
 
 // LimitBody caps request bodies at n bytes; reading past it fails and the
-// handler answers 413 (see IsTooLarge). Handlers that accept uploads raise the
-// cap for their own route with http.MaxBytesReader.
-func LimitBody(n int64) Middleware {
+// handler answers 413 (see IsTooLarge).
+func LimitBody(n int64) Middleware { return LimitBodyWith(n, nil) }
+
+// LimitBodyWith is LimitBody with larger caps for the exact paths in larger
+// (upload routes, e.g. "/account/settings": 5 MiB + form overhead).
+func LimitBodyWith(n int64, larger map[string]int64) Middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Body == nil || r.Body == http.NoBody {
 				next.ServeHTTP(w, r)
 				return
 			}
-			if r.ContentLength > n {
+			limit := n
+			if l, ok := larger[r.URL.Path]; ok {
+				limit = l
+			}
+			if r.ContentLength > limit {
 				w.Header().Set("Connection", "close")
 				http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
 				return
 			}
-			r.Body = http.MaxBytesReader(w, r.Body, n)
+			r.Body = http.MaxBytesReader(w, r.Body, limit)
 			next.ServeHTTP(w, r)
 		})
 	}

@@ -1,0 +1,233 @@
+package auth
+
+import (
+	"context"
+	"embed"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/alexedwards/scs/v2"
+
+	"github.com/tutti-dev/tutti/internal/cache"
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/files"
+	"github.com/tutti-dev/tutti/internal/ratelimit"
+	"github.com/tutti-dev/tutti/internal/web"
+)
+
+//go:embed migrations
+var migrations embed.FS
+
+// Migrations are the users and sessions tables. They must run before every
+// app's migrations: apps reference users(id).
+var Migrations = db.Migrations{App: "auth", FS: mustSub(migrations, "migrations")}
+
+func mustSub(f fs.FS, dir string) fs.FS {
+	sub, err := fs.Sub(f, dir)
+	if err != nil {
+		panic(err) // embedded at build time
+	}
+	return sub
+}
+
+// Session settings: an absolute lifetime, and an idle timeout enforced by a
+// "seen" stamp refreshed at most once per touchEvery, so that a signed-in
+// page view does not cost a database write.
+const (
+	CookieName     = "tutti_session"
+	UserCookieName = "tutti_user" // the username, readable by the page's script
+	Lifetime       = 30 * 24 * time.Hour
+	IdleTimeout    = 7 * 24 * time.Hour
+	touchEvery     = time.Hour
+	MaxAvatarBytes = 5 << 20
+)
+
+// Deps are the core services auth uses.
+type Deps struct {
+	DB    *db.DB
+	Cache *cache.Cache
+	Site  *web.Site
+	Log   *slog.Logger
+	Files files.Storage // avatars
+
+	// SessionStore keeps sessions; nil: the database (DBStore). Cluster mode
+	// can pass a Redis store.
+	SessionStore scs.Store
+	// SecureCookies marks cookies Secure on every request (the public URL is
+	// https behind a proxy); otherwise only requests that came over TLS.
+	SecureCookies bool
+
+	// Rate limits; nil: the defaults (login 10/min per IP and 5/min per
+	// account, sign-up 5/min per IP). ratelimit.Unlimited{} turns one off.
+	LoginPerIP      ratelimit.Limiter
+	LoginPerAccount ratelimit.Limiter
+	SignupPerIP     ratelimit.Limiter
+
+	Now func() time.Time // nil: time.Now
+}
+
+// TxHook runs inside the account-deletion transaction, before the users row
+// goes. It may run more than once (a busy transaction is retried), so it must
+// have no effect outside tx.
+type TxHook func(ctx context.Context, tx *db.Tx, userID int64) error
+
+// Service is the platform's accounts.
+type Service struct {
+	Deps
+	store      *Store
+	sessions   *DBStore // nil when another store is configured
+	sm, smTLS  *scs.SessionManager
+	dummyHash  func() string
+	mu         sync.Mutex
+	txHooks    []TxHook
+	afterHooks []func(ctx context.Context, userID int64)
+}
+
+// New builds the service.
+func New(d Deps) (*Service, error) {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.LoginPerIP == nil {
+		d.LoginPerIP = ratelimit.NewLocal(6*time.Second, 10)
+	}
+	if d.LoginPerAccount == nil {
+		d.LoginPerAccount = ratelimit.NewLocal(12*time.Second, 5)
+	}
+	if d.SignupPerIP == nil {
+		d.SignupPerIP = ratelimit.NewLocal(12*time.Second, 5)
+	}
+	s := &Service{Deps: d, store: &Store{db: d.DB, now: d.Now}}
+	if d.SessionStore == nil {
+		s.sessions = NewDBStore(d.DB)
+		s.sessions.now = d.Now
+		d.SessionStore = s.sessions
+		s.SessionStore = s.sessions
+	}
+	s.sm = s.newManager(d.SecureCookies)
+	s.smTLS = s.newManager(true)
+	// Logins for unknown accounts compare against this hash, so that they
+	// take as long as a wrong password.
+	s.dummyHash = sync.OnceValue(func() string {
+		h, err := HashPassword("not a password" + time.Now().String())
+		if err != nil {
+			panic(err)
+		}
+		return h
+	})
+	return s, nil
+}
+
+func (s *Service) newManager(secure bool) *scs.SessionManager {
+	sm := scs.New()
+	sm.Store = s.SessionStore
+	sm.Lifetime = Lifetime
+	sm.HashTokenInStore = true // a leaked sessions table holds no usable token
+	sm.Cookie.Name = CookieName
+	sm.Cookie.HttpOnly = true
+	sm.Cookie.SameSite = http.SameSiteLaxMode
+	sm.Cookie.Path = "/"
+	sm.Cookie.Persist = true
+	sm.Cookie.Secure = secure
+	sm.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) { s.Site.Error(w, r, err) }
+	return sm
+}
+
+// manager is the session manager for r: the Secure-cookie one over TLS.
+func (s *Service) manager(r *http.Request) *scs.SessionManager {
+	if r.TLS != nil {
+		return s.smTLS
+	}
+	return s.sm
+}
+
+// Sessions is the database session store (nil when another store is used),
+// for its periodic Cleanup.
+func (s *Service) Sessions() *DBStore { return s.sessions }
+
+// OnDelete registers hooks for account deletion: inTx runs in the deleting
+// transaction before the users row goes (see TxHook), after runs once it
+// committed. Either may be nil. Register at start-up.
+func (s *Service) OnDelete(inTx func(ctx context.Context, tx *db.Tx, userID int64) error, after func(ctx context.Context, userID int64)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if inTx != nil {
+		s.txHooks = append(s.txHooks, inTx)
+	}
+	if after != nil {
+		s.afterHooks = append(s.afterHooks, after)
+	}
+}
+
+// User loads a user by id (errs.ErrNotFound if there is none).
+func (s *Service) User(ctx context.Context, id int64) (*User, error) {
+	a, err := s.store.byID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return &a.User, nil
+}
+
+// ByUsername loads a user by username, case-insensitively.
+func (s *Service) ByUsername(ctx context.Context, name string) (*User, error) {
+	a, err := s.store.byUsername(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return &a.User, nil
+}
+
+// SetModerator grants (on) or revokes moderation for username.
+func (s *Service) SetModerator(ctx context.Context, username string, on bool) error {
+	return s.store.setModerator(ctx, username, on)
+}
+
+// Create validates in and makes the account; bad or taken fields come back
+// as errs.Fields. It does not sign in (see SignupAndLogin).
+func (s *Service) Create(ctx context.Context, in Signup) (*User, error) {
+	if f := in.Validate(); len(f) > 0 {
+		return nil, errs.Fields(f)
+	}
+	h, err := hashPassword(ctx, in.Password)
+	if err != nil {
+		return nil, err
+	}
+	return s.CreateWithHash(ctx, in, h)
+}
+
+// CreateWithHash is Create with a precomputed password hash (from
+// HashPassword), for seeds that make many users; in.Password is ignored.
+func (s *Service) CreateWithHash(ctx context.Context, in Signup, hash string) (*User, error) {
+	in.Password = strings.Repeat("x", MinPassword) // validated elsewhere
+	if f := in.Validate(); len(f) > 0 {
+		return nil, errs.Fields(f)
+	}
+	return s.store.create(ctx, in, hash)
+}
+
+// Delete removes the account, running the apps' hooks (see OnDelete) and
+// deleting its avatar. It does not touch the request's session.
+func (s *Service) Delete(ctx context.Context, id int64) error {
+	s.mu.Lock()
+	tx, after := s.txHooks, s.afterHooks
+	s.mu.Unlock()
+	avatar, err := s.store.delete(ctx, id, tx)
+	if err != nil {
+		return err
+	}
+	ctx = context.WithoutCancel(ctx)
+	for _, h := range after {
+		h(ctx, id)
+	}
+	if avatar != "" && s.Files != nil {
+		if err := s.Files.Delete(ctx, avatar); err != nil {
+			s.Log.Warn("delete avatar", "key", avatar, "err", err)
+		}
+	}
+	return nil
+}

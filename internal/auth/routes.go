@@ -1,0 +1,53 @@
+package auth
+
+import (
+	"net/http"
+
+	"github.com/tutti-dev/tutti/internal/web"
+)
+
+// Routes mounts the account pages under /account/.
+func (s *Service) Routes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /account/{$}", s.accountHome)
+	mux.HandleFunc("GET /account/login", s.loginShow)
+	mux.HandleFunc("POST /account/login", s.loginPost)
+	mux.HandleFunc("GET /account/signup", s.signupShow)
+	mux.HandleFunc("POST /account/signup", s.signupPost)
+	mux.HandleFunc("POST /account/logout", s.logoutPost)
+	mux.HandleFunc("GET /account/settings", s.settingsShow)
+	mux.HandleFunc("POST /account/settings", s.settingsPost)
+	mux.HandleFunc("GET /account/password", s.passwordShow)
+	mux.HandleFunc("POST /account/password", s.passwordPost)
+	mux.HandleFunc("GET /account/delete", s.deleteShow)
+	mux.HandleFunc("POST /account/delete", s.deletePost)
+	mux.HandleFunc("GET /account/u/{username}", s.profileShow)
+}
+
+// BodyLimits are the routes that take more than the default request body.
+func BodyLimits() map[string]int64 {
+	return map[string]int64{"/account/settings": MaxAvatarBytes + 256<<10}
+}
+
+// head is the layout's head for an account page, with the viewer's name
+// rendered server-side (these pages are never shared between users).
+func (s *Service) head(r *http.Request, title string) web.Head {
+	h := web.Head{Title: title, App: "/account/"}
+	if u := UserFrom(r.Context()); u != nil {
+		h.User = u.Username
+	}
+	return h
+}
+
+// private marks a per-user page as not for shared caches.
+func private(w http.ResponseWriter) { w.Header().Set("Cache-Control", "private, no-cache") }
+
+func (s *Service) redirect(w http.ResponseWriter, r *http.Request, to string) {
+	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+// accountHome sends visitors to the login page and users to their settings.
+func (s *Service) accountHome(w http.ResponseWriter, r *http.Request) {
+	if _, ok := RequireUser(w, r); ok {
+		s.redirect(w, r, "/account/settings")
+	}
+}

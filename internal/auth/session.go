@@ -1,0 +1,243 @@
+package auth
+
+import (
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/alexedwards/scs/v2"
+
+	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/web"
+)
+
+// Session keys. Only the user id and the session generation at login are
+// stored; the user is loaded per request, so a password change (which bumps
+// users.session_gen) or a deleted account ends every other session at once.
+const (
+	keyUID  = "uid"
+	keyGen  = "gen"
+	keySeen = "seen"
+)
+
+// msgBadLogin is the one answer to an unknown account and a wrong password.
+const msgBadLogin = "Wrong username, e-mail or password."
+
+// Middleware loads the session and puts the signed-in user (if any) in the
+// request's context. A GET or HEAD without the session cookie, which is every
+// anonymous page view, costs no session work and no query at all.
+func (s *Service) Middleware(next http.Handler) http.Handler {
+	plain := s.sm.LoadAndSave(s.loadUser(s.sm, next))
+	tls := s.smTLS.LoadAndSave(s.loadUser(s.smTLS, next))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && !hasCookie(r, CookieName) {
+			if hasCookie(r, UserCookieName) { // left over: the session is gone
+				s.clearUserCookie(w, r)
+			}
+			next.ServeHTTP(w, r)
+			return
+		}
+		if r.TLS != nil {
+			tls.ServeHTTP(w, r)
+			return
+		}
+		plain.ServeHTTP(w, r)
+	})
+}
+
+func hasCookie(r *http.Request, name string) bool {
+	if len(r.Header["Cookie"]) == 0 {
+		return false
+	}
+	_, err := r.Cookie(name)
+	return err == nil
+}
+
+// loadUser resolves the session's user; a stale generation, a deleted user or
+// an idle session make the request anonymous and end the session.
+func (s *Service) loadUser(sm *scs.SessionManager, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		uid := sm.GetInt64(ctx, keyUID)
+		if uid == 0 {
+			if hasCookie(r, UserCookieName) {
+				s.clearUserCookie(w, r)
+			}
+			next.ServeHTTP(w, r)
+			return
+		}
+		now := s.Now().Unix()
+		seen := sm.GetInt64(ctx, keySeen)
+		a, err := s.store.byID(ctx, uid)
+		switch {
+		case err != nil && !errors.Is(err, errs.ErrNotFound):
+			s.Site.Error(w, r, err)
+			return
+		case err != nil, a.gen != sm.GetInt64(ctx, keyGen), now-seen > int64(IdleTimeout/time.Second):
+			if err := sm.Destroy(ctx); err != nil {
+				s.Site.Error(w, r, err)
+				return
+			}
+			s.clearUserCookie(w, r)
+			next.ServeHTTP(w, r)
+			return
+		}
+		if now-seen > int64(touchEvery/time.Second) {
+			sm.Put(ctx, keySeen, now)
+		}
+		next.ServeHTTP(w, r.WithContext(WithUser(ctx, &a.User)))
+	})
+}
+
+// Login checks the credentials (login is a username or an e-mail), then
+// starts a fresh session for the user: a new token, the user id and the
+// session generation, and the tutti_user cookie for the page header. Errors:
+// errs.Unauthorized with one neutral message whether the account exists or
+// not (an unknown account costs a hash too), errs.TooMany (errs.Slow) past
+// the rate limits. The request must have passed through Middleware.
+func (s *Service) Login(w http.ResponseWriter, r *http.Request, login, password string) (*User, error) {
+	ctx := r.Context()
+	login = strings.TrimSpace(login)
+	if ok, retry := s.LoginPerIP.Allow(ctx, "login:ip:"+clientIP(r)); !ok {
+		return nil, errs.Slow(retry, "Too many login attempts. Please wait a moment and try again.")
+	}
+	if ok, retry := s.LoginPerAccount.Allow(ctx, "login:acct:"+strings.ToLower(login)); !ok {
+		return nil, errs.Slow(retry, "Too many login attempts for this account. Please wait a moment and try again.")
+	}
+	a, err := s.store.byLogin(ctx, login)
+	if err != nil && !errors.Is(err, errs.ErrNotFound) {
+		return nil, err
+	}
+	hash := s.dummyHash()
+	if a != nil {
+		hash = a.hash
+	}
+	match, err := checkPassword(ctx, hash, password)
+	if err != nil && ctx.Err() != nil {
+		return nil, err
+	}
+	if a == nil || !match {
+		return nil, errs.E(errs.Unauthorized, msgBadLogin)
+	}
+	if err := s.startSession(w, r, a); err != nil {
+		return nil, err
+	}
+	return &a.User, nil
+}
+
+// startSession gives the request's session a new token and the user.
+func (s *Service) startSession(w http.ResponseWriter, r *http.Request, a *account) error {
+	sm := s.manager(r)
+	ctx := r.Context()
+	if err := sm.RenewToken(ctx); err != nil {
+		return err
+	}
+	if err := sm.Clear(ctx); err != nil {
+		return err
+	}
+	sm.Put(ctx, keyUID, a.ID)
+	sm.Put(ctx, keyGen, a.gen)
+	sm.Put(ctx, keySeen, s.Now().Unix())
+	s.setUserCookie(w, r, a.Username)
+	return nil
+}
+
+// Logout ends the request's session: its row is deleted and both cookies
+// are expired (a new session, with a new token, starts only when needed).
+func (s *Service) Logout(w http.ResponseWriter, r *http.Request) error {
+	if err := s.manager(r).Destroy(r.Context()); err != nil {
+		return err
+	}
+	s.clearUserCookie(w, r)
+	return nil
+}
+
+// SignupAndLogin creates the account (rate-limited per IP) and signs it in.
+func (s *Service) SignupAndLogin(w http.ResponseWriter, r *http.Request, in Signup) (*User, error) {
+	ctx := r.Context()
+	if ok, retry := s.SignupPerIP.Allow(ctx, "signup:ip:"+clientIP(r)); !ok {
+		return nil, errs.Slow(retry, "Too many sign-ups from here. Please wait a moment and try again.")
+	}
+	u, err := s.Create(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.startSession(w, r, &account{User: *u, gen: 1}); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+func (s *Service) secure(r *http.Request) bool { return s.SecureCookies || r.TLS != nil }
+
+// setUserCookie sets tutti_user, which the header script reads to show the
+// username on pages cached for everyone. It is only a display hint: the
+// server never trusts it.
+func (s *Service) setUserCookie(w http.ResponseWriter, r *http.Request, username string) {
+	http.SetCookie(w, &http.Cookie{Name: UserCookieName, Value: username, Path: "/", MaxAge: int(Lifetime / time.Second),
+		SameSite: http.SameSiteLaxMode, Secure: s.secure(r)})
+}
+
+func (s *Service) clearUserCookie(w http.ResponseWriter, r *http.Request) {
+	http.SetCookie(w, &http.Cookie{Name: UserCookieName, Value: "", Path: "/", MaxAge: -1,
+		SameSite: http.SameSiteLaxMode, Secure: s.secure(r)})
+}
+
+// clientIP is the peer's address. Behind a proxy every client would share
+// it; trusting X-Forwarded-For needs the proxy's address configured (not yet).
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// SafeNext returns next if it is a same-site relative path ("/meet/..."),
+// else "": no scheme, no host, no "//" or "/\" (which browsers read as a
+// host), no control characters.
+func SafeNext(next string) string {
+	if next == "" || len(next) > 2000 || next[0] != '/' || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
+		return ""
+	}
+	for i := 0; i < len(next); i++ {
+		if next[i] < 0x20 || next[i] == 0x7f || next[i] == '\\' {
+			return ""
+		}
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil {
+		return ""
+	}
+	return next
+}
+
+// RequireUser returns the signed-in user, or answers and returns false:
+// browsers are sent (303) to the login page, which brings them back; API and
+// JSON clients get 401 problem details.
+func RequireUser(w http.ResponseWriter, r *http.Request) (*User, bool) {
+	if u := UserFrom(r.Context()); u != nil {
+		return u, true
+	}
+	if web.WantsJSON(r) {
+		h := w.Header()
+		h.Set("Content-Type", "application/problem+json")
+		h.Set("Cache-Control", "no-store")
+		w.WriteHeader(http.StatusUnauthorized)
+		json.NewEncoder(w).Encode(web.Problem{Type: "about:blank", Title: http.StatusText(http.StatusUnauthorized),
+			Status: http.StatusUnauthorized, Detail: "Please sign in.", Instance: r.URL.Path})
+		return nil, false
+	}
+	next := ""
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		next = r.URL.RequestURI()
+	} else if ref, err := url.Parse(r.Referer()); err == nil && ref.Host == r.Host {
+		next = ref.RequestURI()
+	}
+	http.Redirect(w, r, LoginURL(SafeNext(next)), http.StatusSeeOther)
+	return nil, false
+}
