@@ -25,6 +25,8 @@ import (
 	"github.com/tutti-dev/tutti/internal/files"
 	"github.com/tutti-dev/tutti/internal/meet"
 	"github.com/tutti-dev/tutti/internal/pubsub"
+	"github.com/tutti-dev/tutti/internal/ratelimit"
+	"github.com/tutti-dev/tutti/internal/roar"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -41,6 +43,7 @@ type Main struct {
 	Files    files.Storage
 	Auth     *auth.Service
 	Meet     *meet.App
+	Roar     *roar.App
 
 	srv *http.Server
 	ln  net.Listener
@@ -49,7 +52,7 @@ type Main struct {
 // Migrations lists every app's migrations, in the order they are applied:
 // auth first, since apps refer to its users.
 func Migrations() []db.Migrations {
-	return []db.Migrations{auth.Migrations, meet.Migrations}
+	return []db.Migrations{auth.Migrations, meet.Migrations, roar.Migrations}
 }
 
 // New opens the database, migrates it and builds the handler; it does not listen.
@@ -90,6 +93,14 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		m.Close()
 		return nil, err
 	}
+	rd := roar.Deps{DB: d, Cache: m.Cache, Site: m.Site, Log: log, Bus: m.Bus, Auth: m.Auth}
+	if n := cfg.RoarPostsPerMin; n > 0 {
+		rd.PostLimit = ratelimit.NewLocal(time.Minute/time.Duration(n), 10)
+	}
+	if m.Roar, err = roar.New(ctx, rd); err != nil {
+		m.Close()
+		return nil, err
+	}
 	m.registerMetrics()
 	m.Handler = m.routes()
 	return m, nil
@@ -99,7 +110,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 func Apps() []web.AppLink {
 	return []web.AppLink{
 		{Path: "/meet/", Name: "meet", Blurb: "Find the time that suits everyone: group polls with preference tiers, a paintable grid and a heat map.", Ready: true},
-		{Path: "/roar/", Name: "roar", Blurb: "A microblog with a live timeline and a REST API."},
+		{Path: "/roar/", Name: "roar", Blurb: "A microblog with a live timeline and a REST API.", Ready: true},
 		{Path: "/music/", Name: "music", Blurb: "Share songs and playlists with friends; comments, likes, hashtags and what is trending."},
 		{Path: "/rent/", Name: "rent", Blurb: "Rent instruments from people near you, by the day."},
 		{Path: "/race/", Name: "race", Blurb: "Race registration that takes the opening rush without losing a runner."},
@@ -162,6 +173,7 @@ func (m *Main) Serve(ctx context.Context) error {
 	case <-ctx.Done():
 	}
 	m.Log.Info("shutting down", "deadline", m.Config.ShutdownTimeout)
+	m.Roar.Shutdown() // live streams end, so that the server can stop
 	sctx, cancel := context.WithTimeout(context.Background(), m.Config.ShutdownTimeout)
 	defer cancel()
 	if err := m.srv.Shutdown(sctx); err != nil {
@@ -186,8 +198,11 @@ func (m *Main) serveDebug() {
 	}
 }
 
-// Close releases the bus and the database.
+// Close commits the writes still queued, then releases the bus and the database.
 func (m *Main) Close() error {
+	if m.Roar != nil {
+		m.Roar.Close()
+	}
 	var err error
 	if m.Bus != nil {
 		err = m.Bus.Close()

@@ -29,6 +29,7 @@ type Config struct {
 	MaxBodyBytes    int64         // default request body limit
 	BaseURL         string        // public URL, for links in mail and calendars; empty: from the request
 	DebugAddr       string        // if set, net/http/pprof listens here (keep it on loopback)
+	RoarPostsPerMin int           // roars a user may post per minute (bursts of up to 10); 0: no limit
 }
 
 // Default is the configuration of `tutti serve` with nothing set.
@@ -41,6 +42,7 @@ func Default() Config {
 		ShutdownTimeout: 15 * time.Second,
 		CacheSize:       256 << 20,
 		MaxBodyBytes:    1 << 20,
+		RoarPostsPerMin: 30,
 	}
 }
 
@@ -81,6 +83,8 @@ func Flags(fs *flag.FlagSet, c *Config, getenv func(string) string) []Var {
 	vars = append(vars, Var{"shutdown-timeout", "TUTTI_SHUTDOWN_TIMEOUT", d.ShutdownTimeout.String(), "graceful shutdown deadline"})
 	fs.IntVar(&c.CacheSize, "cache-bytes", intFrom(env("TUTTI_CACHE_BYTES", ""), d.CacheSize), "in-process cache capacity in bytes (env TUTTI_CACHE_BYTES)")
 	vars = append(vars, Var{"cache-bytes", "TUTTI_CACHE_BYTES", fmt.Sprint(d.CacheSize), "in-process cache capacity in bytes"})
+	fs.IntVar(&c.RoarPostsPerMin, "roar-posts-per-minute", intFrom(env("TUTTI_ROAR_POSTS_PER_MINUTE", ""), d.RoarPostsPerMin), "roars a user may post per minute, in bursts of up to 10; 0 means no limit (env TUTTI_ROAR_POSTS_PER_MINUTE)")
+	vars = append(vars, Var{"roar-posts-per-minute", "TUTTI_ROAR_POSTS_PER_MINUTE", fmt.Sprint(d.RoarPostsPerMin), "roars a user may post per minute (bursts of up to 10); 0: no limit"})
 	fs.BoolVar(&c.Demo, "demo", env("TUTTI_DEMO", "") == "1" || env("TUTTI_DEMO", "") == "true", "load the demo data set on start (env TUTTI_DEMO=1)")
 	vars = append(vars, Var{"demo", "TUTTI_DEMO", "off", "load a small demo data set on start"})
 	return vars
@@ -105,6 +109,9 @@ func (c *Config) Validate() error {
 	}
 	if c.CacheSize < 1<<20 {
 		errs = append(errs, fmt.Errorf("cache-bytes %d: want at least 1 MiB", c.CacheSize))
+	}
+	if c.RoarPostsPerMin < 0 {
+		errs = append(errs, fmt.Errorf("roar-posts-per-minute %d: want 0 or more", c.RoarPostsPerMin))
 	}
 	if c.MaxBodyBytes <= 0 {
 		c.MaxBodyBytes = Default().MaxBodyBytes

@@ -1,0 +1,310 @@
+package roar
+
+import (
+	"bytes"
+	"net/http"
+	"strconv"
+
+	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/web"
+)
+
+// postCreate posts a roar or a reply from the compose form. Bad input
+// re-renders the page with the text kept and the message at the field (422).
+func (a *App) postCreate(w http.ResponseWriter, r *http.Request) {
+	u, ok := a.user(w, r)
+	if !ok {
+		return
+	}
+	if err := web.ParseForm(r, 64<<10); err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	body := r.PostForm.Get("body")
+	var replyTo int64
+	if s := r.PostForm.Get("reply_to"); s != "" {
+		id, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || id <= 0 {
+			a.Site.Error(w, r, errs.Fields(map[string]string{"reply_to": "Not a roar id."}))
+			return
+		}
+		replyTo = id
+	}
+	ro, err := a.Post(r.Context(), u, body, replyTo)
+	if err != nil {
+		e := errs.As(err)
+		if e.Kind != errs.Invalid || web.WantsJSON(r) {
+			a.Site.Error(w, r, err)
+			return
+		}
+		// Re-render the page the form was on, with the text and the message.
+		ctx := r.Context()
+		var p *page
+		if replyTo != 0 {
+			if focus, ferr := a.store.Roar(ctx, replyTo); ferr == nil {
+				v, verr := a.viewerOf(ctx, u, []Roar{*focus})
+				if verr != nil {
+					a.Site.Error(w, r, verr)
+					return
+				}
+				p = &page{Title: "Reply", Tab: "thread", Viewer: v, Focus: focus}
+			}
+		}
+		if p == nil {
+			if p, err = a.timelineView(r, u, "public", Query{}); err != nil {
+				a.Site.Error(w, r, err)
+				return
+			}
+		}
+		p.Compose = &compose{Body: body, ReplyTo: replyTo, Error: e.Fields["body"], Prompt: "What is happening?"}
+		if p.Compose.Error == "" {
+			p.Compose.Error = e.Message
+		}
+		a.Site.Render(w, r, http.StatusUnprocessableEntity, a.timelinePage(p))
+		return
+	}
+	if web.WantsJSON(r) {
+		var buf bytes.Buffer
+		roarArticle(ro, nil, "").Render(r.Context(), &buf)
+		web.JSON(w, http.StatusCreated, struct {
+			*APIRoar
+			HTML string `json:"html"`
+		}{apiRoar(ro, nil), buf.String()})
+		return
+	}
+	if replyTo != 0 {
+		http.Redirect(w, r, roarURL(replyTo)+"#r-"+itoa(ro.ID), http.StatusSeeOther)
+		return
+	}
+	http.Redirect(w, r, back(r), http.StatusSeeOther)
+}
+
+// formOn reads the toggle's "on" field: true unless it says false.
+func formOn(r *http.Request) (bool, error) {
+	if err := web.ParseForm(r, 4<<10); err != nil {
+		return false, err
+	}
+	switch r.PostForm.Get("on") {
+	case "", "true", "1":
+		return true, nil
+	case "false", "0":
+		return false, nil
+	}
+	return false, errs.Fields(map[string]string{"on": "Must be true or false."})
+}
+
+func (a *App) likeToggle(w http.ResponseWriter, r *http.Request) {
+	u, ok := a.user(w, r)
+	if !ok {
+		return
+	}
+	id, err := pathID(r)
+	if err == nil {
+		var on bool
+		if on, err = formOn(r); err == nil {
+			var likes int64
+			if likes, err = a.Like(r.Context(), u, id, on); err == nil {
+				a.done(w, r, map[string]any{"id": id, "liked": on, "likes": likes})
+				return
+			}
+		}
+	}
+	a.Site.Error(w, r, err)
+}
+
+func (a *App) repostToggle(w http.ResponseWriter, r *http.Request) {
+	u, ok := a.user(w, r)
+	if !ok {
+		return
+	}
+	id, err := pathID(r)
+	if err == nil {
+		var on bool
+		if on, err = formOn(r); err == nil {
+			var orig *Roar
+			if orig, err = a.Repost(r.Context(), u, id, on); err == nil {
+				a.done(w, r, map[string]any{"id": id, "reposted": on, "reposts": orig.Reposts})
+				return
+			}
+		}
+	}
+	a.Site.Error(w, r, err)
+}
+
+func (a *App) roarDelete(w http.ResponseWriter, r *http.Request) {
+	u, ok := a.user(w, r)
+	if !ok {
+		return
+	}
+	id, err := pathID(r)
+	if err == nil {
+		if err = a.Delete(r.Context(), u, id); err == nil {
+			if web.WantsJSON(r) {
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+			to := back(r)
+			if to == roarURL(id) {
+				to = "/roar/"
+			}
+			http.Redirect(w, r, to, http.StatusSeeOther)
+			return
+		}
+	}
+	a.Site.Error(w, r, err)
+}
+
+func (a *App) relationSet(w http.ResponseWriter, r *http.Request) {
+	u, ok := a.user(w, r)
+	if !ok {
+		return
+	}
+	verb := r.PathValue("verb")
+	if verb != "follow" && verb != "mute" && verb != "block" {
+		a.Site.NotFound(w, r)
+		return
+	}
+	on, err := formOn(r)
+	if err == nil {
+		if err = a.Relate(r.Context(), u, r.PathValue("name"), verb, on); err == nil {
+			a.done(w, r, map[string]any{verb: on})
+			return
+		}
+	}
+	a.Site.Error(w, r, err)
+}
+
+func (a *App) reportForm(w http.ResponseWriter, r *http.Request) {
+	u, ok := a.user(w, r)
+	if !ok {
+		return
+	}
+	id, err := pathID(r)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	ro, err := a.store.Roar(r.Context(), id)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	v, err := a.viewerOf(r.Context(), u)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	a.Site.Render(w, r, http.StatusOK, a.reportPage(&page{Title: "Report", Tab: "report", Viewer: v}, ro, "", ""))
+}
+
+func (a *App) reportCreate(w http.ResponseWriter, r *http.Request) {
+	u, ok := a.user(w, r)
+	if !ok {
+		return
+	}
+	id, err := pathID(r)
+	if err == nil {
+		err = web.ParseForm(r, 16<<10)
+	}
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	reason := r.PostForm.Get("reason")
+	if err := a.Report(r.Context(), u, id, reason); err != nil {
+		e := errs.As(err)
+		if e.Kind != errs.Invalid || web.WantsJSON(r) {
+			a.Site.Error(w, r, err)
+			return
+		}
+		ro, rerr := a.store.Roar(r.Context(), id)
+		v, verr := a.viewerOf(r.Context(), u)
+		if rerr != nil || verr != nil {
+			a.Site.Error(w, r, err)
+			return
+		}
+		a.Site.Render(w, r, http.StatusUnprocessableEntity,
+			a.reportPage(&page{Title: "Report", Tab: "report", Viewer: v}, ro, reason, e.Fields["reason"]))
+		return
+	}
+	if web.WantsJSON(r) {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	http.Redirect(w, r, roarURL(id)+"?reported=1", http.StatusSeeOther)
+}
+
+func (a *App) reportDismiss(w http.ResponseWriter, r *http.Request) {
+	u, ok := a.user(w, r)
+	if !ok {
+		return
+	}
+	id, err := pathID(r)
+	if err == nil {
+		if err = a.Dismiss(r.Context(), u, id); err == nil {
+			a.done(w, r, map[string]any{"id": id, "dismissed": true})
+			return
+		}
+	}
+	a.Site.Error(w, r, err)
+}
+
+func (a *App) reportsShow(w http.ResponseWriter, r *http.Request) {
+	u, ok := a.user(w, r)
+	if !ok {
+		return
+	}
+	if !u.Moderator {
+		a.Site.Error(w, r, errs.E(errs.Forbidden, "Only moderators can see the reports."))
+		return
+	}
+	reports, err := a.store.Reports(r.Context(), 100)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	v, err := a.viewerOf(r.Context(), u)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	a.Site.Render(w, r, http.StatusOK, a.reportsPage(&page{Title: "Reports", Tab: "reports", Viewer: v, Reports: reports}))
+}
+
+// notificationsShow lists the notifications and marks those shown as seen.
+func (a *App) notificationsShow(w http.ResponseWriter, r *http.Request) {
+	u, ok := a.user(w, r)
+	if !ok {
+		return
+	}
+	before, err := queryID(r, "before")
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	ctx := r.Context()
+	notes, err := a.store.Notifications(ctx, u.ID, before, 51)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	v, err := a.viewerOf(ctx, u)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	p := &page{Title: "Notifications", Tab: "notifications", Viewer: v}
+	if len(notes) > 50 {
+		notes = notes[:50]
+		p.Older = "/roar/notifications?before=" + itoa(notes[49].ID)
+	}
+	p.Notes = notes
+	if len(notes) > 0 && !notes[0].Seen {
+		if err := a.MarkSeen(ctx, u, notes[0].ID); err != nil {
+			a.Site.Error(w, r, err)
+			return
+		}
+		v.Unseen = 0
+	}
+	a.Site.Render(w, r, http.StatusOK, a.notificationsPage(p))
+}

@@ -1,0 +1,144 @@
+package roar
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"io/fs"
+	"log/slog"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/cache"
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/pubsub"
+	"github.com/tutti-dev/tutti/internal/web"
+)
+
+//go:embed migrations
+var migrations embed.FS
+
+// Migrations are roar's tables (after auth's users).
+var Migrations = db.Migrations{App: "roar", FS: subFS(migrations, "migrations")}
+
+//go:embed static
+var static embed.FS
+
+// Limiter answers whether key may act now, and if not, when.
+type Limiter interface {
+	Allow(ctx context.Context, key string) (ok bool, retryAfter time.Duration)
+}
+
+// Deps are the core services roar uses.
+type Deps struct {
+	DB        *db.DB
+	Cache     *cache.Cache
+	Site      *web.Site
+	Log       *slog.Logger
+	Bus       *pubsub.Bus
+	Auth      *auth.Service
+	PostLimit Limiter          // roars, replies and reposts per user; nil: unlimited
+	Now       func() time.Time // nil: time.Now
+}
+
+// App is the roar application.
+type App struct {
+	Deps
+	store  *Store
+	assets *web.Assets
+	writes *db.Batcher
+	hub    *hub
+	unsub  func()
+
+	// local: this process owns the database (SQLite), so the version that
+	// keys the caches is kept in memory, raised after every write's commit.
+	// Otherwise it is read from roar_meta per request.
+	local   bool
+	version atomic.Int64
+	memo    atomic.Pointer[memo] // the newest page, decoded, at the version it was read
+}
+
+// New builds the app, subscribes to the live events and starts the writer.
+func New(ctx context.Context, d Deps) (*App, error) {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	assets, err := web.NewAssets(subFS(static, "static"), "/roar/static/")
+	if err != nil {
+		return nil, err
+	}
+	a := &App{Deps: d, store: &Store{db: d.DB, now: d.Now}, assets: assets, local: d.DB.Dialect == db.SQLite}
+	v, err := a.store.Version(ctx)
+	if err != nil {
+		return nil, err
+	}
+	a.version.Store(v)
+	a.hub = newHub()
+	if a.unsub, err = d.Bus.Subscribe(subject, func(_ string, data []byte) {
+		var e Event
+		if json.Unmarshal(data, &e) == nil {
+			a.hub.broadcast(&e, data)
+		}
+	}); err != nil {
+		return nil, err
+	}
+	a.writes = d.DB.NewBatcher(256)
+	if d.Auth != nil {
+		d.Auth.OnDelete(a.store.forgetUser, func(context.Context, int64) { a.version.Add(1) })
+	}
+	return a, nil
+}
+
+// Store gives tools (seed, demo, tests) the app's store.
+func (a *App) Store() *Store { return a.store }
+
+// Shutdown ends the live streams (so that the HTTP server can stop).
+func (a *App) Shutdown() { a.hub.close() }
+
+// Close commits the writes still queued and stops listening to the bus; call
+// it after the HTTP server stopped, before the database closes.
+func (a *App) Close() {
+	a.writes.Close()
+	if a.unsub != nil {
+		a.unsub()
+	}
+}
+
+// WriteStats reports the group commit: transactions and the writes in them.
+func (a *App) WriteStats() (batches, writes int64) { return a.writes.Stats() }
+
+// write runs fn in a group-committed transaction and raises the version.
+func (a *App) write(ctx context.Context, fn func(ctx context.Context, tx *db.Tx) error) error {
+	err := a.writes.Do(ctx, fn)
+	if err == nil {
+		a.version.Add(1)
+	}
+	return err
+}
+
+// currentVersion is the version that keys the caches.
+func (a *App) currentVersion(ctx context.Context) (int64, error) {
+	if a.local {
+		return a.version.Load(), nil
+	}
+	return a.store.Version(ctx)
+}
+
+// cacheKey names a cached thing at the current version.
+func (a *App) cacheKey(ctx context.Context, name string) (string, error) {
+	v, err := a.currentVersion(ctx)
+	if err != nil {
+		return "", err
+	}
+	return "roar:" + strconv.FormatInt(v, 10) + ":" + name, nil
+}
+
+func subFS(f fs.FS, dir string) fs.FS {
+	sub, err := fs.Sub(f, dir)
+	if err != nil {
+		panic(err) // embedded at build time
+	}
+	return sub
+}

@@ -1,0 +1,96 @@
+package roar
+
+import (
+	"sync"
+)
+
+// subject is the bus subject of roar's live events; every instance
+// subscribes, so a roar posted on one reaches the streams of all.
+const subject = "roar.events"
+
+// Event is a live change, as sent on the bus and to the streams.
+type Event struct {
+	Type    string   `json:"type"` // roar, like, delete
+	ID      int64    `json:"id"`   // the roar
+	Author  int64    `json:"author,omitempty"`
+	Origin  int64    `json:"origin,omitempty"` // for a repost: the original's author
+	ReplyTo int64    `json:"reply_to,omitempty"`
+	Likes   int64    `json:"likes"`
+	Gone    []int64  `json:"gone,omitempty"` // delete: every roar removed
+	HTML    string   `json:"html,omitempty"` // roar: the rendered article, the same for every viewer
+	Roar    *APIRoar `json:"roar,omitempty"` // roar: the API's representation
+	At      int64    `json:"at,omitempty"`   // roar: created, unix ms (for delivery delay)
+}
+
+// hub fans events out to this process's open streams. A stream whose buffer
+// is full is dropped (it reconnects with Last-Event-ID and catches up from
+// the database), so one slow client never holds up the others.
+type hub struct {
+	mu      sync.RWMutex
+	clients map[*client]struct{}
+	closed  bool
+}
+
+type client struct {
+	ch   chan delivery
+	gone chan struct{} // closed when dropped or the hub closes
+	once sync.Once
+}
+
+type delivery struct {
+	e    *Event
+	data []byte
+}
+
+func newHub() *hub { return &hub{clients: map[*client]struct{}{}} }
+
+func (h *hub) add() *client {
+	c := &client{ch: make(chan delivery, 256), gone: make(chan struct{})}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		c.drop()
+		return c
+	}
+	h.clients[c] = struct{}{}
+	return c
+}
+
+func (h *hub) remove(c *client) {
+	h.mu.Lock()
+	delete(h.clients, c)
+	h.mu.Unlock()
+	c.drop()
+}
+
+func (c *client) drop() { c.once.Do(func() { close(c.gone) }) }
+
+func (h *hub) broadcast(e *Event, data []byte) {
+	d := delivery{e, data}
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	for c := range h.clients {
+		select {
+		case c.ch <- d:
+		default:
+			c.drop()
+		}
+	}
+}
+
+// count is the number of open streams.
+func (h *hub) count() int {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return len(h.clients)
+}
+
+// close ends every stream (graceful shutdown).
+func (h *hub) close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.closed = true
+	for c := range h.clients {
+		c.drop()
+	}
+}

@@ -1,0 +1,217 @@
+package roar
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/web"
+)
+
+// publicPage is everyone's newest roars. For visitors the whole page is
+// cached at the current version, with its ETag and gzip bytes.
+func (a *App) publicPage(w http.ResponseWriter, r *http.Request) {
+	before, err := queryID(r, "before")
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	u := auth.UserFrom(r.Context())
+	if u == nil && before == 0 {
+		a.servePage(w, r, "page:public", func() (*page, error) { return a.timelineView(r, nil, "public", Query{}) })
+		return
+	}
+	p, err := a.timelineView(r, u, "public", Query{Before: before})
+	a.render(w, r, p, err)
+}
+
+func (a *App) homePage(w http.ResponseWriter, r *http.Request) {
+	u, ok := a.user(w, r)
+	if !ok {
+		return
+	}
+	before, err := queryID(r, "before")
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	p, err := a.timelineView(r, u, "home", Query{Home: u.ID, Before: before})
+	a.render(w, r, p, err)
+}
+
+func (a *App) tagPage(w http.ResponseWriter, r *http.Request) {
+	tag := strings.ToLower(r.PathValue("tag"))
+	if toks := Parse("#" + tag); len(toks) != 1 || toks[0].Kind != Tag || toks[0].Value != tag {
+		a.Site.NotFound(w, r)
+		return
+	}
+	before, err := queryID(r, "before")
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	p, err := a.timelineView(r, auth.UserFrom(r.Context()), "tag", Query{Tag: tag, Before: before})
+	if p != nil {
+		p.Tag, p.Title = tag, "#"+tag
+	}
+	a.render(w, r, p, err)
+}
+
+func (a *App) profilePage(w http.ResponseWriter, r *http.Request) {
+	u := auth.UserFrom(r.Context())
+	var me int64
+	if u != nil {
+		me = u.ID
+	}
+	prof, err := a.store.Profile(r.Context(), r.PathValue("name"), me)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	before, err := queryID(r, "before")
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	p, err := a.timelineView(r, u, "profile", Query{Author: prof.ID, Before: before})
+	if p != nil {
+		p.Profile, p.Title, p.Live, p.Compose = prof, prof.Name()+" (@"+prof.Username+")", "", nil
+	}
+	a.render(w, r, p, err)
+}
+
+func (a *App) threadPage(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	focus, err := a.store.Roar(r.Context(), id)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	if focus.RepostOf != nil {
+		http.Redirect(w, r, roarURL(focus.RepostOf.ID), http.StatusMovedPermanently)
+		return
+	}
+	after, err := queryID(r, "after")
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	ctx := r.Context()
+	above, err := a.store.Ancestors(ctx, id)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	replies, err := a.store.Timeline(ctx, Query{Thread: id, Before: 0, Since: after, Limit: 101})
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	u := auth.UserFrom(ctx)
+	v, err := a.viewerOf(ctx, u, above, replies, []Roar{*focus})
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	p := &page{Title: "Roar by @" + focus.Author.Username, Tab: "thread", Viewer: v, Focus: focus, Above: above}
+	if len(replies) > 100 {
+		replies = replies[:100]
+		p.Older = roarURL(id) + "?after=" + itoa(replies[99].ID)
+	}
+	p.Roars = replies
+	if u != nil {
+		p.Compose = &compose{ReplyTo: id, Prompt: "Reply to @" + focus.Author.Username, Body: "@" + focus.Author.Username + " "}
+		if focus.Author.ID == u.ID {
+			p.Compose.Body = ""
+		}
+	}
+	a.render(w, r, p, nil)
+}
+
+// timelineView loads a timeline page for u (nil: a visitor).
+func (a *App) timelineView(r *http.Request, u *auth.User, tab string, q Query) (*page, error) {
+	ctx := r.Context()
+	roars, next, err := a.timeline(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	v, err := a.viewerOf(ctx, u, roars)
+	if err != nil {
+		return nil, err
+	}
+	p := &page{Title: "roar", Tab: tab, Viewer: v, Roars: roars}
+	if next != 0 {
+		p.Older = r.URL.Path + "?before=" + itoa(next)
+	}
+	if q.Before == 0 && (tab == "public" || tab == "home") {
+		p.Live = tab
+	}
+	if u != nil && tab != "profile" {
+		p.Compose = &compose{Prompt: "What is happening?"}
+		if tab == "tag" {
+			p.Compose.Body = "#" + q.Tag + " "
+		}
+	}
+	if tab == "home" {
+		p.Title = "Home · roar"
+	}
+	return p, nil
+}
+
+func (a *App) render(w http.ResponseWriter, r *http.Request, p *page, err error) {
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	a.Site.Render(w, r, http.StatusOK, a.timelinePage(p))
+}
+
+// servePage serves a page that is the same for every visitor from the cache
+// at the current version, building it on a miss.
+func (a *App) servePage(w http.ResponseWriter, r *http.Request, name string, build func() (*page, error)) {
+	a.serveCached(w, r, name, "text/html; charset=utf-8", func() ([]byte, error) {
+		p, err := build()
+		if err != nil {
+			return nil, err
+		}
+		var buf strings.Builder
+		if err := a.timelinePage(p).Render(r.Context(), &buf); err != nil {
+			return nil, err
+		}
+		return []byte(buf.String()), nil
+	})
+}
+
+// serveCached serves bytes built by build, cached at the current version as a
+// web.Page (ETag, gzip): a hit costs no query, no rendering, no compression.
+func (a *App) serveCached(w http.ResponseWriter, r *http.Request, name, contentType string, build func() ([]byte, error)) {
+	ctx := r.Context()
+	key, err := a.cacheKey(ctx, name)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	b, err := a.Cache.Fetch(ctx, key, func(context.Context) ([]byte, time.Duration, error) {
+		body, err := build()
+		if err != nil {
+			return nil, 0, err
+		}
+		return web.NewPage(contentType, body, "").Encode(), 10 * time.Minute, nil
+	})
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	pg, err := web.DecodePage(b)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	pg.Serve(w, r)
+}

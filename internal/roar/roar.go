@@ -1,0 +1,88 @@
+package roar
+
+import "time"
+
+// Author is who wrote a roar, as a timeline shows it.
+type Author struct {
+	ID          int64
+	Username    string
+	DisplayName string
+	Avatar      string // storage key; empty: none
+}
+
+// Name is what to show for the author.
+func (a Author) Name() string {
+	if a.DisplayName != "" {
+		return a.DisplayName
+	}
+	return a.Username
+}
+
+// Roar is one message, with what a timeline shows of it.
+type Roar struct {
+	ID          int64
+	Author      Author
+	Body        string
+	ReplyTo     int64  // 0: not a reply
+	ReplyToUser string // username of the roar replied to ("" if it was deleted)
+	RepostOf    *Roar  // the original, for a repost (whose Body is empty)
+	Likes       int64
+	Replies     int64
+	Reposts     int64
+	CreatedAt   time.Time
+}
+
+// Target is the roar that likes, replies and reposts act on: the original of a
+// repost, the roar itself otherwise.
+func (r *Roar) Target() *Roar {
+	if r.RepostOf != nil {
+		return r.RepostOf
+	}
+	return r
+}
+
+// Profile is a user's page header.
+type Profile struct {
+	Author
+	Bio                  string
+	Roars                int64
+	Followers, Following int64
+	Joined               time.Time
+	// The viewer's relation to this user (all false for visitors).
+	Me, Follows, FollowsMe, Blocked, Muted, BlocksMe bool
+}
+
+// Notification is one thing that happened to a user.
+type Notification struct {
+	ID        int64
+	Kind      string // mention, reply, like, follow, repost
+	Actor     Author
+	Roar      *Roar // nil for follows (or a deleted roar)
+	Seen      bool
+	CreatedAt time.Time
+}
+
+// Report is a roar reported to the moderators.
+type Report struct {
+	ID        int64
+	Roar      Roar
+	Reporter  string
+	Reason    string
+	Count     int64 // reports of this roar
+	CreatedAt time.Time
+}
+
+// Relations are the viewer's blocks and mutes, applied to every timeline.
+type Relations struct {
+	Hidden map[int64]bool // authors the viewer does not see: muted, blocked, or blocking the viewer
+	Blocks map[int64]bool // users the viewer blocked
+	Mutes  map[int64]bool // users the viewer muted
+}
+
+// Hides reports whether the viewer does not see r.
+func (rel *Relations) Hides(r *Roar) bool {
+	if rel == nil || len(rel.Hidden) == 0 {
+		return false
+	}
+	return rel.Hidden[r.Author.ID] || (r.RepostOf != nil && rel.Hidden[r.RepostOf.Author.ID])
+}

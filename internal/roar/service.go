@@ -1,0 +1,309 @@
+package roar
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/errs"
+)
+
+// The actions below are roar's service layer, shared by the HTML handlers and
+// the API: each checks who may do it, writes through the group commit, and
+// publishes the live event once the write is committed.
+
+var errSignIn = errs.E(errs.Unauthorized, "Please sign in first.")
+
+func (a *App) limit(ctx context.Context, u *auth.User) error {
+	if a.PostLimit == nil {
+		return nil
+	}
+	if ok, wait := a.PostLimit.Allow(ctx, "roar:"+itoa(u.ID)); !ok {
+		return errs.Slow(wait, "You are roaring too fast; please wait %d seconds.", int(wait.Seconds())+1)
+	}
+	return nil
+}
+
+// Post writes a roar (or a reply) by u and returns it.
+func (a *App) Post(ctx context.Context, u *auth.User, body string, replyTo int64) (*Roar, error) {
+	if u == nil {
+		return nil, errSignIn
+	}
+	body, err := CleanBody(body)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.limit(ctx, u); err != nil {
+		return nil, err
+	}
+	return a.insert(ctx, Post{Author: u.ID, Body: body, ReplyTo: replyTo})
+}
+
+// Repost sets whether u reposts roar id.
+func (a *App) Repost(ctx context.Context, u *auth.User, id int64, on bool) (*Roar, error) {
+	if u == nil {
+		return nil, errSignIn
+	}
+	if !on {
+		var gone int64
+		if err := a.write(ctx, func(ctx context.Context, tx *db.Tx) (err error) {
+			gone, err = a.store.unrepost(ctx, tx, id, u.ID)
+			return err
+		}); err != nil {
+			return nil, err
+		}
+		if gone != 0 {
+			a.publish(&Event{Type: "delete", ID: gone, Gone: []int64{gone}})
+			a.publishCounts(ctx, id)
+		}
+		return a.store.Roar(ctx, id)
+	}
+	if err := a.limit(ctx, u); err != nil {
+		return nil, err
+	}
+	r, err := a.insert(ctx, Post{Author: u.ID, RepostOf: id})
+	if err != nil {
+		return nil, err
+	}
+	a.publishCounts(ctx, id)
+	return r.RepostOf, nil
+}
+
+func (a *App) insert(ctx context.Context, p Post) (*Roar, error) {
+	var id int64
+	if err := a.write(ctx, func(ctx context.Context, tx *db.Tx) (err error) {
+		id, err = a.store.insert(ctx, tx, p)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	r, err := a.store.Roar(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	a.publish(a.roarEvent(ctx, r))
+	if p.ReplyTo != 0 {
+		a.publishCounts(ctx, p.ReplyTo)
+	}
+	return r, nil
+}
+
+// Like sets whether u likes roar id and returns its like count.
+func (a *App) Like(ctx context.Context, u *auth.User, id int64, on bool) (int64, error) {
+	if u == nil {
+		return 0, errSignIn
+	}
+	var likes int64
+	err := a.write(ctx, func(ctx context.Context, tx *db.Tx) (err error) {
+		likes, err = a.store.like(ctx, tx, id, u.ID, on)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	a.publish(&Event{Type: "like", ID: id, Likes: likes})
+	return likes, nil
+}
+
+// Delete removes roar id: its author or a moderator only.
+func (a *App) Delete(ctx context.Context, u *auth.User, id int64) error {
+	if u == nil {
+		return errSignIn
+	}
+	var gone []int64
+	var parent *Roar
+	if r, err := a.store.Roar(ctx, id); err == nil && (r.ReplyTo != 0 || r.RepostOf != nil) {
+		parent = r
+	}
+	if err := a.write(ctx, func(ctx context.Context, tx *db.Tx) (err error) {
+		gone, err = a.store.remove(ctx, tx, id, u.ID, u.Moderator)
+		return err
+	}); err != nil {
+		return err
+	}
+	a.publish(&Event{Type: "delete", ID: id, Gone: gone})
+	if parent != nil {
+		a.publishCounts(ctx, parent.ReplyTo)
+		if parent.RepostOf != nil {
+			a.publishCounts(ctx, parent.RepostOf.ID)
+		}
+	}
+	return nil
+}
+
+// Relate sets whether u follows, mutes or blocks username.
+func (a *App) Relate(ctx context.Context, u *auth.User, username, kind string, on bool) error {
+	if u == nil {
+		return errSignIn
+	}
+	p, err := a.store.Profile(ctx, username, u.ID)
+	if err != nil {
+		return err
+	}
+	return a.write(ctx, func(ctx context.Context, tx *db.Tx) error {
+		return a.store.relate(ctx, tx, u.ID, p.ID, kind, on)
+	})
+}
+
+// Report files u's report of roar id.
+func (a *App) Report(ctx context.Context, u *auth.User, id int64, reason string) error {
+	if u == nil {
+		return errSignIn
+	}
+	reason = strings.TrimSpace(reason)
+	switch n := utf8.RuneCountInString(reason); {
+	case n == 0:
+		return errs.Fields(map[string]string{"reason": "Say what is wrong with this roar."})
+	case n > 1000:
+		return errs.Fields(map[string]string{"reason": "Keep it under 1,000 characters."})
+	}
+	if _, err := a.store.Roar(ctx, id); err != nil {
+		return err
+	}
+	return a.write(ctx, func(ctx context.Context, tx *db.Tx) error { return a.store.report(ctx, tx, id, u.ID, reason) })
+}
+
+// Dismiss closes the reports of roar id: moderators only.
+func (a *App) Dismiss(ctx context.Context, u *auth.User, id int64) error {
+	if u == nil || !u.Moderator {
+		return errs.E(errs.Forbidden, "Only moderators can do that.")
+	}
+	return a.write(ctx, func(ctx context.Context, tx *db.Tx) error { return a.store.dismiss(ctx, tx, id) })
+}
+
+// MarkSeen marks u's notifications up to id as seen.
+func (a *App) MarkSeen(ctx context.Context, u *auth.User, upTo int64) error {
+	return a.write(ctx, func(ctx context.Context, tx *db.Tx) error { return a.store.markSeen(ctx, tx, u.ID, upTo) })
+}
+
+// newest returns the public timeline's first page (200 roars and one more to
+// know whether there are older), cached at the current version: decoded in
+// this process, encoded in the shared cache.
+func (a *App) newest(ctx context.Context) ([]Roar, error) {
+	key, err := a.cacheKey(ctx, "newest")
+	if err != nil {
+		return nil, err
+	}
+	if m := a.memo.Load(); m != nil && m.key == key {
+		return m.roars, nil
+	}
+	b, err := a.Cache.Fetch(ctx, key, func(ctx context.Context) ([]byte, time.Duration, error) {
+		roars, err := a.store.Timeline(ctx, Query{Limit: pageSize + 1})
+		if err != nil {
+			return nil, 0, err
+		}
+		b, err := json.Marshal(roars)
+		return b, 10 * time.Minute, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var roars []Roar
+	if err := json.Unmarshal(b, &roars); err != nil {
+		return nil, fmt.Errorf("roar: cached timeline: %w", err)
+	}
+	a.memo.Store(&memo{key: key, roars: roars})
+	return roars, nil
+}
+
+type memo struct {
+	key   string
+	roars []Roar
+}
+
+// pageSize is the length of a timeline page: the seed's newest 200.
+const pageSize = 200
+
+// timeline returns a page of q (pageSize by default) and the cursor of the next.
+func (a *App) timeline(ctx context.Context, q Query) ([]Roar, int64, error) {
+	if q.Limit == 0 {
+		q.Limit = pageSize
+	}
+	n := q.Limit
+	q.Limit++
+	var roars []Roar
+	var err error
+	if q == (Query{Limit: pageSize + 1}) {
+		roars, err = a.newest(ctx)
+	} else {
+		roars, err = a.store.Timeline(ctx, q)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(roars) > n {
+		return roars[:n], roars[n-1].ID, nil
+	}
+	return roars, 0, nil
+}
+
+// viewerOf loads what marks roars for u: likes, reposts, blocks and mutes,
+// unseen notifications. A fixed number of queries, whatever the page size.
+func (a *App) viewerOf(ctx context.Context, u *auth.User, roars ...[]Roar) (*viewer, error) {
+	v := &viewer{User: u}
+	if u == nil {
+		return v, nil
+	}
+	var ids []int64
+	for _, list := range roars {
+		for i := range list {
+			ids = append(ids, list[i].Target().ID)
+		}
+	}
+	var err error
+	if v.Liked, err = a.store.Liked(ctx, u.ID, ids); err != nil {
+		return nil, err
+	}
+	if v.Reposted, err = a.store.Reposted(ctx, u.ID, ids); err != nil {
+		return nil, err
+	}
+	if v.Rel, err = a.store.Relations(ctx, u.ID); err != nil {
+		return nil, err
+	}
+	if v.Unseen, err = a.store.Unseen(ctx, u.ID); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// roarEvent is the live event of a new roar: rendered once, for everyone.
+func (a *App) roarEvent(ctx context.Context, r *Roar) *Event {
+	var buf bytes.Buffer
+	if err := roarArticle(r, nil, "").Render(ctx, &buf); err != nil {
+		a.Log.Error("roar: render event", "err", err)
+	}
+	e := &Event{Type: "roar", ID: r.ID, Author: r.Author.ID, ReplyTo: r.ReplyTo, HTML: buf.String(),
+		Roar: apiRoar(r, nil), At: r.CreatedAt.UnixMilli()}
+	if r.RepostOf != nil {
+		e.Origin = r.RepostOf.Author.ID
+	}
+	return e
+}
+
+// publishCounts sends the current counts of roar id (after a reply or repost).
+func (a *App) publishCounts(ctx context.Context, id int64) {
+	if id == 0 {
+		return
+	}
+	if r, err := a.store.Roar(ctx, id); err == nil {
+		a.publish(&Event{Type: "counts", ID: id, Likes: r.Likes, Roar: apiRoar(r, nil)})
+	}
+}
+
+// publish sends e on the bus, to the streams of every instance. It is only
+// called after the write is committed: a client that hears of a roar can read it.
+func (a *App) publish(e *Event) {
+	b, err := json.Marshal(e)
+	if err == nil {
+		err = a.Bus.Publish(subject, b)
+	}
+	if err != nil {
+		a.Log.Warn("roar: publish", "type", e.Type, "id", e.ID, "err", err)
+	}
+}

@@ -1,0 +1,170 @@
+// roar in the browser: local times, likes and reposts without a reload, the
+// compose box's counter, and the live timeline (Server-Sent Events, falling
+// back to polling with ?since= when the stream drops). Every form still works
+// without this script.
+const app = document.querySelector(".roar-app");
+const me = app ? app.dataset.me : "";
+const timeline = document.getElementById("timeline");
+
+function ago(d) {
+  const s = (Date.now() - d.getTime()) / 1000;
+  if (s < 45) return "now";
+  if (s < 3600) return Math.round(s / 60) + "m";
+  if (s < 86400) return Math.round(s / 3600) + "h";
+  return d.toLocaleDateString(undefined, { month: "short", day: "numeric" });
+}
+
+function dress(root) {
+  for (const t of root.querySelectorAll("time[datetime]")) {
+    const d = new Date(t.dateTime);
+    if (!isNaN(d)) { t.textContent = ago(d); t.title = d.toLocaleString(); }
+  }
+  if (me) {
+    for (const f of root.querySelectorAll("form.remove[data-owner]")) {
+      if (f.dataset.owner === me) f.hidden = false;
+    }
+  }
+}
+
+function setCount(target, cls, n) {
+  for (const el of document.querySelectorAll(`[data-target="${target}"] .${cls}`)) el.textContent = n;
+}
+
+async function send(form) {
+  const res = await fetch(form.action, {
+    method: "POST",
+    headers: { Accept: "application/json" },
+    body: new URLSearchParams(new FormData(form)),
+  });
+  if (res.status === 401) { location.href = "/account/login?next=" + encodeURIComponent(location.pathname); return null; }
+  const body = res.status === 204 ? {} : await res.json().catch(() => ({}));
+  return { res, body };
+}
+
+document.addEventListener("submit", async (ev) => {
+  const form = ev.target;
+  if (form.matches("form.remove")) {
+    if (!confirm(form.dataset.confirm || "Sure?")) ev.preventDefault();
+    return;
+  }
+  if (form.matches("form.toggle")) {
+    ev.preventDefault();
+    const r = await send(form);
+    if (!r || !r.res.ok) { if (r) alert(r.body.detail || "That did not work."); return; }
+    const on = form.elements.on.value === "true";
+    const verb = form.dataset.verb;
+    const target = form.closest("[data-target]").dataset.target;
+    for (const f of document.querySelectorAll(`[data-target="${target}"] form.toggle[data-verb="${verb}"]`)) {
+      f.elements.on.value = on ? "false" : "true";
+      const b = f.querySelector("button");
+      b.classList.toggle("on", on);
+      b.setAttribute("aria-pressed", on ? "true" : "false");
+    }
+    if (verb === "like") setCount(target, "like-count", r.body.likes);
+    if (verb === "repost") setCount(target, "repost-count", r.body.reposts);
+    return;
+  }
+  if (form.matches("form.compose")) {
+    ev.preventDefault();
+    const btn = form.querySelector("button[type=submit]");
+    btn.disabled = true;
+    try {
+      const r = await send(form);
+      if (!r) return;
+      let err = form.querySelector(".field-error");
+      if (!r.res.ok) {
+        if (!err) { err = document.createElement("p"); err.className = "field-error"; err.id = "body-error"; err.setAttribute("role", "alert"); form.querySelector("textarea").after(err); }
+        err.textContent = (r.body.fields && r.body.fields.body) || r.body.detail || "That did not work.";
+        form.querySelector("textarea").setAttribute("aria-invalid", "true");
+        return;
+      }
+      if (err) err.remove();
+      const ta = form.querySelector("textarea");
+      ta.value = ""; ta.setAttribute("aria-invalid", "false"); ta.dispatchEvent(new Event("input"));
+      if (form.elements.reply_to) { insert(r.body.html, "append"); } else { insert(r.body.html, "prepend"); }
+    } finally { btn.disabled = false; }
+  }
+});
+
+// The compose box counts code points, as the server does.
+for (const ta of document.querySelectorAll("form.compose textarea")) {
+  const out = document.getElementById("body-left");
+  const update = () => {
+    const left = 280 - [...ta.value].length;
+    out.textContent = left + " left";
+    out.classList.toggle("over", left < 0);
+  };
+  ta.addEventListener("input", update);
+  update();
+}
+
+function insert(html, where) {
+  if (!timeline || !html) return;
+  const tpl = document.createElement("template");
+  tpl.innerHTML = html;
+  const art = tpl.content.firstElementChild;
+  if (!art || document.getElementById(art.id)) return;
+  art.classList.add("fresh");
+  dress(tpl.content);
+  if (where === "append") timeline.append(art); else timeline.prepend(art);
+  const empty = document.querySelector(".empty");
+  if (empty) empty.remove();
+}
+
+function newest() {
+  let max = 0;
+  for (const a of timeline.querySelectorAll(":scope > article[data-id]")) max = Math.max(max, +a.dataset.id);
+  return max;
+}
+
+// The live timeline.
+const feed = app ? app.dataset.live : "";
+let source = null, pollTimer = null, failures = 0;
+
+function connect() {
+  source = new EventSource(`${app.dataset.stream}?feed=${feed}&after=${newest()}`);
+  source.addEventListener("open", () => { failures = 0; stopPolling(); });
+  source.addEventListener("roar", (e) => { const d = JSON.parse(e.data); insert(d.html, "prepend"); });
+  source.addEventListener("like", (e) => { const d = JSON.parse(e.data); setCount(d.id, "like-count", d.likes); });
+  source.addEventListener("counts", (e) => {
+    const d = JSON.parse(e.data);
+    if (!d.roar) return;
+    setCount(d.id, "like-count", d.roar.likes);
+    setCount(d.id, "repost-count", d.roar.reposts);
+    for (const el of document.querySelectorAll(`[data-target="${d.id}"] .roar-actions > a.act .n`)) el.textContent = d.roar.replies;
+  });
+  source.addEventListener("delete", (e) => {
+    const d = JSON.parse(e.data);
+    for (const id of d.gone || [d.id]) {
+      const el = document.getElementById("r-" + id);
+      if (el) el.remove();
+    }
+  });
+  source.addEventListener("error", () => {
+    // The browser retries by itself (sending Last-Event-ID); if it keeps
+    // failing, or gives up, poll instead and try the stream again later.
+    failures++;
+    if (source.readyState === EventSource.CLOSED || failures >= 3) {
+      source.close();
+      startPolling();
+      setTimeout(connect, 30000);
+    }
+  });
+}
+
+async function poll() {
+  try {
+    const res = await fetch(`${app.dataset.poll}?feed=${feed}&since=${newest()}`, { headers: { Accept: "text/html" } });
+    if (!res.ok) return;
+    const tpl = document.createElement("template");
+    tpl.innerHTML = await res.text();
+    for (const art of [...tpl.content.children]) insert(art.outerHTML, "prepend");
+  } catch (_) { /* offline: try again on the next tick */ }
+}
+
+function startPolling() { if (!pollTimer) { poll(); pollTimer = setInterval(poll, 5000); } }
+function stopPolling() { if (pollTimer) { clearInterval(pollTimer); pollTimer = null; } }
+
+dress(document);
+if (feed && timeline && window.EventSource) connect();
+setInterval(() => dress(document), 60000);

@@ -1,0 +1,396 @@
+package roar
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/errs"
+)
+
+// Store is roar's SQL, the same statements on SQLite and PostgreSQL. Reads
+// run here; writes run inside the app's group-committing Batcher (store_write.go).
+type Store struct {
+	db  *db.DB
+	now func() time.Time
+}
+
+// roarCols and roarFrom select a roar with its author, the author of the roar
+// it replies to, and the original of a repost with its author: one query for
+// any number of roars.
+const roarCols = `r.id, u.id, u.username, u.display_name, u.avatar, r.body, COALESCE(r.reply_to, 0),
+	COALESCE(pu.username, ''), r.likes, r.replies, r.reposts, r.created_at,
+	COALESCE(o.id, 0), COALESCE(ou.id, 0), COALESCE(ou.username, ''), COALESCE(ou.display_name, ''),
+	COALESCE(ou.avatar, ''), COALESCE(o.body, ''), COALESCE(o.reply_to, 0), COALESCE(o.likes, 0),
+	COALESCE(o.replies, 0), COALESCE(o.reposts, 0), COALESCE(o.created_at, 0)`
+
+const roarFrom = ` FROM roars r JOIN users u ON u.id = r.author_id
+	LEFT JOIN roars p ON p.id = r.reply_to LEFT JOIN users pu ON pu.id = p.author_id
+	LEFT JOIN roars o ON o.id = r.repost_of LEFT JOIN users ou ON ou.id = o.author_id`
+
+func scanRoar(sc interface{ Scan(...any) error }) (Roar, error) {
+	var r Roar
+	var o Roar
+	var created, ocreated int64
+	err := sc.Scan(&r.ID, &r.Author.ID, &r.Author.Username, &r.Author.DisplayName, &r.Author.Avatar, &r.Body,
+		&r.ReplyTo, &r.ReplyToUser, &r.Likes, &r.Replies, &r.Reposts, &created,
+		&o.ID, &o.Author.ID, &o.Author.Username, &o.Author.DisplayName, &o.Author.Avatar, &o.Body, &o.ReplyTo,
+		&o.Likes, &o.Replies, &o.Reposts, &ocreated)
+	if err != nil {
+		return r, err
+	}
+	r.CreatedAt = time.UnixMilli(created).UTC()
+	if o.ID != 0 {
+		o.CreatedAt = time.UnixMilli(ocreated).UTC()
+		r.RepostOf = &o
+	}
+	return r, nil
+}
+
+// Query selects a timeline: newest first, keyset-paginated by id.
+type Query struct {
+	Before int64  // only roars with a smaller id (the next page)
+	Since  int64  // only roars with a larger id (what is new)
+	Limit  int    // at most this many (1..200)
+	Author int64  // only this author's roars and reposts
+	Home   int64  // the home timeline of this user: the people they follow, and their own
+	Tag    string // only roars with this hashtag key
+	Thread int64  // only the replies to this roar (oldest first)
+}
+
+// Timeline returns the roars q selects: one query, whatever their number.
+func (s *Store) Timeline(ctx context.Context, q Query) ([]Roar, error) {
+	var where []string
+	var args []any
+	if q.Before > 0 {
+		where, args = append(where, "r.id < ?"), append(args, q.Before)
+	}
+	if q.Since > 0 {
+		where, args = append(where, "r.id > ?"), append(args, q.Since)
+	}
+	if q.Author > 0 {
+		where, args = append(where, "r.author_id = ?"), append(args, q.Author)
+	}
+	if q.Home > 0 {
+		where = append(where, "(r.author_id = ? OR r.author_id IN (SELECT followee_id FROM roar_follows WHERE follower_id = ?))")
+		args = append(args, q.Home, q.Home)
+	}
+	if q.Tag != "" {
+		where, args = append(where, "r.id IN (SELECT roar_id FROM roar_tags WHERE tag = ?)"), append(args, q.Tag)
+	}
+	order := " ORDER BY r.id DESC"
+	if q.Thread > 0 {
+		where, args = append(where, "r.reply_to = ?"), append(args, q.Thread)
+		order = " ORDER BY r.id ASC"
+	}
+	if q.Since > 0 && q.Thread == 0 {
+		// What is new comes oldest first, so that a client can append in order.
+		order = " ORDER BY r.id ASC"
+	}
+	sqlq := "SELECT " + roarCols + roarFrom
+	if len(where) > 0 {
+		sqlq += " WHERE " + strings.Join(where, " AND ")
+	}
+	limit := min(max(q.Limit, 1), 201)
+	sqlq += order + " LIMIT ?"
+	args = append(args, limit)
+	rows, err := s.db.Query(ctx, sqlq, args...)
+	if err != nil {
+		return nil, fmt.Errorf("roar: timeline: %w", err)
+	}
+	return collect(rows)
+}
+
+func collect(rows *sql.Rows) ([]Roar, error) {
+	defer rows.Close()
+	var out []Roar
+	for rows.Next() {
+		r, err := scanRoar(rows)
+		if err != nil {
+			return nil, fmt.Errorf("roar: scan: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// Roar returns one roar.
+func (s *Store) Roar(ctx context.Context, id int64) (*Roar, error) {
+	r, err := scanRoar(s.db.QueryRow(ctx, "SELECT "+roarCols+roarFrom+" WHERE r.id = ?", id))
+	if err != nil {
+		return nil, fmt.Errorf("roar: roar %d: %w", id, notFound(err))
+	}
+	return &r, nil
+}
+
+// Ancestors returns the roars that id replies to, up the thread (at most 20),
+// oldest first: one recursive query.
+func (s *Store) Ancestors(ctx context.Context, id int64) ([]Roar, error) {
+	rows, err := s.db.Query(ctx, `WITH RECURSIVE chain(id, depth) AS (
+			SELECT reply_to, 1 FROM roars WHERE id = ? AND reply_to IS NOT NULL
+			UNION ALL
+			SELECT x.reply_to, c.depth + 1 FROM roars x JOIN chain c ON x.id = c.id
+			WHERE x.reply_to IS NOT NULL AND c.depth < 20)
+		SELECT `+roarCols+roarFrom+` WHERE r.id IN (SELECT id FROM chain) ORDER BY r.id ASC`, id)
+	if err != nil {
+		return nil, fmt.Errorf("roar: ancestors of %d: %w", id, err)
+	}
+	return collect(rows)
+}
+
+// Liked returns which of ids userID has liked: one query.
+func (s *Store) Liked(ctx context.Context, userID int64, ids []int64) (map[int64]bool, error) {
+	liked := map[int64]bool{}
+	if userID == 0 || len(ids) == 0 {
+		return liked, nil
+	}
+	args := make([]any, 0, len(ids)+1)
+	args = append(args, userID)
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	rows, err := s.db.Query(ctx, "SELECT roar_id FROM roar_likes WHERE user_id = ? AND roar_id IN ("+
+		placeholders(len(ids))+")", args...)
+	if err != nil {
+		return nil, fmt.Errorf("roar: liked: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		liked[id] = true
+	}
+	return liked, rows.Err()
+}
+
+// Reposted returns which of ids userID has reposted: one query.
+func (s *Store) Reposted(ctx context.Context, userID int64, ids []int64) (map[int64]bool, error) {
+	out := map[int64]bool{}
+	if userID == 0 || len(ids) == 0 {
+		return out, nil
+	}
+	args := []any{userID}
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	rows, err := s.db.Query(ctx, "SELECT repost_of FROM roars WHERE author_id = ? AND repost_of IN ("+
+		placeholders(len(ids))+")", args...)
+	if err != nil {
+		return nil, fmt.Errorf("roar: reposted: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out[id] = true
+	}
+	return out, rows.Err()
+}
+
+// Relations loads the viewer's blocks and mutes and who blocks the viewer.
+func (s *Store) Relations(ctx context.Context, viewer int64) (*Relations, error) {
+	rel := &Relations{Hidden: map[int64]bool{}, Blocks: map[int64]bool{}, Mutes: map[int64]bool{}}
+	if viewer == 0 {
+		return rel, nil
+	}
+	rows, err := s.db.Query(ctx, `SELECT target_id, kind FROM roar_blocks WHERE user_id = ?
+		UNION ALL SELECT user_id, 'blocked-by' FROM roar_blocks WHERE target_id = ? AND kind = 'block'`, viewer, viewer)
+	if err != nil {
+		return nil, fmt.Errorf("roar: relations: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var kind string
+		if err := rows.Scan(&id, &kind); err != nil {
+			return nil, err
+		}
+		rel.Hidden[id] = true
+		switch kind {
+		case "block":
+			rel.Blocks[id] = true
+		case "mute":
+			rel.Mutes[id] = true
+		}
+	}
+	return rel, rows.Err()
+}
+
+// Following returns the ids userID follows.
+func (s *Store) Following(ctx context.Context, userID int64) (map[int64]bool, error) {
+	rows, err := s.db.Query(ctx, "SELECT followee_id FROM roar_follows WHERE follower_id = ?", userID)
+	if err != nil {
+		return nil, fmt.Errorf("roar: following: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out[id] = true
+	}
+	return out, rows.Err()
+}
+
+// Profile returns username's profile as viewer sees it: one query.
+func (s *Store) Profile(ctx context.Context, username string, viewer int64) (*Profile, error) {
+	var p Profile
+	var joined int64
+	var follows, followsMe, blocked, muted, blocksMe int64
+	err := db.Scan(s.db.QueryRow(ctx, `SELECT u.id, u.username, u.display_name, u.avatar, u.bio, u.created_at,
+			(SELECT count(*) FROM roars WHERE author_id = u.id),
+			(SELECT count(*) FROM roar_follows WHERE followee_id = u.id),
+			(SELECT count(*) FROM roar_follows WHERE follower_id = u.id),
+			(SELECT count(*) FROM roar_follows WHERE follower_id = ? AND followee_id = u.id),
+			(SELECT count(*) FROM roar_follows WHERE follower_id = u.id AND followee_id = ?),
+			(SELECT count(*) FROM roar_blocks WHERE user_id = ? AND target_id = u.id AND kind = 'block'),
+			(SELECT count(*) FROM roar_blocks WHERE user_id = ? AND target_id = u.id AND kind = 'mute'),
+			(SELECT count(*) FROM roar_blocks WHERE user_id = u.id AND target_id = ? AND kind = 'block')
+		FROM users u WHERE u.username_key = ?`, viewer, viewer, viewer, viewer, viewer, strings.ToLower(username)),
+		&p.ID, &p.Username, &p.DisplayName, &p.Avatar, &p.Bio, &joined, &p.Roars, &p.Followers, &p.Following,
+		&follows, &followsMe, &blocked, &muted, &blocksMe)
+	if err != nil {
+		return nil, fmt.Errorf("roar: profile %s: %w", username, err)
+	}
+	p.Joined = time.Unix(joined, 0).UTC()
+	p.Me = viewer == p.ID
+	p.Follows, p.FollowsMe, p.Blocked, p.Muted, p.BlocksMe = follows > 0, followsMe > 0, blocked > 0, muted > 0, blocksMe > 0
+	return &p, nil
+}
+
+// UserIDs maps lower-case usernames to user ids (those that exist).
+func userIDs(ctx context.Context, tx *db.Tx, names []string) (map[string]int64, error) {
+	out := map[string]int64{}
+	if len(names) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(names))
+	for i, n := range names {
+		args[i] = n
+	}
+	rows, err := tx.Query(ctx, "SELECT username_key, id FROM users WHERE username_key IN ("+placeholders(len(names))+")", args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k string
+		var id int64
+		if err := rows.Scan(&k, &id); err != nil {
+			return nil, err
+		}
+		out[k] = id
+	}
+	return out, rows.Err()
+}
+
+// Unseen counts userID's unseen notifications.
+func (s *Store) Unseen(ctx context.Context, userID int64) (int64, error) {
+	var n int64
+	err := db.Scan(s.db.QueryRow(ctx, "SELECT count(*) FROM roar_notifications WHERE user_id = ? AND seen = 0", userID), &n)
+	return n, err
+}
+
+// Notifications returns userID's notifications, newest first, before the id
+// cursor: one query.
+func (s *Store) Notifications(ctx context.Context, userID, before int64, limit int) ([]Notification, error) {
+	q := `SELECT n.id, n.kind, n.seen, n.created_at, a.id, a.username, a.display_name, a.avatar,
+			COALESCE(r.id, 0), COALESCE(r.body, '')
+		FROM roar_notifications n JOIN users a ON a.id = n.actor_id LEFT JOIN roars r ON r.id = n.roar_id
+		WHERE n.user_id = ?`
+	args := []any{userID}
+	if before > 0 {
+		q, args = q+" AND n.id < ?", append(args, before)
+	}
+	rows, err := s.db.Query(ctx, q+" ORDER BY n.id DESC LIMIT ?", append(args, limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("roar: notifications: %w", err)
+	}
+	defer rows.Close()
+	var out []Notification
+	for rows.Next() {
+		var n Notification
+		var seen, created, rid int64
+		var body string
+		if err := rows.Scan(&n.ID, &n.Kind, &seen, &created, &n.Actor.ID, &n.Actor.Username, &n.Actor.DisplayName,
+			&n.Actor.Avatar, &rid, &body); err != nil {
+			return nil, err
+		}
+		n.Seen, n.CreatedAt = seen != 0, time.UnixMilli(created).UTC()
+		if rid != 0 {
+			n.Roar = &Roar{ID: rid, Body: body}
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}
+
+// Reports returns the open reports, one row per reported roar, most reported first.
+func (s *Store) Reports(ctx context.Context, limit int) ([]Report, error) {
+	rows, err := s.db.Query(ctx, `SELECT MIN(rp.id), COUNT(*), MIN(rp.reason), MIN(ru.username), MIN(rp.created_at), rp.roar_id
+		FROM roar_reports rp JOIN users ru ON ru.id = rp.reporter_id
+		GROUP BY rp.roar_id ORDER BY COUNT(*) DESC, MIN(rp.id) ASC LIMIT ?`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("roar: reports: %w", err)
+	}
+	defer rows.Close()
+	var out []Report
+	var ids []any
+	for rows.Next() {
+		var rp Report
+		var created int64
+		if err := rows.Scan(&rp.ID, &rp.Count, &rp.Reason, &rp.Reporter, &created, &rp.Roar.ID); err != nil {
+			return nil, err
+		}
+		rp.CreatedAt = time.UnixMilli(created).UTC()
+		out = append(out, rp)
+		ids = append(ids, rp.Roar.ID)
+	}
+	if err := rows.Err(); err != nil || len(out) == 0 {
+		return out, err
+	}
+	rrows, err := s.db.Query(ctx, "SELECT "+roarCols+roarFrom+" WHERE r.id IN ("+placeholders(len(ids))+")", ids...)
+	if err != nil {
+		return nil, fmt.Errorf("roar: reported roars: %w", err)
+	}
+	roars, err := collect(rrows)
+	if err != nil {
+		return nil, err
+	}
+	byID := map[int64]Roar{}
+	for _, r := range roars {
+		byID[r.ID] = r
+	}
+	for i := range out {
+		out[i].Roar = byID[out[i].Roar.ID]
+	}
+	return out, nil
+}
+
+// Version returns the version of everything roar shows (cluster mode).
+func (s *Store) Version(ctx context.Context) (int64, error) {
+	var v int64
+	err := db.Scan(s.db.QueryRow(ctx, "SELECT version FROM roar_meta WHERE id = 1"), &v)
+	return v, err
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
+
+func notFound(err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return errs.ErrNotFound
+	}
+	return err
+}

@@ -1,0 +1,329 @@
+package roar
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/errs"
+)
+
+// The writes below run inside a transaction of the app's Batcher, many to a
+// transaction: they must not fail on what is merely already done (liking
+// twice, following twice) and must have no effects outside tx. Each raises
+// roar_meta.version, which keys the caches.
+
+var (
+	errBlocked  = errs.E(errs.Forbidden, "You cannot do that: one of you has blocked the other.")
+	errNotYours = errs.E(errs.Forbidden, "Only its author or a moderator can delete this roar.")
+)
+
+// Post is a new roar to write.
+type Post struct {
+	Author   int64
+	Body     string // already cleaned; empty for a repost
+	ReplyTo  int64
+	RepostOf int64
+}
+
+func bump(ctx context.Context, tx *db.Tx) error {
+	_, err := tx.Exec(ctx, "UPDATE roar_meta SET version = version + 1 WHERE id = 1")
+	return err
+}
+
+// blockedBetween reports whether a and b block each other in either direction.
+func blockedBetween(ctx context.Context, tx *db.Tx, a, b int64) (bool, error) {
+	if a == b {
+		return false, nil
+	}
+	var n int64
+	err := db.Scan(tx.QueryRow(ctx, `SELECT count(*) FROM roar_blocks WHERE kind = 'block'
+		AND ((user_id = ? AND target_id = ?) OR (user_id = ? AND target_id = ?))`, a, b, b, a), &n)
+	return n > 0, err
+}
+
+func notify(ctx context.Context, tx *db.Tx, now int64, user int64, kind string, actor int64, roar int64) error {
+	if user == actor {
+		return nil
+	}
+	var rid any
+	if roar != 0 {
+		rid = roar
+	}
+	// Nobody is notified by someone they blocked or muted.
+	_, err := tx.Exec(ctx, `INSERT INTO roar_notifications (user_id, kind, actor_id, roar_id, created_at)
+		SELECT ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM roar_blocks WHERE user_id = ? AND target_id = ?)`,
+		user, kind, actor, rid, now, user, actor)
+	return err
+}
+
+// insert writes p and returns its id: the roar, its hashtags, the parent's
+// reply count, and notifications for the replied-to and mentioned users.
+func (s *Store) insert(ctx context.Context, tx *db.Tx, p Post) (int64, error) {
+	now := s.now().UnixMilli()
+	var replyTo, repostOf any
+	var parentAuthor int64
+	for _, ref := range []struct {
+		id   int64
+		dst  *any
+		what string
+	}{{p.ReplyTo, &replyTo, "reply to"}, {p.RepostOf, &repostOf, "repost"}} {
+		if ref.id == 0 {
+			continue
+		}
+		var author, origin int64
+		err := db.Scan(tx.QueryRow(ctx, "SELECT author_id, COALESCE(repost_of, 0) FROM roars WHERE id = ?", ref.id), &author, &origin)
+		if err != nil {
+			return 0, errs.E(errs.NotFound, "The roar you wanted to %s no longer exists.", ref.what)
+		}
+		if origin != 0 {
+			return 0, errs.E(errs.Invalid, "Reply to or repost the original roar, not a repost of it.")
+		}
+		if blocked, err := blockedBetween(ctx, tx, p.Author, author); err != nil || blocked {
+			return 0, orErr(err, errBlocked)
+		}
+		*ref.dst, parentAuthor = ref.id, author
+	}
+	var id int64
+	err := db.Scan(tx.QueryRow(ctx, `INSERT INTO roars (author_id, body, reply_to, repost_of, created_at)
+		VALUES (?, ?, ?, ?, ?) RETURNING id`, p.Author, p.Body, replyTo, repostOf, now), &id)
+	if err != nil {
+		if p.RepostOf != 0 && errs.KindOf(err) == errs.Conflict {
+			return 0, errs.E(errs.Conflict, "You have already reposted this roar.")
+		}
+		return 0, fmt.Errorf("roar: insert: %w", err)
+	}
+	switch {
+	case p.ReplyTo != 0:
+		if _, err := tx.Exec(ctx, "UPDATE roars SET replies = replies + 1 WHERE id = ?", p.ReplyTo); err != nil {
+			return 0, err
+		}
+		if err := notify(ctx, tx, now, parentAuthor, "reply", p.Author, id); err != nil {
+			return 0, err
+		}
+	case p.RepostOf != 0:
+		if _, err := tx.Exec(ctx, "UPDATE roars SET reposts = reposts + 1 WHERE id = ?", p.RepostOf); err != nil {
+			return 0, err
+		}
+		if err := notify(ctx, tx, now, parentAuthor, "repost", p.Author, p.RepostOf); err != nil {
+			return 0, err
+		}
+	}
+	for _, tag := range Tags(p.Body) {
+		if _, err := tx.Exec(ctx, "INSERT INTO roar_tags (tag, roar_id) VALUES (?, ?)", tag, id); err != nil {
+			return 0, err
+		}
+	}
+	if names := Mentions(p.Body); len(names) > 0 {
+		ids, err := userIDs(ctx, tx, names)
+		if err != nil {
+			return 0, err
+		}
+		for _, n := range names {
+			if uid, ok := ids[n]; ok && uid != parentAuthor {
+				if err := notify(ctx, tx, now, uid, "mention", p.Author, id); err != nil {
+					return 0, err
+				}
+			}
+		}
+	}
+	return id, bump(ctx, tx)
+}
+
+// remove deletes roar id if by is its author or a moderator; it returns the
+// ids removed (the roar and the reposts of it).
+func (s *Store) remove(ctx context.Context, tx *db.Tx, id, by int64, moderator bool) ([]int64, error) {
+	var author int64
+	var replyTo, repostOf int64
+	err := db.Scan(tx.QueryRow(ctx, "SELECT author_id, COALESCE(reply_to, 0), COALESCE(repost_of, 0) FROM roars WHERE id = ?", id),
+		&author, &replyTo, &repostOf)
+	if err != nil {
+		return nil, err
+	}
+	if author != by && !moderator {
+		return nil, errNotYours
+	}
+	gone := []int64{id}
+	rows, err := tx.Query(ctx, "SELECT id FROM roars WHERE repost_of = ?", id)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var rid int64
+		if err := rows.Scan(&rid); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		gone = append(gone, rid)
+	}
+	rows.Close()
+	if replyTo != 0 {
+		if _, err := tx.Exec(ctx, "UPDATE roars SET replies = replies - 1 WHERE id = ? AND replies > 0", replyTo); err != nil {
+			return nil, err
+		}
+	}
+	if repostOf != 0 {
+		if _, err := tx.Exec(ctx, "UPDATE roars SET reposts = reposts - 1 WHERE id = ? AND reposts > 0", repostOf); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := tx.Exec(ctx, "DELETE FROM roars WHERE id = ?", id); err != nil {
+		return nil, err
+	}
+	return gone, bump(ctx, tx)
+}
+
+// unrepost deletes by's repost of id, if any, and returns its id (0: none).
+func (s *Store) unrepost(ctx context.Context, tx *db.Tx, id, by int64) (int64, error) {
+	var rid int64
+	err := db.Scan(tx.QueryRow(ctx, "SELECT id FROM roars WHERE repost_of = ? AND author_id = ?", id, by), &rid)
+	if errs.KindOf(err) == errs.NotFound {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	_, err = s.remove(ctx, tx, rid, by, false)
+	return rid, err
+}
+
+// like sets whether user likes roar id (idempotent) and returns its like count.
+func (s *Store) like(ctx context.Context, tx *db.Tx, id, user int64, on bool) (int64, error) {
+	var author, repostOf int64
+	if err := db.Scan(tx.QueryRow(ctx, "SELECT author_id, COALESCE(repost_of, 0) FROM roars WHERE id = ?", id), &author, &repostOf); err != nil {
+		return 0, err
+	}
+	if repostOf != 0 {
+		return 0, errs.E(errs.Invalid, "Like the original roar, not a repost of it.")
+	}
+	var changed int64
+	if on {
+		if blocked, err := blockedBetween(ctx, tx, user, author); err != nil || blocked {
+			return 0, orErr(err, errBlocked)
+		}
+		now := s.now().UnixMilli()
+		res, err := tx.Exec(ctx, insertIgnore(tx, "roar_likes (roar_id, user_id, created_at) VALUES (?, ?, ?)"), id, user, now)
+		if err != nil {
+			return 0, err
+		}
+		if changed, _ = res.RowsAffected(); changed > 0 {
+			if _, err := tx.Exec(ctx, "UPDATE roars SET likes = likes + 1 WHERE id = ?", id); err != nil {
+				return 0, err
+			}
+			if err := notify(ctx, tx, now, author, "like", user, id); err != nil {
+				return 0, err
+			}
+		}
+	} else {
+		res, err := tx.Exec(ctx, "DELETE FROM roar_likes WHERE roar_id = ? AND user_id = ?", id, user)
+		if err != nil {
+			return 0, err
+		}
+		if changed, _ = res.RowsAffected(); changed > 0 {
+			if _, err := tx.Exec(ctx, "UPDATE roars SET likes = likes - 1 WHERE id = ? AND likes > 0", id); err != nil {
+				return 0, err
+			}
+		}
+	}
+	var likes int64
+	if err := db.Scan(tx.QueryRow(ctx, "SELECT likes FROM roars WHERE id = ?", id), &likes); err != nil {
+		return 0, err
+	}
+	if changed > 0 {
+		return likes, bump(ctx, tx)
+	}
+	return likes, nil
+}
+
+// relate sets or clears a relation of user to target: "follow", "block" or
+// "mute" (idempotent). Blocking also removes follows both ways.
+func (s *Store) relate(ctx context.Context, tx *db.Tx, user, target int64, kind string, on bool) error {
+	if user == target {
+		return errs.E(errs.Invalid, "You cannot %s yourself.", kind)
+	}
+	now := s.now().UnixMilli()
+	var err error
+	switch {
+	case kind == "follow" && on:
+		blocked, berr := blockedBetween(ctx, tx, user, target)
+		if berr != nil || blocked {
+			return orErr(berr, errBlocked)
+		}
+		var res interface{ RowsAffected() (int64, error) }
+		res, err = tx.Exec(ctx, insertIgnore(tx, "roar_follows (follower_id, followee_id, created_at) VALUES (?, ?, ?)"), user, target, now)
+		if err == nil {
+			if n, _ := res.RowsAffected(); n > 0 {
+				err = notify(ctx, tx, now, target, "follow", user, 0)
+			}
+		}
+	case kind == "follow":
+		_, err = tx.Exec(ctx, "DELETE FROM roar_follows WHERE follower_id = ? AND followee_id = ?", user, target)
+	case on:
+		_, err = tx.Exec(ctx, insertIgnore(tx, "roar_blocks (user_id, target_id, kind, created_at) VALUES (?, ?, ?, ?)"), user, target, kind, now)
+		if err == nil && kind == "block" {
+			_, err = tx.Exec(ctx, `DELETE FROM roar_follows WHERE (follower_id = ? AND followee_id = ?)
+				OR (follower_id = ? AND followee_id = ?)`, user, target, target, user)
+		}
+	default:
+		_, err = tx.Exec(ctx, "DELETE FROM roar_blocks WHERE user_id = ? AND target_id = ? AND kind = ?", user, target, kind)
+	}
+	if err != nil {
+		return fmt.Errorf("roar: %s: %w", kind, err)
+	}
+	return bump(ctx, tx)
+}
+
+// report files user's report of roar id (once per user and roar).
+func (s *Store) report(ctx context.Context, tx *db.Tx, id, user int64, reason string) error {
+	_, err := tx.Exec(ctx, insertIgnore(tx, "roar_reports (roar_id, reporter_id, reason, created_at) VALUES (?, ?, ?, ?)"),
+		id, user, reason, s.now().UnixMilli())
+	return err
+}
+
+// dismiss closes the reports of roar id without removing it.
+func (s *Store) dismiss(ctx context.Context, tx *db.Tx, id int64) error {
+	_, err := tx.Exec(ctx, "DELETE FROM roar_reports WHERE roar_id = ?", id)
+	return err
+}
+
+// markSeen marks user's notifications up to id as seen.
+func (s *Store) markSeen(ctx context.Context, tx *db.Tx, user, upTo int64) error {
+	_, err := tx.Exec(ctx, "UPDATE roar_notifications SET seen = 1 WHERE user_id = ? AND id <= ? AND seen = 0", user, upTo)
+	return err
+}
+
+// forgetUser runs inside the account deletion: the counters of the roars the
+// user liked, replied to or reposted are lowered before their rows cascade away.
+func (s *Store) forgetUser(ctx context.Context, tx *db.Tx, user int64) error {
+	for _, q := range []string{
+		"UPDATE roars SET likes = likes - 1 WHERE id IN (SELECT roar_id FROM roar_likes WHERE user_id = ?) AND likes > 0",
+		`UPDATE roars SET replies = (SELECT count(*) FROM roars c WHERE c.reply_to = roars.id AND c.author_id <> ?)
+			WHERE id IN (SELECT reply_to FROM roars WHERE author_id = ? AND reply_to IS NOT NULL)`,
+		"UPDATE roars SET reposts = reposts - 1 WHERE id IN (SELECT repost_of FROM roars WHERE author_id = ? AND repost_of IS NOT NULL) AND reposts > 0",
+	} {
+		args := []any{user}
+		if strings.Count(q, "?") == 2 {
+			args = append(args, user)
+		}
+		if _, err := tx.Exec(ctx, q, args...); err != nil {
+			return fmt.Errorf("roar: forget user: %w", err)
+		}
+	}
+	return bump(ctx, tx)
+}
+
+// insertIgnore is "INSERT ... that does nothing if the row exists" in tx's dialect.
+func insertIgnore(tx *db.Tx, rest string) string {
+	if tx.Dialect() == db.Postgres {
+		return "INSERT INTO " + rest + " ON CONFLICT DO NOTHING"
+	}
+	return "INSERT OR IGNORE INTO " + rest
+}
+
+func orErr(err, otherwise error) error {
+	if err != nil {
+		return err
+	}
+	return otherwise
+}

@@ -1,0 +1,195 @@
+package roar
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/errs"
+)
+
+// heartbeat keeps idle streams (and the proxies in between) open.
+const heartbeat = 25 * time.Second
+
+// stream is the live timeline as Server-Sent Events: new roars (event
+// "roar", with the roar's id as the event id), like and reply counts
+// ("like", "counts") and deletions ("delete"). A client that reconnects sends
+// Last-Event-ID (or ?after= the newest roar it has) and first gets what it
+// missed, from the database, so that no roar is lost across a drop.
+// ?feed=home keeps to the people the viewer follows.
+func (a *App) stream(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	rc := http.NewResponseController(w)
+	// Streams outlive the server's read timeout.
+	rc.SetReadDeadline(time.Time{})
+	rc.SetWriteDeadline(time.Time{})
+	after, err := lastEventID(r)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	f := &filter{}
+	if u := auth.UserFrom(ctx); u != nil {
+		if f.rel, err = a.store.Relations(ctx, u.ID); err != nil {
+			a.Site.Error(w, r, err)
+			return
+		}
+		if r.URL.Query().Get("feed") == "home" {
+			if f.follows, err = a.store.Following(ctx, u.ID); err != nil {
+				a.Site.Error(w, r, err)
+				return
+			}
+			f.follows[u.ID] = true
+		}
+	}
+	// Join the hub before reading the backlog, so nothing falls in between;
+	// roars already sent from the backlog are skipped when they come live.
+	c := a.hub.add()
+	defer a.hub.remove(c)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
+	w.WriteHeader(http.StatusOK)
+	bw := bufio.NewWriterSize(w, 4096)
+	bw.WriteString("retry: 2000\n\n")
+	sent := after
+	if after > 0 {
+		backlog, err := a.store.Timeline(ctx, Query{Since: after, Limit: 500})
+		if err != nil {
+			return
+		}
+		for i := range backlog {
+			e := a.roarEvent(ctx, &backlog[i])
+			if f.pass(e) {
+				data, _ := json.Marshal(e)
+				writeEvent(bw, e, data)
+			}
+			sent = backlog[i].ID
+		}
+	}
+	if bw.Flush() != nil || rc.Flush() != nil {
+		return
+	}
+	tick := time.NewTicker(heartbeat)
+	defer tick.Stop()
+	for {
+		select {
+		case d := <-c.ch:
+			if d.e.Type == "roar" && d.e.ID <= sent {
+				continue
+			}
+			if !f.pass(d.e) {
+				continue
+			}
+			writeEvent(bw, d.e, d.data)
+			// Write out what else is queued in the same flush.
+			for more := true; more; {
+				select {
+				case d := <-c.ch:
+					if f.pass(d.e) && !(d.e.Type == "roar" && d.e.ID <= sent) {
+						writeEvent(bw, d.e, d.data)
+					}
+				default:
+					more = false
+				}
+			}
+		case <-tick.C:
+			bw.WriteString(": ping\n\n")
+		case <-c.gone:
+			return
+		case <-ctx.Done():
+			return
+		}
+		if bw.Flush() != nil || rc.Flush() != nil {
+			return
+		}
+	}
+}
+
+func lastEventID(r *http.Request) (int64, error) {
+	s := r.Header.Get("Last-Event-ID")
+	if s == "" {
+		s = r.URL.Query().Get("after")
+	}
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return 0, errs.Fields(map[string]string{"after": "Must be a roar id."})
+	}
+	return n, nil
+}
+
+func writeEvent(bw *bufio.Writer, e *Event, data []byte) {
+	if e.Type == "roar" {
+		bw.WriteString("id: ")
+		bw.WriteString(strconv.FormatInt(e.ID, 10))
+		bw.WriteByte('\n')
+	}
+	bw.WriteString("event: ")
+	bw.WriteString(e.Type)
+	bw.WriteString("\ndata: ")
+	bw.Write(bytes.TrimSpace(data))
+	bw.WriteString("\n\n")
+}
+
+// filter is what one stream shows: not the authors the viewer does not see,
+// and on the home feed only the people they follow.
+type filter struct {
+	rel     *Relations
+	follows map[int64]bool // nil: everyone
+}
+
+func (f *filter) pass(e *Event) bool {
+	if e.Type != "roar" {
+		return true
+	}
+	if f.rel != nil && (f.rel.Hidden[e.Author] || (e.Origin != 0 && f.rel.Hidden[e.Origin])) {
+		return false
+	}
+	return f.follows == nil || f.follows[e.Author]
+}
+
+// livePoll is the fallback when the stream is down: the roars after ?since=
+// as HTML articles, oldest first (at most 200), for the page's script.
+func (a *App) livePoll(w http.ResponseWriter, r *http.Request) {
+	since, err := queryID(r, "since")
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	ctx := r.Context()
+	q := Query{Since: since, Limit: pageSize}
+	u := auth.UserFrom(ctx)
+	if u != nil && r.URL.Query().Get("feed") == "home" {
+		q.Home = u.ID
+	}
+	roars, err := a.store.Timeline(ctx, q)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	v, err := a.viewerOf(ctx, u, roars)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	var buf bytes.Buffer
+	for i := range roars {
+		if !v.Rel.Hides(&roars[i]) {
+			if err := roarArticle(&roars[i], v, "").Render(ctx, &buf); err != nil {
+				a.Site.Error(w, r, err)
+				return
+			}
+		}
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(buf.Bytes())
+}

@@ -1,0 +1,122 @@
+package roar
+
+import (
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tutti-dev/tutti/internal/auth"
+)
+
+// viewer is who looks at a page, with what marks roars for them.
+type viewer struct {
+	User     *auth.User
+	Liked    map[int64]bool
+	Reposted map[int64]bool
+	Rel      *Relations
+	Unseen   int64
+}
+
+func (v *viewer) id() int64 {
+	if v == nil || v.User == nil {
+		return 0
+	}
+	return v.User.ID
+}
+
+func (v *viewer) signedIn() bool { return v.id() != 0 }
+
+func (v *viewer) username() string {
+	if v == nil || v.User == nil {
+		return ""
+	}
+	return v.User.Username
+}
+
+func (v *viewer) liked(id int64) bool    { return v != nil && v.Liked[id] }
+func (v *viewer) reposted(id int64) bool { return v != nil && v.Reposted[id] }
+func (v *viewer) owns(r *Roar) bool      { return v.signedIn() && r.Author.ID == v.id() }
+func (v *viewer) canRemove(r *Roar) bool {
+	return v.owns(r) || (v.signedIn() && v.User.Moderator)
+}
+
+// page is what a timeline-like page shows.
+type page struct {
+	Title   string
+	Tab     string // public, home, tag, profile, thread, notifications, reports
+	Viewer  *viewer
+	Roars   []Roar
+	Older   string // URL of the next (older) page; empty at the end
+	Live    string // the stream feed that updates this page: public, home; empty: none
+	Compose *compose
+	Profile *Profile
+	Tag     string
+	Focus   *Roar  // the roar of a thread page
+	Above   []Roar // its ancestors, oldest first
+	Notes   []Notification
+	Reports []Report
+	Flash   string
+}
+
+// compose is the post form, with what was typed and its error.
+type compose struct {
+	Body    string
+	ReplyTo int64
+	Error   string
+	Prompt  string
+}
+
+func roarURL(id int64) string    { return "/roar/r/" + strconv.FormatInt(id, 10) }
+func userURL(name string) string { return "/roar/u/" + name }
+func tagURL(tag string) string   { return "/roar/tags/" + tag }
+func itoa(n int64) string        { return strconv.FormatInt(n, 10) }
+
+func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+func shortTime(t time.Time) string {
+	return t.UTC().Format("Jan 2, 15:04") + " UTC"
+}
+
+func initials(a Author) string {
+	r, _ := utf8.DecodeRuneInString(a.Name())
+	return strings.ToUpper(string(r))
+}
+
+func avatarURL(a Author) string {
+	if a.Avatar == "" {
+		return ""
+	}
+	return (&auth.User{Avatar: a.Avatar}).AvatarURL()
+}
+
+func left(body string) string { return strconv.Itoa(MaxLen - utf8.RuneCountInString(body)) }
+
+func boolStr(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return itoa(n) + " " + many
+}
+
+func noteText(n *Notification) string {
+	switch n.Kind {
+	case "mention":
+		return "mentioned you"
+	case "reply":
+		return "replied to you"
+	case "like":
+		return "liked your roar"
+	case "repost":
+		return "reposted your roar"
+	case "follow":
+		return "followed you"
+	}
+	return n.Kind
+}
