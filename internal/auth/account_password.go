@@ -74,7 +74,7 @@ func (s *Service) passwordPost(w http.ResponseWriter, r *http.Request) {
 // if right, an Invalid error if wrong.
 func (s *Service) verify(r *http.Request, u *User, pw string) error {
 	ctx := r.Context()
-	if ok, retry := s.LoginPerAccount.Allow(ctx, "login:acct:"+UsernameKey(u.Username)); !ok {
+	if ok, retry := s.lim().LoginPerAccount.Allow(ctx, "login:acct:"+UsernameKey(u.Username)); !ok {
 		return errs.Slow(retry, "Too many attempts. Please wait a moment and try again.")
 	}
 	a, err := s.store.byID(ctx, u.ID)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/alexedwards/scs/v2"
@@ -62,14 +63,44 @@ type Deps struct {
 	// https behind a proxy); otherwise only requests that came over TLS.
 	SecureCookies bool
 
-	// Rate limits; nil: the defaults (login 10/min per IP and 5/min per
-	// account, sign-up 5/min per IP). ratelimit.Unlimited{} turns one off.
-	LoginPerIP      ratelimit.Limiter
-	LoginPerAccount ratelimit.Limiter
-	SignupPerIP     ratelimit.Limiter
+	// Limits are the rate limits; a nil field takes its default (login 10 a
+	// minute per IP and 5 per account, sign-up 5 a minute per IP).
+	// ratelimit.Unlimited{} turns one off. SetLimits changes them later.
+	Limits Limits
 
 	Now func() time.Time // nil: time.Now
 }
+
+// Limits are auth's rate limits. Logins count every attempt, per IP and per
+// account (a wrong password and a right one alike); sign-ups count valid
+// attempts per IP.
+type Limits struct {
+	LoginPerIP      ratelimit.Limiter
+	LoginPerAccount ratelimit.Limiter
+	SignupPerIP     ratelimit.Limiter
+}
+
+// DefaultLimits are the limits of a running site.
+func DefaultLimits() Limits {
+	return Limits{
+		LoginPerIP:      ratelimit.NewLocal(6*time.Second, 10),
+		LoginPerAccount: ratelimit.NewLocal(12*time.Second, 5),
+		SignupPerIP:     ratelimit.NewLocal(12*time.Second, 5),
+	}
+}
+
+// SetLimits replaces the rate limits, safely while serving (tests and load
+// runs); a nil field means no limit.
+func (s *Service) SetLimits(l Limits) {
+	for _, p := range []*ratelimit.Limiter{&l.LoginPerIP, &l.LoginPerAccount, &l.SignupPerIP} {
+		if *p == nil {
+			*p = ratelimit.Unlimited{}
+		}
+	}
+	s.limits.Store(&l)
+}
+
+func (s *Service) lim() *Limits { return s.limits.Load() }
 
 // TxHook runs inside the account-deletion transaction, before the users row
 // goes. It may run more than once (a busy transaction is retried), so it must
@@ -83,6 +114,7 @@ type Service struct {
 	sessions   *DBStore // nil when another store is configured
 	sm, smTLS  *scs.SessionManager
 	dummyHash  func() string
+	limits     atomic.Pointer[Limits]
 	mu         sync.Mutex
 	txHooks    []TxHook
 	afterHooks []func(ctx context.Context, userID int64)
@@ -93,16 +125,18 @@ func New(d Deps) (*Service, error) {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
-	if d.LoginPerIP == nil {
-		d.LoginPerIP = ratelimit.NewLocal(6*time.Second, 10)
+	def := DefaultLimits()
+	if d.Limits.LoginPerIP == nil {
+		d.Limits.LoginPerIP = def.LoginPerIP
 	}
-	if d.LoginPerAccount == nil {
-		d.LoginPerAccount = ratelimit.NewLocal(12*time.Second, 5)
+	if d.Limits.LoginPerAccount == nil {
+		d.Limits.LoginPerAccount = def.LoginPerAccount
 	}
-	if d.SignupPerIP == nil {
-		d.SignupPerIP = ratelimit.NewLocal(12*time.Second, 5)
+	if d.Limits.SignupPerIP == nil {
+		d.Limits.SignupPerIP = def.SignupPerIP
 	}
 	s := &Service{Deps: d, store: &Store{db: d.DB, now: d.Now}}
+	s.SetLimits(d.Limits)
 	if d.SessionStore == nil {
 		s.sessions = NewDBStore(d.DB)
 		s.sessions.now = d.Now

@@ -14,6 +14,7 @@ func (s *Service) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /account/signup", s.signupShow)
 	mux.HandleFunc("POST /account/signup", s.signupPost)
 	mux.HandleFunc("POST /account/logout", s.logoutPost)
+	mux.HandleFunc("GET /account/logout", onlyPost) // not the catch-all 404
 	mux.HandleFunc("GET /account/settings", s.settingsShow)
 	mux.HandleFunc("POST /account/settings", s.settingsPost)
 	mux.HandleFunc("GET /account/password", s.passwordShow)
@@ -50,4 +51,10 @@ func (s *Service) accountHome(w http.ResponseWriter, r *http.Request) {
 	if _, ok := RequireUser(w, r); ok {
 		s.redirect(w, r, "/account/settings")
 	}
+}
+
+// onlyPost answers 405 to a GET of a POST-only route.
+func onlyPost(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Allow", "POST")
+	http.Error(w, "Use POST.", http.StatusMethodNotAllowed)
 }

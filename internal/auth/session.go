@@ -102,10 +102,10 @@ func (s *Service) loadUser(sm *scs.SessionManager, next http.Handler) http.Handl
 func (s *Service) Login(w http.ResponseWriter, r *http.Request, login, password string) (*User, error) {
 	ctx := r.Context()
 	login = strings.TrimSpace(login)
-	if ok, retry := s.LoginPerIP.Allow(ctx, "login:ip:"+clientIP(r)); !ok {
+	if ok, retry := s.lim().LoginPerIP.Allow(ctx, "login:ip:"+clientIP(r)); !ok {
 		return nil, errs.Slow(retry, "Too many login attempts. Please wait a moment and try again.")
 	}
-	if ok, retry := s.LoginPerAccount.Allow(ctx, "login:acct:"+strings.ToLower(login)); !ok {
+	if ok, retry := s.lim().LoginPerAccount.Allow(ctx, "login:acct:"+strings.ToLower(login)); !ok {
 		return nil, errs.Slow(retry, "Too many login attempts for this account. Please wait a moment and try again.")
 	}
 	a, err := s.store.byLogin(ctx, login)
@@ -159,7 +159,10 @@ func (s *Service) Logout(w http.ResponseWriter, r *http.Request) error {
 // SignupAndLogin creates the account (rate-limited per IP) and signs it in.
 func (s *Service) SignupAndLogin(w http.ResponseWriter, r *http.Request, in Signup) (*User, error) {
 	ctx := r.Context()
-	if ok, retry := s.SignupPerIP.Allow(ctx, "signup:ip:"+clientIP(r)); !ok {
+	if f := in.Validate(); len(f) > 0 { // a typo does not count against the limit
+		return nil, errs.Fields(f)
+	}
+	if ok, retry := s.lim().SignupPerIP.Allow(ctx, "signup:ip:"+clientIP(r)); !ok {
 		return nil, errs.Slow(retry, "Too many sign-ups from here. Please wait a moment and try again.")
 	}
 	u, err := s.Create(ctx, in)

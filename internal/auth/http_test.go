@@ -1,0 +1,514 @@
+package auth_test
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"image/png"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/app"
+	"github.com/tutti-dev/tutti/internal/app/apptest"
+	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/ratelimit"
+)
+
+// browser drives a running server like a browser without JavaScript.
+type browser struct {
+	t    *testing.T
+	m    *app.Main
+	c    *http.Client
+	base string
+}
+
+func newBrowser(t *testing.T, m *app.Main) *browser {
+	return &browser{t: t, m: m, c: apptest.Client(t), base: m.URL()}
+}
+
+func (b *browser) do(method, path string, body io.Reader, header http.Header) (*http.Response, string) {
+	b.t.Helper()
+	req, err := http.NewRequest(method, b.base+path, body)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	res, err := b.c.Do(req)
+	if err != nil {
+		b.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	out, _ := io.ReadAll(res.Body)
+	return res, string(out)
+}
+
+func (b *browser) get(path string) (*http.Response, string) {
+	b.t.Helper()
+	return b.do("GET", path, nil, nil)
+}
+
+func (b *browser) post(path string, form url.Values) (*http.Response, string) {
+	b.t.Helper()
+	return b.do("POST", path, strings.NewReader(form.Encode()), http.Header{"Content-Type": {"application/x-www-form-urlencoded"}})
+}
+
+func (b *browser) cookie(name string) *http.Cookie {
+	u, _ := url.Parse(b.base)
+	for _, c := range b.c.Jar.Cookies(u) {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+func wantStatus(t *testing.T, res *http.Response, body string, want int) {
+	t.Helper()
+	if res.StatusCode != want {
+		t.Fatalf("%s %s: status %d; want %d. Body:\n%.1500s", res.Request.Method, res.Request.URL, res.StatusCode, want, body)
+	}
+}
+
+func wantRedirect(t *testing.T, res *http.Response, body, to string) {
+	t.Helper()
+	wantStatus(t, res, body, http.StatusSeeOther)
+	if got := res.Header.Get("Location"); got != to {
+		t.Fatalf("%s %s: redirect to %q; want %q", res.Request.Method, res.Request.URL, got, to)
+	}
+}
+
+func (b *browser) signup(name, email, pw string) {
+	b.t.Helper()
+	res, body := b.post("/account/signup", url.Values{"username": {name}, "email": {email}, "password": {pw}})
+	wantRedirect(b.t, res, body, "/account/settings?welcome=1")
+}
+
+func (b *browser) login(login, pw string) {
+	b.t.Helper()
+	res, body := b.post("/account/login", url.Values{"login": {login}, "password": {pw}})
+	wantRedirect(b.t, res, body, "/")
+}
+
+// signedInAs returns the username the settings page greets, or "" when it
+// sends the browser to the login page.
+func (b *browser) signedInAs() string {
+	b.t.Helper()
+	res, body := b.get("/account/settings")
+	if res.StatusCode == http.StatusSeeOther {
+		return ""
+	}
+	wantStatus(b.t, res, body, 200)
+	_, rest, _ := strings.Cut(body, "Signed in as <strong>")
+	name, _, _ := strings.Cut(rest, "<")
+	return name
+}
+
+func TestSignupLoginLogout(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		b := newBrowser(t, m)
+		if got := b.signedInAs(); got != "" {
+			t.Fatalf("fresh browser signed in as %q", got)
+		}
+		res, body := b.post("/account/signup", url.Values{"username": {"Alice"}, "email": {"Alice@Example.com"}, "password": {"correct horse"}})
+		wantRedirect(t, res, body, "/account/settings?welcome=1")
+		var sess *http.Cookie
+		for _, c := range res.Cookies() {
+			if c.Name == auth.CookieName {
+				sess = c
+			}
+		}
+		if sess == nil || !sess.HttpOnly || sess.SameSite != http.SameSiteLaxMode || sess.Path != "/" || sess.Secure {
+			t.Fatalf("session cookie %+v; want HttpOnly, SameSite=Lax, Path=/, not Secure over plain HTTP", sess)
+		}
+		if sess.MaxAge < 29*86400 {
+			t.Errorf("session cookie MaxAge %d; want about 30 days", sess.MaxAge)
+		}
+		if c := b.cookie(auth.UserCookieName); c == nil || c.Value != "Alice" {
+			t.Fatalf("tutti_user cookie %+v; want Alice", c)
+		}
+		if got := b.signedInAs(); got != "Alice" {
+			t.Fatalf("signed in as %q; want Alice", got)
+		}
+		res, body = b.get("/account/settings")
+		if !strings.Contains(body, `data-state="user"`) || !strings.Contains(res.Header.Get("Cache-Control"), "private") {
+			t.Errorf("settings page: header not rendered for the user or not private (Cache-Control %q)", res.Header.Get("Cache-Control"))
+		}
+
+		res, body = b.post("/account/logout", nil)
+		wantRedirect(t, res, body, "/account/login?bye=1")
+		if b.cookie(auth.CookieName) != nil || b.cookie(auth.UserCookieName) != nil {
+			t.Error("cookies kept after logout")
+		}
+		if got := b.signedInAs(); got != "" {
+			t.Fatalf("after logout signed in as %q", got)
+		}
+		res, body = b.get("/account/logout")
+		wantStatus(t, res, body, http.StatusMethodNotAllowed)
+
+		// Log in by username (any case) and by e-mail (any case).
+		for _, login := range []string{"alice", "ALICE@example.com"} {
+			b2 := newBrowser(t, m)
+			b2.login(login, "correct horse")
+			if got := b2.signedInAs(); got != "Alice" {
+				t.Errorf("login %q: signed in as %q; want Alice", login, got)
+			}
+		}
+		// ?next= returns to a same-site path.
+		b3 := newBrowser(t, m)
+		res, body = b3.post("/account/login", url.Values{"login": {"alice"}, "password": {"correct horse"}, "next": {"/meet/polls/new"}})
+		wantRedirect(t, res, body, "/meet/polls/new")
+
+		res, body = b.get("/account/u/ALICE")
+		wantStatus(t, res, body, 200)
+		if !strings.Contains(body, "@Alice") {
+			t.Error("profile page does not show @Alice")
+		}
+		res, body = b.get("/account/u/nobody")
+		wantStatus(t, res, body, 404)
+	})
+}
+
+func TestSignupValidation(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		newBrowser(t, m).signup("taken", "taken@example.com", "password1")
+		cases := []struct {
+			name  string
+			form  url.Values
+			field string
+			msg   string
+		}{
+			{"empty username", url.Values{"username": {""}, "email": {"a@example.com"}, "password": {"password1"}}, "username", "Choose a username."},
+			{"bad username", url.Values{"username": {"a b"}, "email": {"a@example.com"}, "password": {"password1"}}, "username", "Use only letters"},
+			{"taken username", url.Values{"username": {"TAKEN"}, "email": {"a@example.com"}, "password": {"password1"}}, "username", "That username is taken."},
+			{"taken e-mail", url.Values{"username": {"fresh"}, "email": {"Taken@Example.com"}, "password": {"password1"}}, "email", "cannot be used"},
+			{"bad e-mail", url.Values{"username": {"fresh"}, "email": {"nope"}, "password": {"password1"}}, "email", "does not look like"},
+			{"short password", url.Values{"username": {"fresh"}, "email": {"a@example.com"}, "password": {"short"}}, "password", "At least 8"},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				b := newBrowser(t, m)
+				res, body := b.post("/account/signup", c.form)
+				wantStatus(t, res, body, http.StatusUnprocessableEntity)
+				if !strings.Contains(body, `id="`+c.field+`-error"`) || !strings.Contains(body, c.msg) {
+					t.Errorf("no %q message for %s", c.msg, c.field)
+				}
+				if v := c.form.Get("email"); v != "" && !strings.Contains(body, `value="`+v+`"`) {
+					t.Errorf("e-mail %q not kept in the form", v)
+				}
+				if strings.Contains(body, "password1") {
+					t.Error("password echoed back in the form")
+				}
+				if b.cookie(auth.CookieName) != nil {
+					t.Error("a session was started by a failed sign-up")
+				}
+			})
+		}
+		var n int
+		if err := m.DB.QueryRow(context.Background(), "SELECT COUNT(*) FROM users").Scan(&n); err != nil || n != 1 {
+			t.Errorf("users after bad sign-ups: %d (%v); want 1", n, err)
+		}
+	})
+}
+
+func TestLoginFailuresLookAlike(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		newBrowser(t, m).signup("bob", "bob@example.com", "password1")
+		b := newBrowser(t, m)
+		res1, body1 := b.post("/account/login", url.Values{"login": {"bob@example.com"}, "password": {"wrong-password"}})
+		res2, body2 := b.post("/account/login", url.Values{"login": {"nobody@example.com"}, "password": {"wrong-password"}})
+		res3, body3 := b.post("/account/login", url.Values{"login": {"nobody"}, "password": {"wrong-password"}})
+		for i, r := range []*http.Response{res1, res2, res3} {
+			if r.StatusCode != http.StatusUnauthorized {
+				t.Errorf("try %d: status %d; want 401", i, r.StatusCode)
+			}
+		}
+		msg := "Wrong username, e-mail or password."
+		for i, body := range []string{body1, body2, body3} {
+			if !strings.Contains(body, msg) {
+				t.Errorf("try %d: no %q", i, msg)
+			}
+		}
+		if !strings.Contains(body2, `value="nobody@example.com"`) {
+			t.Error("login not kept in the form")
+		}
+		res, body := b.post("/account/login", url.Values{"login": {""}, "password": {""}})
+		wantStatus(t, res, body, http.StatusUnprocessableEntity)
+	})
+}
+
+func TestTokenRotatesAndPasswordChangeEndsOtherSessions(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		m.Auth.SetLimits(auth.Limits{}) // many logins of one account
+		a := newBrowser(t, m)
+		a.signup("carol", "carol@example.com", "password1")
+		t1 := a.cookie(auth.CookieName).Value
+		a.login("carol", "password1")
+		t2 := a.cookie(auth.CookieName).Value
+		if t1 == t2 {
+			t.Fatal("session token unchanged by login; want a new one")
+		}
+		// The old token no longer works.
+		old := newBrowser(t, m)
+		u, _ := url.Parse(old.base)
+		old.c.Jar.SetCookies(u, []*http.Cookie{{Name: auth.CookieName, Value: t1}})
+		if got := old.signedInAs(); got != "" {
+			t.Fatalf("old token still signed in as %q", got)
+		}
+
+		other := newBrowser(t, m)
+		other.login("carol", "password1")
+		if got := other.signedInAs(); got != "carol" {
+			t.Fatalf("second device signed in as %q", got)
+		}
+		res, body := a.post("/account/password", url.Values{"current_password": {"wrong-one"}, "new_password": {"password2"}})
+		wantStatus(t, res, body, http.StatusUnprocessableEntity)
+		if !strings.Contains(body, "That is not your current password.") {
+			t.Error("no message for a wrong current password")
+		}
+		res, body = a.post("/account/password", url.Values{"current_password": {"password1"}, "new_password": {"password2"}})
+		wantRedirect(t, res, body, "/account/password?saved=1")
+		if got := a.signedInAs(); got != "carol" {
+			t.Errorf("device that changed the password signed in as %q; want carol", got)
+		}
+		if got := other.signedInAs(); got != "" {
+			t.Errorf("other device still signed in as %q after the password change", got)
+		}
+		other.login("carol", "password2")
+		res, body = other.post("/account/login", url.Values{"login": {"carol"}, "password": {"password1"}})
+		wantStatus(t, res, body, http.StatusUnauthorized)
+	})
+}
+
+func TestDeleteAccount(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		var inTx, after []int64
+		m.Auth.OnDelete(func(ctx context.Context, tx *db.Tx, id int64) error {
+			inTx = append(inTx, id)
+			return nil
+		}, func(ctx context.Context, id int64) { after = append(after, id) })
+		b := newBrowser(t, m)
+		b.signup("dave", "dave@example.com", "password1")
+		u, err := m.Auth.ByUsername(context.Background(), "dave")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, body := b.get("/account/delete")
+		wantStatus(t, res, body, 200)
+		res, body = b.post("/account/delete", url.Values{"password": {"nope-nope"}})
+		wantStatus(t, res, body, http.StatusUnprocessableEntity)
+		if len(inTx) != 0 {
+			t.Fatal("hooks ran for a refused delete")
+		}
+		res, body = b.post("/account/delete", url.Values{"password": {"password1"}})
+		wantRedirect(t, res, body, "/?account=deleted")
+		if _, err := m.Auth.User(context.Background(), u.ID); err == nil {
+			t.Error("user still there after delete")
+		}
+		if len(inTx) != 1 || inTx[0] != u.ID || len(after) != 1 || after[0] != u.ID {
+			t.Errorf("hooks saw %v in tx, %v after; want [%d]", inTx, after, u.ID)
+		}
+		if got := b.signedInAs(); got != "" {
+			t.Errorf("signed in as %q after deleting the account", got)
+		}
+		res, body = newBrowser(t, m).post("/account/login", url.Values{"login": {"dave"}, "password": {"password1"}})
+		wantStatus(t, res, body, http.StatusUnauthorized)
+	})
+}
+
+func pngBytes(t *testing.T, w, h int) []byte {
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for x := 0; x < w; x++ {
+		for y := 0; y < h; y++ {
+			img.Set(x, y, color.RGBA{uint8(x), uint8(y), 200, 255})
+		}
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func (b *browser) upload(fields map[string]string, filename string, content []byte) (*http.Response, string) {
+	b.t.Helper()
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	for k, v := range fields {
+		mw.WriteField(k, v)
+	}
+	if filename != "" {
+		fw, _ := mw.CreateFormFile("avatar", filename)
+		fw.Write(content)
+	}
+	mw.Close()
+	return b.do("POST", "/account/settings", &buf, http.Header{"Content-Type": {mw.FormDataContentType()}})
+}
+
+func TestProfileAndAvatar(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		ctx := context.Background()
+		b := newBrowser(t, m)
+		b.signup("erin", "erin@example.com", "password1")
+
+		res, body := b.upload(map[string]string{"display_name": "Erin E.", "bio": "Plays the oboe."}, "me.png", pngBytes(t, 400, 300))
+		wantRedirect(t, res, body, "/account/settings?saved=1")
+		u, _ := m.Auth.ByUsername(ctx, "erin")
+		if u.DisplayName != "Erin E." || u.Bio != "Plays the oboe." || u.AvatarURL() == "" {
+			t.Fatalf("after save: %+v; want name, bio and avatar", u)
+		}
+		res, body = b.get(u.AvatarURL())
+		wantStatus(t, res, body, 200)
+		if ct := res.Header.Get("Content-Type"); ct != "image/jpeg" {
+			t.Errorf("avatar Content-Type %q; want image/jpeg", ct)
+		}
+		img, err := jpeg.Decode(strings.NewReader(body))
+		if err != nil || img.Bounds().Dx() != auth.AvatarSize || img.Bounds().Dy() != auth.AvatarSize {
+			t.Fatalf("avatar: %v, %v; want a %dx%d JPEG", img.Bounds(), err, auth.AvatarSize, auth.AvatarSize)
+		}
+		first := u.AvatarURL()
+
+		cases := []struct {
+			name   string
+			fields map[string]string
+			file   string
+			data   []byte
+			status int
+		}{
+			{"not an image", map[string]string{"display_name": "X"}, "evil.png", []byte("<script>alert(1)</script>"), http.StatusUnprocessableEntity},
+			{"truncated png", map[string]string{"display_name": "X"}, "bad.png", pngBytes(t, 40, 40)[:60], http.StatusUnprocessableEntity},
+			{"name too long", map[string]string{"display_name": strings.Repeat("x", 51)}, "", nil, http.StatusUnprocessableEntity},
+			{"too large", map[string]string{"display_name": "X"}, "big.png", bytes.Repeat([]byte{0x89}, 6<<20), http.StatusRequestEntityTooLarge},
+			{"just over 5 MiB", map[string]string{"display_name": "X"}, "big.png", append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, auth.MaxAvatarBytes)...), http.StatusRequestEntityTooLarge},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				res, body := b.upload(c.fields, c.file, c.data)
+				wantStatus(t, res, body, c.status)
+				u, _ := m.Auth.ByUsername(ctx, "erin")
+				if u.DisplayName != "Erin E." || u.AvatarURL() != first {
+					t.Errorf("after a refused save: %+v; want nothing changed", u)
+				}
+			})
+		}
+
+		res, body = b.upload(map[string]string{"display_name": "", "bio": "", "remove_avatar": "1"}, "", nil)
+		wantRedirect(t, res, body, "/account/settings?saved=1")
+		u, _ = m.Auth.ByUsername(ctx, "erin")
+		if u.AvatarURL() != "" || u.Name() != "erin" {
+			t.Errorf("after removing: %+v; want no avatar and the username as name", u)
+		}
+		res, _ = b.get(first)
+		if res.StatusCode != 404 {
+			t.Errorf("replaced avatar file: status %d; want 404 (deleted)", res.StatusCode)
+		}
+	})
+}
+
+func TestLoginRateLimit(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		m.Auth.SetLimits(auth.Limits{LoginPerIP: ratelimit.NewLocal(time.Minute, 3)})
+		b := newBrowser(t, m)
+		for i := 0; i < 3; i++ {
+			res, body := b.post("/account/login", url.Values{"login": {"x"}, "password": {"whatever1"}})
+			wantStatus(t, res, body, http.StatusUnauthorized)
+		}
+		res, body := b.post("/account/login", url.Values{"login": {"x"}, "password": {"whatever1"}})
+		wantStatus(t, res, body, http.StatusTooManyRequests)
+		if ra := res.Header.Get("Retry-After"); ra == "" || ra == "0" {
+			t.Errorf("Retry-After %q; want seconds", ra)
+		}
+		m.Auth.SetLimits(auth.Limits{LoginPerAccount: ratelimit.NewLocal(time.Minute, 2)})
+		for i := 0; i < 2; i++ {
+			b.post("/account/login", url.Values{"login": {"Target"}, "password": {"whatever1"}})
+		}
+		res, body = b.post("/account/login", url.Values{"login": {"target"}, "password": {"whatever1"}})
+		wantStatus(t, res, body, http.StatusTooManyRequests)
+
+		m.Auth.SetLimits(auth.Limits{SignupPerIP: ratelimit.NewLocal(time.Minute, 1)})
+		b.signup("first", "first@example.com", "password1")
+		res, body = newBrowser(t, m).post("/account/signup", url.Values{"username": {"second"}, "email": {"s@example.com"}, "password": {"password1"}})
+		wantStatus(t, res, body, http.StatusTooManyRequests)
+	})
+}
+
+func TestOpenRedirectRefused(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		newBrowser(t, m).signup("frank", "frank@example.com", "password1")
+		for _, next := range []string{"//evil.example/", "https://evil.example/", "/\\evil.example", "javascript:alert(1)", "evil"} {
+			b := newBrowser(t, m)
+			res, body := b.post("/account/login", url.Values{"login": {"frank"}, "password": {"password1"}, "next": {next}})
+			wantRedirect(t, res, body, "/")
+			_, page := newBrowser(t, m).get("/account/login?next=" + url.QueryEscape(next))
+			if strings.Contains(page, "evil") {
+				t.Errorf("login page keeps next=%q", next)
+			}
+		}
+	})
+}
+
+func TestCrossOriginPostRefused(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		b := newBrowser(t, m)
+		b.signup("gina", "gina@example.com", "password1")
+		for _, path := range []string{"/account/logout", "/account/login", "/account/delete"} {
+			res, body := b.do("POST", path, strings.NewReader("password=password1"), http.Header{
+				"Content-Type": {"application/x-www-form-urlencoded"}, "Sec-Fetch-Site": {"cross-site"}})
+			wantStatus(t, res, body, http.StatusForbidden)
+		}
+		if got := b.signedInAs(); got != "gina" {
+			t.Errorf("after refused cross-site posts signed in as %q; want gina", got)
+		}
+	})
+}
+
+func TestRequireUser(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		b := newBrowser(t, m)
+		res, body := b.get("/account/settings?x=1")
+		wantRedirect(t, res, body, auth.LoginURL("/account/settings?x=1"))
+		res, body = b.do("GET", "/account/settings", nil, http.Header{"Accept": {"application/json"}})
+		wantStatus(t, res, body, http.StatusUnauthorized)
+		if ct := res.Header.Get("Content-Type"); ct != "application/problem+json" {
+			t.Errorf("Content-Type %q; want problem JSON", ct)
+		}
+	})
+}
+
+// Anonymous page views stay cheap and shareable: no session, no cookie, no
+// query, and cached pages keep their ETag; signed-in views still revalidate.
+func TestAnonymousRequestsStayCheap(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		b := newBrowser(t, m)
+		before := m.DB.Queries()
+		res, body := b.get("/")
+		wantStatus(t, res, body, 200)
+		if q := m.DB.Queries() - before; q != 0 {
+			t.Errorf("anonymous start page ran %d queries; want 0", q)
+		}
+		if len(res.Cookies()) != 0 || strings.Contains(res.Header.Get("Vary"), "Cookie") {
+			t.Errorf("anonymous page: cookies %v, Vary %q; want none", res.Cookies(), res.Header.Get("Vary"))
+		}
+		if !strings.Contains(body, `href="/account/login"`) || !strings.Contains(body, `id="account-user"`) {
+			t.Error("anonymous header lacks the Sign in link or the template for the script")
+		}
+
+		b.signup("hank", "hank@example.com", "password1")
+		res, body = b.get("/meet/polls/new")
+		wantStatus(t, res, body, 200)
+		res, body = b.get("/account/u/hank")
+		wantStatus(t, res, body, 200)
+		if !strings.Contains(body, `data-state="user"`) {
+			t.Error("profile page for a signed-in viewer: header not rendered with the user")
+		}
+	})
+}
