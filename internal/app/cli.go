@@ -12,8 +12,10 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/config"
 	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/load"
 	"github.com/tutti-dev/tutti/internal/meet"
 )
@@ -34,6 +36,8 @@ Usage:
   tutti serve --demo           ... and load a small demo data set
   tutti migrate [flags]        apply pending database migrations and exit
   tutti seed meet [flags]      bulk-load meet's load-test data set and write its ids
+  tutti moderator add|remove USERNAME [flags]
+                               grant or revoke moderation (roar's reports)
   tutti load run|list|compare  run the load scenarios (tutti load help)
   tutti version                print the version
   tutti help                   this text
@@ -56,6 +60,8 @@ func Run(ctx context.Context, env Env) int {
 		err = migrate(ctx, env, args)
 	case "seed":
 		err = seed(ctx, env, args)
+	case "moderator":
+		err = moderator(ctx, env, args)
 	case "load":
 		return load.Main(ctx, args, env.Stdout, env.Stderr, Scenarios())
 	case "version", "--version", "-v":
@@ -125,6 +131,11 @@ func serve(ctx context.Context, env Env, args []string) error {
 			return fmt.Errorf("demo data: %w", err)
 		}
 		log.Info("demo data loaded", "poll", pub, "admin", admin)
+		if pw, err := m.Auth.Demo(ctx); err != nil {
+			return fmt.Errorf("demo user: %w", err)
+		} else if pw != "" {
+			log.Info("demo user created", "username", "demo", "password", pw)
+		}
 	}
 	if err := m.Listen(); err != nil {
 		return err
@@ -189,5 +200,42 @@ func seed(ctx context.Context, env Env, args []string) error {
 	}
 	fmt.Fprintf(env.Stdout, "seeded meet: %d polls, %d participants, %d timeframes, %d comments; ids in %s\n",
 		len(ids.Polls), len(ids.Participants), size.Timeframes, size.Comments, out)
+	return nil
+}
+
+// moderator grants or revokes moderation: tutti moderator add|remove USERNAME.
+func moderator(ctx context.Context, env Env, args []string) error {
+	if len(args) < 2 || (args[0] != "add" && args[0] != "remove") {
+		return errors.New("usage: tutti moderator add|remove USERNAME [flags]")
+	}
+	on, name := args[0] == "add", args[1]
+	cfg, err := parse("moderator", env, args[2:], nil)
+	if err != nil {
+		return err
+	}
+	log := NewLogger(cfg, env.Stderr)
+	d, err := db.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Migrate(ctx, log, Migrations()...); err != nil {
+		return err
+	}
+	a, err := auth.New(auth.Deps{DB: d, Log: log})
+	if err != nil {
+		return err
+	}
+	if err := a.SetModerator(ctx, name, on); err != nil {
+		if errs.KindOf(err) == errs.NotFound {
+			return fmt.Errorf("no user %q", name)
+		}
+		return err
+	}
+	if on {
+		fmt.Fprintf(env.Stdout, "%s is now a moderator\n", name)
+	} else {
+		fmt.Fprintf(env.Stdout, "%s is no longer a moderator\n", name)
+	}
 	return nil
 }
