@@ -94,7 +94,10 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		return nil, err
 	}
 	rd := roar.Deps{DB: d, Cache: m.Cache, Site: m.Site, Log: log, Bus: m.Bus, Auth: m.Auth}
-	if n := cfg.RoarPostsPerMin; n > 0 {
+	if !cfg.RateLimits {
+		m.Auth.SetLimits(auth.Limits{})
+		log.Warn("rate limits are off (--rate-limits=false): for load tests only")
+	} else if n := cfg.RoarPostsPerMin; n > 0 {
 		rd.PostLimit = ratelimit.NewLocal(time.Minute/time.Duration(n), 10)
 	}
 	if m.Roar, err = roar.New(ctx, rd); err != nil {

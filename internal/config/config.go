@@ -30,6 +30,7 @@ type Config struct {
 	BaseURL         string        // public URL, for links in mail and calendars; empty: from the request
 	DebugAddr       string        // if set, net/http/pprof listens here (keep it on loopback)
 	RoarPostsPerMin int           // roars a user may post per minute (bursts of up to 10); 0: no limit
+	RateLimits      bool          // false turns off the login, sign-up and posting limits (load tests)
 }
 
 // Default is the configuration of `tutti serve` with nothing set.
@@ -43,6 +44,7 @@ func Default() Config {
 		CacheSize:       256 << 20,
 		MaxBodyBytes:    1 << 20,
 		RoarPostsPerMin: 30,
+		RateLimits:      true,
 	}
 }
 
@@ -85,6 +87,9 @@ func Flags(fs *flag.FlagSet, c *Config, getenv func(string) string) []Var {
 	vars = append(vars, Var{"cache-bytes", "TUTTI_CACHE_BYTES", fmt.Sprint(d.CacheSize), "in-process cache capacity in bytes"})
 	fs.IntVar(&c.RoarPostsPerMin, "roar-posts-per-minute", intFrom(env("TUTTI_ROAR_POSTS_PER_MINUTE", ""), d.RoarPostsPerMin), "roars a user may post per minute, in bursts of up to 10; 0 means no limit (env TUTTI_ROAR_POSTS_PER_MINUTE)")
 	vars = append(vars, Var{"roar-posts-per-minute", "TUTTI_ROAR_POSTS_PER_MINUTE", fmt.Sprint(d.RoarPostsPerMin), "roars a user may post per minute (bursts of up to 10); 0: no limit"})
+	rl := env("TUTTI_RATE_LIMITS", "on")
+	fs.BoolVar(&c.RateLimits, "rate-limits", rl != "off" && rl != "0" && rl != "false", "rate limits on login, sign-up and posting; --rate-limits=false turns them off for load tests (env TUTTI_RATE_LIMITS=off)")
+	vars = append(vars, Var{"rate-limits", "TUTTI_RATE_LIMITS", "on", "rate limits on login, sign-up and posting; off only for load tests"})
 	fs.BoolVar(&c.Demo, "demo", env("TUTTI_DEMO", "") == "1" || env("TUTTI_DEMO", "") == "true", "load the demo data set on start (env TUTTI_DEMO=1)")
 	vars = append(vars, Var{"demo", "TUTTI_DEMO", "off", "load a small demo data set on start"})
 	return vars

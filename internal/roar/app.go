@@ -142,3 +142,6 @@ func subFS(f fs.FS, dir string) fs.FS {
 	}
 	return sub
 }
+
+// Streams is the number of live streams open on this instance.
+func (a *App) Streams() int { return a.hub.count() }

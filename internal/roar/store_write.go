@@ -51,10 +51,13 @@ func notify(ctx context.Context, tx *db.Tx, now int64, user int64, kind string, 
 	if roar != 0 {
 		rid = roar
 	}
-	// Nobody is notified by someone they blocked or muted.
+	// Nobody is notified by someone they blocked or muted, nor twice of one
+	// like, repost or follow (liking, unliking and liking again).
 	_, err := tx.Exec(ctx, `INSERT INTO roar_notifications (user_id, kind, actor_id, roar_id, created_at)
-		SELECT ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM roar_blocks WHERE user_id = ? AND target_id = ?)`,
-		user, kind, actor, rid, now, user, actor)
+		SELECT ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM roar_blocks WHERE user_id = ? AND target_id = ?)
+		AND NOT EXISTS (SELECT 1 FROM roar_notifications WHERE user_id = ? AND kind = ? AND actor_id = ?
+			AND kind IN ('like', 'repost', 'follow') AND COALESCE(roar_id, 0) = ?)`,
+		user, kind, actor, rid, now, user, actor, user, kind, actor, roar)
 	return err
 }
 
