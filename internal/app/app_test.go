@@ -33,14 +33,15 @@ func TestOperationsAndLanding(t *testing.T) {
 			t.Errorf("/readyz: %d", code)
 		}
 		code, body, h := get(t, base+"/")
-		if code != 200 || !strings.Contains(body, `href="/meet/"`) || strings.Count(body, "coming soon") != 4 {
-			t.Errorf("landing: %d, meet linked %v, %d coming soon; want 4", code, strings.Contains(body, `href="/meet/"`), strings.Count(body, "coming soon"))
+		if code != 200 || !strings.Contains(body, `href="/meet/"`) || !strings.Contains(body, `href="/roar/"`) || strings.Count(body, "coming soon") != 3 {
+			t.Errorf("landing: %d, meet and roar linked %v, %d coming soon; want 3", code,
+				strings.Contains(body, `href="/meet/"`) && strings.Contains(body, `href="/roar/"`), strings.Count(body, "coming soon"))
 		}
 		if csp := h.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || h.Get("X-Content-Type-Options") != "nosniff" {
 			t.Errorf("security headers missing: %v", h)
 		}
-		if code, body, _ := get(t, base+"/roar/"); code != 200 || !strings.Contains(body, "coming soon") {
-			t.Errorf("/roar/: %d", code)
+		if code, body, _ := get(t, base+"/music/"); code != 200 || !strings.Contains(body, "coming soon") {
+			t.Errorf("/music/: %d", code)
 		}
 		if code, body, _ := get(t, base+"/no/such/page"); code != 404 || !strings.Contains(body, "Back to the start page") {
 			t.Errorf("unknown page: %d", code)

@@ -16,6 +16,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/app"
 	"github.com/tutti-dev/tutti/internal/app/apptest"
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/db"
 )
 
 // browser is one person using the site without JavaScript: a cookie jar.
@@ -363,8 +364,14 @@ func TestVisitorPageCachedAndFresh(t *testing.T) {
 		res, _ = v.do("GET", "/roar/", nil, http.Header{"If-None-Match": {etag}})
 		wantStatus(t, res, 304, "conditional GET")
 		res, _ = v.get("/roar/")
-		if n := m.DB.Queries() - q0; n != 0 {
-			t.Errorf("cached page ran %d statements; want 0", n)
+		// Two requests: with SQLite the version is in memory; with
+		// PostgreSQL (several instances) it is one primary-key read each.
+		want := int64(0)
+		if m.DB.Dialect == db.Postgres {
+			want = 2
+		}
+		if n := m.DB.Queries() - q0; n != want {
+			t.Errorf("two cached page views ran %d statements; want %d", n, want)
 		}
 		id := ann.roar("second", "")
 		res, page := v.do("GET", "/roar/", nil, http.Header{"If-None-Match": {etag}})
