@@ -25,9 +25,11 @@ generate: ## templ components -> Go
 check-generated: generate ## fail if generated files are not committed
 	git diff --exit-code -- '*_templ.go'
 
-fuzz: ## each fuzz target of meet for 10 s
-	for f in $$($(GO) test -list 'Fuzz.*' ./internal/meet | grep ^Fuzz); do \
-		$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime 10s ./internal/meet || exit 1; done
+FUZZ_PKGS ?= ./internal/meet ./internal/roar ./internal/web ./internal/auth
+
+fuzz: ## each fuzz target for 10 s
+	for p in $(FUZZ_PKGS); do for f in $$($(GO) test -list 'Fuzz.*' $$p | grep ^Fuzz); do \
+		$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime 10s $$p || exit 1; done; done
 
 bench: ## hot-path benchmarks
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
