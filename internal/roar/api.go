@@ -1,6 +1,250 @@
 package roar
 
-import "net/http"
+import (
+	_ "embed"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+
+	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/web"
+)
+
+// The JSON API under /roar/api/: resources over the same service layer as the
+// pages (service.go), described by openapi.json, which the tests validate
+// every request and response against. Errors are RFC 9457 problem details
+// (web.Site.Error answers JSON for /api/ paths); bodies are decoded strictly.
+//
+//	POST   /roar/api/session                       log in (cookie session)
+//	DELETE /roar/api/session                       log out
+//	GET    /roar/api/me                            the signed-in user
+//	GET    /roar/api/roars                         public timeline (?before, ?since, ?limit)
+//	POST   /roar/api/roars                         post a roar or a reply
+//	GET    /roar/api/roars/{id}                    one roar
+//	DELETE /roar/api/roars/{id}                    delete (author or moderator)
+//	GET    /roar/api/roars/{id}/replies            replies, oldest first (?after, ?limit)
+//	GET    /roar/api/roars/{id}/thread             the roars it replies to, oldest first
+//	PUT    /roar/api/roars/{id}/like   + DELETE    like / unlike (idempotent)
+//	PUT    /roar/api/roars/{id}/repost + DELETE    repost / undo (idempotent)
+//	POST   /roar/api/roars/{id}/reports            report to the moderators
+//	GET    /roar/api/timelines/home                people I follow, and me
+//	GET    /roar/api/tags/{tag}/roars              a hashtag's roars
+//	GET    /roar/api/users/{username}              profile, counts, my relation
+//	GET    /roar/api/users/{username}/roars        their roars and reposts
+//	PUT    /roar/api/users/{username}/{follow,mute,block} + DELETE
+//	GET    /roar/api/notifications                 newest first (?before, ?limit)
+//	POST   /roar/api/notifications/seen            mark seen up to an id
+//	GET    /roar/api/reports                       open reports (moderators)
+//	DELETE /roar/api/reports/{roar_id}             dismiss them (moderators)
+//	GET    /roar/api/openapi.json                  this API's OpenAPI 3.1 document
+
+//go:embed openapi.json
+var openapiJSON []byte
+
+// openapiPage is the document with its ETag and gzip bytes, built once.
+var openapiPage = sync.OnceValue(func() *web.Page {
+	return web.NewPage("application/json", openapiJSON, "")
+})
 
 // apiRoutes mounts the JSON API under /roar/api/.
-func (a *App) apiRoutes(mux *http.ServeMux) {}
+func (a *App) apiRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /roar/api/openapi.json", apiDocument)
+
+	mux.HandleFunc("POST /roar/api/session", a.apiLogin)
+	mux.HandleFunc("DELETE /roar/api/session", a.apiLogout)
+	mux.HandleFunc("GET /roar/api/me", a.apiMe)
+
+	mux.HandleFunc("GET /roar/api/roars", a.apiPublic)
+	mux.HandleFunc("POST /roar/api/roars", a.apiPost)
+	mux.HandleFunc("GET /roar/api/roars/{id}", a.apiRoarShow)
+	mux.HandleFunc("DELETE /roar/api/roars/{id}", a.apiRoarDelete)
+	mux.HandleFunc("GET /roar/api/roars/{id}/replies", a.apiReplies)
+	mux.HandleFunc("GET /roar/api/roars/{id}/thread", a.apiThread)
+	mux.HandleFunc("PUT /roar/api/roars/{id}/like", a.apiLike)
+	mux.HandleFunc("DELETE /roar/api/roars/{id}/like", a.apiLike)
+	mux.HandleFunc("PUT /roar/api/roars/{id}/repost", a.apiRepost)
+	mux.HandleFunc("DELETE /roar/api/roars/{id}/repost", a.apiRepost)
+	mux.HandleFunc("POST /roar/api/roars/{id}/reports", a.apiReport)
+
+	mux.HandleFunc("GET /roar/api/timelines/home", a.apiHome)
+	mux.HandleFunc("GET /roar/api/tags/{tag}/roars", a.apiTag)
+	mux.HandleFunc("GET /roar/api/users/{username}", a.apiProfile)
+	mux.HandleFunc("GET /roar/api/users/{username}/roars", a.apiUserRoars)
+	for _, kind := range []string{"follow", "mute", "block"} {
+		mux.HandleFunc("PUT /roar/api/users/{username}/"+kind, a.apiRelate(kind, true))
+		mux.HandleFunc("DELETE /roar/api/users/{username}/"+kind, a.apiRelate(kind, false))
+	}
+
+	mux.HandleFunc("GET /roar/api/notifications", a.apiNotifications)
+	mux.HandleFunc("POST /roar/api/notifications/seen", a.apiSeen)
+	mux.HandleFunc("GET /roar/api/reports", a.apiReports)
+	mux.HandleFunc("DELETE /roar/api/reports/{roar_id}", a.apiDismiss)
+}
+
+// apiDocument serves openapi.json: cacheable for an hour, then revalidated
+// by its ETag.
+func apiDocument(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "public, max-age=3600")
+	w.Header().Set("Access-Control-Allow-Origin", "*") // for API explorers on other sites
+	openapiPage().Serve(w, r)
+}
+
+// RoarList is a page of roars with the URL of the next page, if any.
+type RoarList struct {
+	Roars []*APIRoar `json:"roars"`
+	Next  string     `json:"next,omitempty"`
+}
+
+// maxLimit is the largest page the API gives: the seed's newest 200.
+const maxLimit = pageSize
+
+// queryLimit reads ?limit= (1..max); absent: def.
+func queryLimit(r *http.Request, def, max int) (int, error) {
+	s := r.URL.Query().Get("limit")
+	if s == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > max {
+		return 0, errs.Fields(map[string]string{"limit": "Must be a whole number from 1 to " + strconv.Itoa(max) + "."})
+	}
+	return n, nil
+}
+
+// listQuery reads the keyset cursors of a timeline: ?before= (older, newest
+// first) or ?since= (newer, oldest first), and ?limit=.
+func listQuery(r *http.Request) (Query, error) {
+	before, err := queryID(r, "before")
+	if err != nil {
+		return Query{}, err
+	}
+	since, err := queryID(r, "since")
+	if err != nil {
+		return Query{}, err
+	}
+	if before > 0 && since > 0 {
+		return Query{}, errs.Fields(map[string]string{"since": "Use before or since, not both."})
+	}
+	limit, err := queryLimit(r, maxLimit, maxLimit)
+	if err != nil {
+		return Query{}, err
+	}
+	return Query{Before: before, Since: since, Limit: limit}, nil
+}
+
+// roarList loads the page q selects for u (nil: a visitor), without the
+// authors u does not see: a fixed number of queries whatever its length. The
+// next page's URL keeps r's path and limit and moves the cursor.
+func (a *App) roarList(r *http.Request, u *auth.User, q Query) (*RoarList, error) {
+	ctx := r.Context()
+	roars, next, err := a.timeline(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	v, err := a.viewerOf(ctx, u, roars)
+	if err != nil {
+		return nil, err
+	}
+	out := &RoarList{Roars: make([]*APIRoar, 0, len(roars))}
+	for i := range roars {
+		if !v.Rel.Hides(&roars[i]) {
+			out.Roars = append(out.Roars, apiRoar(&roars[i], v))
+		}
+	}
+	if next != 0 {
+		cursor := "before"
+		if q.Since > 0 || q.Thread > 0 {
+			cursor = "since" // oldest first: the next page is newer
+			if q.Thread > 0 {
+				cursor = "after"
+			}
+		}
+		out.Next = nextURL(r, cursor, next)
+	}
+	return out, nil
+}
+
+// nextURL is r's URL with the cursor parameter set to id (and the other
+// cursors dropped).
+func nextURL(r *http.Request, cursor string, id int64) string {
+	q := url.Values{}
+	if l := r.URL.Query().Get("limit"); l != "" {
+		q.Set("limit", l)
+	}
+	q.Set(cursor, itoa(id))
+	return r.URL.Path + "?" + q.Encode()
+}
+
+// serveList answers a timeline for the request's user.
+func (a *App) serveList(w http.ResponseWriter, r *http.Request, q Query) {
+	list, err := a.roarList(r, auth.UserFrom(r.Context()), q)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	web.JSON(w, http.StatusOK, list)
+}
+
+// apiPublic is everyone's roars. A visitor's first page is the same for all
+// and is served from the cache at the current version, with an ETag (304 to
+// If-None-Match) and gzip bytes; a write makes the next request see it.
+func (a *App) apiPublic(w http.ResponseWriter, r *http.Request) {
+	q, err := listQuery(r)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	if auth.UserFrom(r.Context()) == nil && q == (Query{Limit: maxLimit}) {
+		a.serveCached(w, r, "api:public", "application/json", func() ([]byte, error) {
+			list, err := a.roarList(r, nil, Query{})
+			if err != nil {
+				return nil, err
+			}
+			b, err := json.Marshal(list)
+			return append(b, '\n'), err
+		})
+		return
+	}
+	a.serveList(w, r, q)
+}
+
+func (a *App) apiHome(w http.ResponseWriter, r *http.Request) {
+	u, ok := a.user(w, r)
+	if !ok {
+		return
+	}
+	q, err := listQuery(r)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	q.Home = u.ID
+	a.serveList(w, r, q)
+}
+
+func (a *App) apiTag(w http.ResponseWriter, r *http.Request) {
+	tag, ok := tagKey(r.PathValue("tag"))
+	if !ok {
+		a.Site.Error(w, r, errs.E(errs.NotFound, "That is not a hashtag."))
+		return
+	}
+	q, err := listQuery(r)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	q.Tag = tag
+	a.serveList(w, r, q)
+}
+
+// tagKey is the key of hashtag s (without '#'), as roars are tagged.
+func tagKey(s string) (string, bool) {
+	toks := Parse("#" + s)
+	if len(toks) != 1 || toks[0].Kind != Tag {
+		return "", false
+	}
+	return toks[0].Value, true
+}

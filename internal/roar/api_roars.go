@@ -1,0 +1,218 @@
+package roar
+
+import (
+	"net/http"
+
+	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/web"
+)
+
+// apiPost posts a roar or a reply: 201 with Location and the roar.
+func (a *App) apiPost(w http.ResponseWriter, r *http.Request) {
+	u, ok := a.user(w, r)
+	if !ok {
+		return
+	}
+	var in struct {
+		Body    string `json:"body"`
+		ReplyTo int64  `json:"reply_to"`
+	}
+	if err := web.DecodeJSON(r, &in); err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	if in.ReplyTo < 0 {
+		a.Site.Error(w, r, errs.Fields(map[string]string{"reply_to": "Must be a roar id."}))
+		return
+	}
+	ro, err := a.Post(r.Context(), u, in.Body, in.ReplyTo)
+	if err != nil {
+		if in.ReplyTo != 0 && errs.KindOf(err) == errs.NotFound {
+			// The collection exists; what the body names does not.
+			err = errs.Fields(map[string]string{"reply_to": "There is no such roar (it may have been deleted)."})
+		}
+		a.Site.Error(w, r, err)
+		return
+	}
+	w.Header().Set("Location", apiRoarURL(ro.ID))
+	web.JSON(w, http.StatusCreated, apiRoar(ro, &viewer{User: u}))
+}
+
+func apiRoarURL(id int64) string { return "/roar/api/roars/" + itoa(id) }
+
+// apiRoarShow is one roar, with the caller's marks.
+func (a *App) apiRoarShow(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	ctx := r.Context()
+	ro, err := a.store.Roar(ctx, id)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	v, err := a.viewerOf(ctx, auth.UserFrom(ctx), []Roar{*ro})
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	web.JSON(w, http.StatusOK, apiRoar(ro, v))
+}
+
+func (a *App) apiRoarDelete(w http.ResponseWriter, r *http.Request) {
+	u, ok := a.user(w, r)
+	if !ok {
+		return
+	}
+	id, err := pathID(r)
+	if err == nil {
+		err = a.Delete(r.Context(), u, id)
+	}
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	noContent(w)
+}
+
+// apiReplies are a roar's replies, oldest first, paged with ?after=.
+func (a *App) apiReplies(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	after, err := queryID(r, "after")
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	limit, err := queryLimit(r, maxLimit, maxLimit)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	if _, err := a.store.Roar(r.Context(), id); err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	a.serveList(w, r, Query{Thread: id, Since: after, Limit: limit})
+}
+
+// apiThread is what a roar replies to, up the thread, oldest first.
+func (a *App) apiThread(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	ctx := r.Context()
+	if _, err := a.store.Roar(ctx, id); err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	above, err := a.store.Ancestors(ctx, id)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	v, err := a.viewerOf(ctx, auth.UserFrom(ctx), above)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	out := &RoarList{Roars: make([]*APIRoar, len(above))}
+	for i := range above {
+		out.Roars[i] = apiRoar(&above[i], v)
+	}
+	web.JSON(w, http.StatusOK, out)
+}
+
+// apiLike is PUT (like) and DELETE (unlike): idempotent, so liking twice
+// counts once.
+func (a *App) apiLike(w http.ResponseWriter, r *http.Request) {
+	u, ok := a.user(w, r)
+	if !ok {
+		return
+	}
+	id, err := pathID(r)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	on := r.Method == http.MethodPut
+	likes, err := a.Like(r.Context(), u, id, on)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	web.JSON(w, http.StatusOK, map[string]any{"id": id, "liked": on, "likes": likes})
+}
+
+// apiRepost is PUT (repost) and DELETE (undo): idempotent; a repeated PUT
+// is not a second repost and does not count against the rate limit.
+func (a *App) apiRepost(w http.ResponseWriter, r *http.Request) {
+	u, ok := a.user(w, r)
+	if !ok {
+		return
+	}
+	id, err := pathID(r)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	ctx := r.Context()
+	on := r.Method == http.MethodPut
+	var orig *Roar
+	if on {
+		var done map[int64]bool
+		if done, err = a.store.Reposted(ctx, u.ID, []int64{id}); err == nil && done[id] {
+			orig, err = a.store.Roar(ctx, id)
+		} else if err == nil {
+			orig, err = a.Repost(ctx, u, id, true)
+			if errs.KindOf(err) == errs.Conflict { // reposted meanwhile
+				orig, err = a.store.Roar(ctx, id)
+			}
+		}
+	} else {
+		orig, err = a.Repost(ctx, u, id, false)
+	}
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	web.JSON(w, http.StatusOK, map[string]any{"id": id, "reposted": on, "reposts": orig.Reposts})
+}
+
+// apiReport files a report to the moderators (once per user and roar).
+func (a *App) apiReport(w http.ResponseWriter, r *http.Request) {
+	u, ok := a.user(w, r)
+	if !ok {
+		return
+	}
+	id, err := pathID(r)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	var in struct {
+		Reason string `json:"reason"`
+	}
+	if err := web.DecodeJSON(r, &in); err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	if err := a.Report(r.Context(), u, id, in.Reason); err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	noContent(w)
+}
+
+func noContent(w http.ResponseWriter) {
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusNoContent)
+}
