@@ -70,11 +70,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, scenarios
 	fs.SetOutput(stderr)
 	name := fs.String("scenario", "", "scenario name (tutti load list)")
 	target := fs.String("target", "http://127.0.0.1:8080", "base URL of the server under test (loopback only)")
-	seedFile := fs.String("seed-file", "", "ids written by `tutti seed APP` (default tutti-data/seed/APP.json)")
+	seedFile := fs.String("seed-file", "", "ids written by `tutti seed APP` (default tutti-data/seed/APP.json, APP the scenario's name up to a '-')")
 	phaseSecs := fs.Float64("phase-seconds", 0, "override every phase's length")
 	rates := fs.String("rates", "", "override the phases' rates, e.g. 2,4,8")
 	closed := fs.Int("closed", 0, "closed model: this many sessions loop")
 	duration := fs.Duration("duration", 30*time.Second, "closed model: for this long")
+	warmup := fs.Duration("warmup", 0, "closed model: run this long first without measuring (sessions log in)")
+	params := map[string]string{}
+	fs.Func("opt", "a scenario option key=value (repeatable; see tutti load list)", func(s string) error {
+		k, v, ok := strings.Cut(s, "=")
+		if !ok || k == "" {
+			return errors.New("want key=value")
+		}
+		params[k] = v
+		return nil
+	})
 	timeout := fs.Duration("timeout", 10*time.Second, "per-request timeout")
 	maxSessions := fs.Int64("max-sessions", 100_000, "sessions alive at once, at most")
 	jsonOut := fs.String("json", "", "write the result as JSON here")
@@ -102,9 +112,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, scenarios
 		return 2
 	}
 	if *seedFile == "" {
-		*seedFile = "tutti-data/seed/" + *name + ".json"
+		app, _, _ := strings.Cut(*name, "-") // roar-read's data set is roar's
+		*seedFile = "tutti-data/seed/" + app + ".json"
 	}
-	sc, err := factory(Options{Target: u, SeedFile: *seedFile})
+	sc, err := factory(Options{Target: u, SeedFile: *seedFile, Params: params})
 	if err != nil {
 		fmt.Fprintln(stderr, "tutti load:", err)
 		return 1
@@ -126,11 +137,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, scenarios
 			phases[i].Duration = time.Duration(*phaseSecs * float64(time.Second))
 		}
 	}
-	cfg := Config{Target: u, Phases: phases, Closed: *closed, Duration: *duration, Timeout: *timeout,
+	cfg := Config{Target: u, Phases: phases, Closed: *closed, Duration: *duration, Warmup: *warmup, Timeout: *timeout,
 		MaxSessions: *maxSessions, Seed: *seed}
 	var total time.Duration
 	if cfg.Closed > 0 {
-		total = cfg.Duration
+		total = cfg.Warmup + cfg.Duration
 	} else {
 		for _, p := range phases {
 			total += p.Duration

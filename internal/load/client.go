@@ -25,6 +25,7 @@ type Client struct {
 	due     time.Time // when the next request is due (intended start)
 	timeout time.Duration
 	rng     func(n int64) int64
+	end     time.Time // when the run's load time is over
 }
 
 // Page is a response read in full.
@@ -135,8 +136,46 @@ func (c *Client) Think(ctx context.Context, min, max time.Duration) error {
 	}
 }
 
+// SleepUntil pauses until t, which becomes the time the next request is due:
+// a session that keeps a fixed pace measures its requests from their
+// schedule, so a late answer is not hidden by the next one starting late.
+func (c *Client) SleepUntil(ctx context.Context, t time.Time) error {
+	if d := time.Until(t); d > 0 {
+		tm := time.NewTimer(d)
+		defer tm.Stop()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tm.C:
+		}
+	}
+	c.due = t
+	return nil
+}
+
+// Over reports whether the run's load time has ended: a session that loops
+// (log in once, then act many times) stops when it is.
+func (c *Client) Over() bool { return !c.end.IsZero() && !time.Now().Before(c.end) }
+
+// Record adds a custom measurement, such as the delay from a post to its
+// delivery on a stream, to the report's HDR histogram named name (the
+// report's "samples"); it does not count as a request.
+func (c *Client) Record(name string, d time.Duration) { c.run.rec.sample(name, time.Now(), d) }
+
+// Cookies returns a copy of the session's cookies: a scenario can keep a
+// signed-in identity and hand it to a later session (SetCookies).
+func (c *Client) Cookies() []*http.Cookie {
+	return append([]*http.Cookie(nil), c.http.Jar.Cookies(c.base)...)
+}
+
+// SetCookies puts cookies into the session's jar.
+func (c *Client) SetCookies(cs []*http.Cookie) { c.http.Jar.SetCookies(c.base, cs) }
+
 // Intn returns a random number in [0, n) from the run's seeded source.
 func (c *Client) Intn(n int) int { return int(c.rng(int64(n))) }
+
+// URL resolves path against the target, for requests built by hand (Do).
+func (c *Client) URL(path string) string { return c.resolve(path) }
 
 func (c *Client) resolve(path string) string {
 	u, err := c.base.Parse(path)

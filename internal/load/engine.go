@@ -37,7 +37,8 @@ type Scenario struct {
 // Options are a run's settings that a scenario may need.
 type Options struct {
 	Target   *url.URL
-	SeedFile string // ids written by `tutti seed <app>`
+	SeedFile string            // ids written by `tutti seed <app>`
+	Params   map[string]string // scenario options (tutti load run --opt key=value)
 }
 
 // Factory builds a scenario.
@@ -48,7 +49,8 @@ type Config struct {
 	Target      *url.URL
 	Phases      []Phase       // open model, if Closed == 0
 	Closed      int           // closed model: this many sessions loop ...
-	Duration    time.Duration // ... for this long
+	Duration    time.Duration // ... for this long,
+	Warmup      time.Duration // ... after this long unmeasured (sessions log in, caches fill)
 	Timeout     time.Duration // per request
 	MaxSessions int64         // sessions alive at once, at most
 	Grace       time.Duration // after the last phase, in-flight sessions may finish within this
@@ -105,9 +107,15 @@ func Run(ctx context.Context, sc *Scenario, cfg Config) (*Result, error) {
 		if cfg.Duration <= 0 {
 			return nil, errors.New("load: a closed run needs a duration")
 		}
-		total = cfg.Duration
+		if cfg.Warmup < 0 {
+			return nil, errors.New("load: negative warm-up")
+		}
+		total = cfg.Warmup + cfg.Duration
 		bounds = []time.Duration{total}
 	} else {
+		if cfg.Warmup != 0 {
+			return nil, errors.New("load: a warm-up is for the closed model only")
+		}
 		if len(cfg.Phases) == 0 {
 			return nil, errors.New("load: no phases")
 		}
@@ -129,7 +137,7 @@ func Run(ctx context.Context, sc *Scenario, cfg Config) (*Result, error) {
 		}
 		return len(bounds) - 1
 	}
-	rec := newRecorder(start, len(bounds), phaseAt)
+	rec := newRecorder(start.Add(cfg.Warmup), len(bounds), phaseAt)
 	state := &runState{rec: rec}
 	transport := &http.Transport{
 		Proxy: nil, DialContext: (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
@@ -173,7 +181,7 @@ func Run(ctx context.Context, sc *Scenario, cfg Config) (*Result, error) {
 	var active, arrivals atomic.Int64
 	var wg sync.WaitGroup
 	runOne := func(s *Session, due time.Time, sctx context.Context) {
-		c := &Client{run: state, base: cfg.Target, due: due, timeout: cfg.Timeout, rng: rand64}
+		c := &Client{run: state, base: cfg.Target, due: due, timeout: cfg.Timeout, rng: rand64, end: start.Add(total)}
 		c.http = http.Client{Transport: transport, Jar: &jar{}}
 		err := s.Run(sctx, c)
 		if sctx.Err() != nil && err != nil {
@@ -206,6 +214,9 @@ func Run(ctx context.Context, sc *Scenario, cfg Config) (*Result, error) {
 				defer wg.Done()
 				for loadCtx.Err() == nil {
 					now := time.Now()
+					if !now.Before(start.Add(total)) { // the timer may fire a little late
+						break
+					}
 					arrivals.Add(1)
 					rec.arrival(now, active.Add(1))
 					runOne(pick(), now, hard)
@@ -252,7 +263,7 @@ func Run(ctx context.Context, sc *Scenario, cfg Config) (*Result, error) {
 	}
 	wg.Wait()
 	close(progressDone)
-	return rec.result(sc, cfg, time.Since(start)), nil
+	return rec.result(sc, cfg, time.Since(start)-cfg.Warmup), nil
 }
 
 // rng64exp draws from the exponential distribution with mean 1.

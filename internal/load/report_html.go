@@ -101,7 +101,11 @@ Requests {{.R.Totals.Requests}} ({{.R.Totals.RequestsPerSec}}/s), errors {{.R.To
 <table><tr><th>session</th><th>highest 10s mean</th><th>lowest 10s mean</th><th>highest rate</th><th>mean</th><th>count</th><th>errors</th><th>p50</th><th>p99</th><th>max</th></tr>
 {{range .R.Sessions}}<tr><td>{{.Name}}</td><td>{{.Highest10s}} ms</td><td>{{.Lowest10s}} ms</td><td>{{.HighestRate}}/s</td><td>{{.Mean}} ms</td><td>{{.Count}}</td><td>{{.Errors}}</td><td>{{.P50}}</td><td>{{.P99}}</td><td>{{.Max}}</td></tr>
 {{end}}</table>
-<h2>Phases</h2>
+{{if .R.Samples}}<h2>Samples</h2>
+<table><tr><th>sample</th><th>highest 10s mean</th><th>lowest 10s mean</th><th>highest rate</th><th>mean</th><th>count</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th></tr>
+{{range .R.Samples}}<tr><td>{{.Name}}</td><td>{{.Highest10s}} ms</td><td>{{.Lowest10s}} ms</td><td>{{.HighestRate}}/s</td><td>{{.Mean}} ms</td><td>{{.Count}}</td><td>{{.P50}}</td><td>{{.P90}}</td><td>{{.P99}}</td><td>{{.P999}}</td><td>{{.Max}}</td></tr>
+{{end}}</table>
+{{end}}<h2>Phases</h2>
 <table><tr><th>phase</th><th>rate/s</th><th>arrivals</th><th>requests</th><th>errors</th><th>p50 ms</th><th>p99 ms</th><th>max ms</th></tr>
 {{range .R.Phases}}<tr><td>{{.Index}}</td><td>{{.Rate}}</td><td>{{.Arrivals}}</td><td>{{.Requests}}</td><td>{{.Errors}}</td><td>{{.P50}}</td><td>{{.P99}}</td><td>{{.Max}}</td></tr>
 {{end}}</table>

@@ -20,6 +20,7 @@ type Result struct {
 	Totals   Totals            `json:"totals"`
 	Requests []Stat            `json:"requests"`
 	Sessions []Stat            `json:"sessions"`
+	Samples  []Stat            `json:"samples,omitempty"` // custom measurements (Client.Record), e.g. SSE delivery delay
 	Status   map[string]int64  `json:"status"`
 	Errors   map[string]int64  `json:"errors"`
 	Phases   []PhaseStat       `json:"phases"`
@@ -35,6 +36,7 @@ type Settings struct {
 	Phases    []PhaseSpec `json:"phases,omitempty"`
 	Closed    int         `json:"closed_sessions,omitempty"`
 	Duration  float64     `json:"closed_duration_s,omitempty"`
+	Warmup    float64     `json:"warmup_s,omitempty"` // closed model: not measured, before the duration
 	StartedAt time.Time   `json:"started_at"`
 	Seed      uint64      `json:"seed"`
 }
@@ -130,6 +132,7 @@ func (r *recorder) result(sc *Scenario, cfg Config, took time.Duration) *Result 
 	res.Settings = Settings{Scenario: sc.Name, Target: cfg.Target.String(), Model: "open", StartedAt: r.start.UTC(), Seed: cfg.Seed}
 	if cfg.Closed > 0 {
 		res.Settings.Model, res.Settings.Closed, res.Settings.Duration = "closed", cfg.Closed, cfg.Duration.Seconds()
+		res.Settings.Warmup = cfg.Warmup.Seconds()
 	}
 	for _, p := range cfg.Phases {
 		if cfg.Closed == 0 {
@@ -147,6 +150,9 @@ func (r *recorder) result(sc *Scenario, cfg Config, took time.Duration) *Result 
 		res.Sessions = append(res.Sessions, st)
 		res.Totals.Sessions += st.Count + st.Errors
 		res.Totals.SessionsFailed += st.Errors
+	}
+	for _, name := range sortedKeys(r.samples) {
+		res.Samples = append(res.Samples, stat(name, r.samples[name], took.Seconds()))
 	}
 	res.Totals.Errors += r.errors[KindCapped]
 	if took > 0 {
@@ -203,6 +209,9 @@ func (res *Result) WriteText(w io.Writer) {
 	}
 	table("request", res.Requests)
 	table("session", res.Sessions)
+	if len(res.Samples) > 0 {
+		table("sample", res.Samples)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "phase\trate/s\tarrivals\trequests\terrors\tp50 ms\tp99 ms\tmax ms\t\n")
 	for _, p := range res.Phases {
@@ -262,6 +271,12 @@ func Compare(w io.Writer, a, b *Result, an, bn string) {
 	}
 	for _, s := range a.Requests {
 		row(s.Name, s, bs[s.Name])
+	}
+	for _, s := range b.Samples {
+		bs["sample "+s.Name] = s
+	}
+	for _, s := range a.Samples {
+		row("sample "+s.Name, s, bs["sample "+s.Name])
 	}
 	row("ALL", Stat{RatePerSecond: a.Totals.RequestsPerSec, Errors: a.Totals.Errors}, Stat{RatePerSecond: b.Totals.RequestsPerSec, Errors: b.Totals.Errors})
 	tw.Flush()

@@ -42,6 +42,7 @@ type recorder struct {
 	start    time.Time
 	requests map[string]*series
 	sessions map[string]*series
+	samples  map[string]*series // custom measurements (Client.Record)
 	status   map[int]int64
 	errors   map[string]int64
 	buckets  map[int64]*bucket
@@ -53,7 +54,7 @@ type recorder struct {
 }
 
 func newRecorder(start time.Time, phases int, phaseAt func(time.Time) int) *recorder {
-	r := &recorder{start: start, requests: map[string]*series{}, sessions: map[string]*series{},
+	r := &recorder{start: start, requests: map[string]*series{}, sessions: map[string]*series{}, samples: map[string]*series{},
 		status: map[int]int64{}, errors: map[string]int64{}, buckets: map[int64]*bucket{}, phaseAt: phaseAt,
 		phaseErr: make([]int64, phases), phaseArr: make([]int64, phases), phaseReq: make([]int64, phases)}
 	for range phases {
@@ -100,6 +101,9 @@ func (s *series) add(start time.Time, end time.Time, us int64, failed bool) {
 
 // request records one request, due at due, answered at end.
 func (r *recorder) request(name string, due, end time.Time, status int, kind string) {
+	if end.Before(r.start) { // warm-up: not measured
+		return
+	}
 	us := end.Sub(due).Microseconds()
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -125,8 +129,22 @@ func (r *recorder) request(name string, due, end time.Time, status int, kind str
 	r.phases[p].RecordValue(max(us, 1))
 }
 
+// sample records a custom measurement d, taken at at, under name: it goes
+// into its own HDR histogram, not into the request counts.
+func (r *recorder) sample(name string, at time.Time, d time.Duration) {
+	if at.Before(r.start) {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	getSeries(r.samples, name).add(r.start, at, max(d.Microseconds(), 0), false)
+}
+
 // session records one finished session (a Tsung transaction).
 func (r *recorder) session(name string, start, end time.Time, failed bool) {
+	if end.Before(r.start) {
+		return
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	getSeries(r.sessions, name).add(r.start, end, end.Sub(start).Microseconds(), failed)
@@ -134,6 +152,9 @@ func (r *recorder) session(name string, start, end time.Time, failed bool) {
 
 // arrival counts a new session and the number alive.
 func (r *recorder) arrival(at time.Time, active int64) {
+	if at.Before(r.start) {
+		return
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	b := r.bucket(at)
@@ -152,6 +173,9 @@ func (r *recorder) refuse(at time.Time) {
 }
 
 func (r *recorder) noteActive(at time.Time, active int64) {
+	if at.Before(r.start) {
+		return
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	b := r.bucket(at)
