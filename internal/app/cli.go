@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/config"
@@ -18,6 +19,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/load"
 	"github.com/tutti-dev/tutti/internal/meet"
+	"github.com/tutti-dev/tutti/internal/roar"
 )
 
 // Env is the process environment the CLI reads (a value, so tests can fake it).
@@ -35,7 +37,7 @@ Usage:
   tutti serve [flags]          serve every app (default: 127.0.0.1:8080, data in ./tutti-data)
   tutti serve --demo           ... and load a small demo data set
   tutti migrate [flags]        apply pending database migrations and exit
-  tutti seed meet [flags]      bulk-load meet's load-test data set and write its ids
+  tutti seed meet|roar [flags] bulk-load an app's load-test data set and write its ids
   tutti moderator add|remove USERNAME [flags]
                                grant or revoke moderation (roar's reports)
   tutti load run|list|compare  run the load scenarios (tutti load help)
@@ -84,7 +86,11 @@ func Run(ctx context.Context, env Env) int {
 
 // Scenarios are the load scenarios of every app.
 func Scenarios() map[string]load.Factory {
-	return map[string]load.Factory{"meet": meet.LoadScenario}
+	m := map[string]load.Factory{"meet": meet.LoadScenario}
+	for name, f := range roar.LoadScenarios() {
+		m[name] = f
+	}
+	return m
 }
 
 // parse reads the shared settings (plus extra flags) for a command.
@@ -158,8 +164,11 @@ func migrate(ctx context.Context, env Env, args []string) error {
 }
 
 func seed(ctx context.Context, env Env, args []string) error {
+	if len(args) > 0 && args[0] == "roar" {
+		return seedRoar(ctx, env, args[1:])
+	}
 	if len(args) == 0 || args[0] != "meet" {
-		return errors.New("which app? tutti seed meet")
+		return errors.New("which app? tutti seed meet|roar")
 	}
 	size := meet.SeedDefault
 	var out string
@@ -190,16 +199,60 @@ func seed(ctx context.Context, env Env, args []string) error {
 	if err := d.Migrate(ctx, log, Migrations()...); err != nil {
 		return err
 	}
-	var progress io.Writer = env.Stderr
-	if f, ok := env.Stderr.(*os.File); !ok || f == nil {
-		progress = nil
-	}
-	ids, err := meet.Seed(ctx, d, size, out, progress, rngSeed)
+	ids, err := meet.Seed(ctx, d, size, out, progressTo(env), rngSeed)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "seeded meet: %d polls, %d participants, %d timeframes, %d comments; ids in %s\n",
 		len(ids.Polls), len(ids.Participants), size.Timeframes, size.Comments, out)
+	return nil
+}
+
+// progressTo is where a progress bar goes: the terminal's stderr, else nowhere.
+func progressTo(env Env) io.Writer {
+	if f, ok := env.Stderr.(*os.File); ok && f != nil {
+		return f
+	}
+	return nil
+}
+
+func seedRoar(ctx context.Context, env Env, args []string) error {
+	size := roar.SeedDefault
+	var out, password string
+	var rngSeed uint64
+	cfg, err := parse("seed roar", env, args, func(fs *flag.FlagSet) {
+		fs.IntVar(&size.Users, "users", size.Users, "users to create, all with the same password")
+		fs.IntVar(&size.Roars, "roars", size.Roars, "roars (a fifth of them replies; some with #hashtags and @mentions)")
+		fs.IntVar(&size.Likes, "likes", size.Likes, "likes, mostly on recent roars")
+		fs.IntVar(&size.Follows, "follows", size.Follows, "follows between the users")
+		fs.StringVar(&password, "password", roar.SeedPassword, "every seeded user's password")
+		fs.StringVar(&out, "out", "", "where to write the ids for the load test (default DATA-DIR/seed/roar.json)")
+		fs.Uint64Var(&rngSeed, "seed", 1, "random seed")
+	})
+	if err != nil {
+		return err
+	}
+	if size.Users < 2 || size.Roars < 1 || size.Likes < 0 || size.Follows < 0 {
+		return errors.New("need at least two users and one roar")
+	}
+	if out == "" {
+		out = filepath.Join(cfg.DataDir, "seed", "roar.json")
+	}
+	d, err := db.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Migrate(ctx, NewLogger(cfg, env.Stderr), Migrations()...); err != nil {
+		return err
+	}
+	start := time.Now()
+	ids, err := roar.Seed(ctx, d, size, password, out, progressTo(env), rngSeed)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "seeded roar in %.1f s: %d users (password %q), %d roars, up to %d likes and %d follows; ids in %s\n",
+		time.Since(start).Seconds(), len(ids.Users), password, len(ids.Roars), size.Likes, size.Follows, out)
 	return nil
 }
 

@@ -1,0 +1,248 @@
+package roar
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/db"
+)
+
+// SeedSize is the size of the load-test data set.
+type SeedSize struct {
+	Users, Roars, Likes, Follows int
+}
+
+// SeedDefault is the data set of the load scenarios: a thousand users, twenty
+// thousand roars (a fifth of them replies), fifty thousand likes and twenty
+// follows per user.
+var SeedDefault = SeedSize{Users: 1000, Roars: 20000, Likes: 50000, Follows: 20000}
+
+// SeedPassword is every seeded user's password unless told otherwise.
+const SeedPassword = "roar-load-test"
+
+// SeedIDs is what the load test needs to find the seeded data.
+type SeedIDs struct {
+	Password string   `json:"password"`
+	Users    []string `json:"users"` // usernames
+	Roars    []int64  `json:"roars"` // ids, oldest first
+}
+
+// Seed bulk-inserts a data set of the given size (users, roars with replies,
+// hashtags and mentions, likes, follows) and writes what the load test needs
+// to idsPath. Every user has the same password, hashed once. Progress goes to
+// progress (nil: silent). Run it while no tutti serves the database: a
+// running instance keeps its cache version in memory.
+func Seed(ctx context.Context, d *db.DB, size SeedSize, password, idsPath string, progress io.Writer, seed uint64) (*SeedIDs, error) {
+	if size.Users < 2 || size.Roars < 1 || size.Likes < 0 || size.Follows < 0 {
+		return nil, fmt.Errorf("roar: seed: need at least two users and one roar")
+	}
+	rng := rand.New(rand.NewPCG(seed, seed^0x2545f4914f6cdd1d))
+	hash, err := auth.HashPassword(password)
+	if err != nil {
+		return nil, fmt.Errorf("roar: seed: %w", err)
+	}
+	total := size.Users + size.Roars + size.Likes + size.Follows
+	var bar *progressbar.ProgressBar
+	if progress != nil {
+		bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(progress), progressbar.OptionSetDescription("seeding roar"),
+			progressbar.OptionShowCount(), progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+	}
+	step := func(n int) {
+		if bar != nil {
+			bar.Add(n)
+		}
+	}
+	var userBase, roarBase int64
+	if err := db.Scan(d.QueryRow(ctx, `SELECT COALESCE(MAX(id), 0) FROM users`), &userBase); err != nil {
+		return nil, fmt.Errorf("roar: seed: %w", err)
+	}
+	if err := db.Scan(d.QueryRow(ctx, `SELECT COALESCE(MAX(id), 0) FROM roars`), &roarBase); err != nil {
+		return nil, fmt.Errorf("roar: seed: %w", err)
+	}
+	now := time.Now()
+	ids := &SeedIDs{Password: password}
+
+	// Users: seed<id>, so that seeding twice adds new names.
+	rows := make([][]any, 0, size.Users)
+	for i := range size.Users {
+		id := userBase + int64(i) + 1
+		name := fmt.Sprintf("seed%d", id)
+		ids.Users = append(ids.Users, name)
+		email := name + "@seed.tutti.test"
+		rows = append(rows, []any{id, name, strings.ToLower(name), email, email, hash,
+			fmt.Sprintf("Seed User %d", id), now.Unix(), now.Unix()})
+	}
+	if err := copyChunks(ctx, d, "users", []string{"id", "username", "username_key", "email", "email_key",
+		"password_hash", "display_name", "created_at", "updated_at"}, rows, step); err != nil {
+		return nil, err
+	}
+	user := func() int64 { return userBase + 1 + rng.Int64N(int64(size.Users)) }
+
+	// Roars, oldest first over the last 30 days; counters computed here.
+	type seeded struct {
+		author, replyTo, created int64
+		body                     string
+		likes, replies           int64
+	}
+	roars := make([]seeded, size.Roars)
+	span := (30 * 24 * time.Hour).Milliseconds()
+	first := now.UnixMilli() - span
+	for i := range roars {
+		r := &roars[i]
+		r.author = user()
+		r.created = first + span*int64(i)/int64(size.Roars)
+		var b strings.Builder
+		if i > 10 && rng.IntN(5) == 0 { // a reply to a recent roar
+			p := i - 1 - rng.IntN(min(i, 500))
+			r.replyTo = roarBase + int64(p) + 1
+			roars[p].replies++
+		}
+		for n := 6 + rng.IntN(16); n > 0; n-- {
+			b.WriteString(seedWords[rng.IntN(len(seedWords))])
+			b.WriteByte(' ')
+		}
+		if rng.IntN(10) == 0 {
+			fmt.Fprintf(&b, "@seed%d ", user())
+		}
+		if rng.IntN(3) == 0 {
+			b.WriteString("#" + seedTags[rng.IntN(len(seedTags))])
+		}
+		r.body = strings.TrimSpace(b.String())
+	}
+	// Likes: distinct (roar, user) pairs, most on recent roars.
+	type pair struct{ a, b int64 }
+	likes := make(map[pair]bool, size.Likes)
+	for tries := 0; len(likes) < size.Likes && tries < 4*size.Likes; tries++ {
+		i := size.Roars - 1 - int(float64(size.Roars)*rng.Float64()*rng.Float64())
+		p := pair{roarBase + int64(i) + 1, user()}
+		if !likes[p] {
+			likes[p] = true
+			roars[i].likes++
+		}
+	}
+	rows = rows[:0]
+	var tags [][]any
+	for i := range roars {
+		r := &roars[i]
+		id := roarBase + int64(i) + 1
+		ids.Roars = append(ids.Roars, id)
+		var replyTo any
+		if r.replyTo != 0 {
+			replyTo = r.replyTo
+		}
+		rows = append(rows, []any{id, r.author, r.body, replyTo, r.likes, r.replies, r.created})
+		for _, t := range Tags(r.body) {
+			tags = append(tags, []any{t, id})
+		}
+	}
+	if err := copyChunks(ctx, d, "roars", []string{"id", "author_id", "body", "reply_to", "likes", "replies", "created_at"}, rows, step); err != nil {
+		return nil, err
+	}
+	if err := copyChunks(ctx, d, "roar_tags", []string{"tag", "roar_id"}, tags, func(int) {}); err != nil {
+		return nil, err
+	}
+	rows = rows[:0]
+	for p := range likes {
+		rows = append(rows, []any{p.a, p.b, now.UnixMilli()})
+	}
+	if err := copyChunks(ctx, d, "roar_likes", []string{"roar_id", "user_id", "created_at"}, rows, step); err != nil {
+		return nil, err
+	}
+	step(size.Likes - len(likes))
+	// Follows: distinct pairs, nobody follows themselves.
+	follows := make(map[pair]bool, size.Follows)
+	rows = rows[:0]
+	for tries := 0; len(follows) < size.Follows && tries < 4*size.Follows; tries++ {
+		p := pair{user(), user()}
+		if p.a != p.b && !follows[p] {
+			follows[p] = true
+			rows = append(rows, []any{p.a, p.b, now.UnixMilli()})
+		}
+	}
+	if err := copyChunks(ctx, d, "roar_follows", []string{"follower_id", "followee_id", "created_at"}, rows, step); err != nil {
+		return nil, err
+	}
+	step(size.Follows - len(follows))
+
+	if d.Dialect == db.Postgres {
+		for _, t := range []string{"users", "roars"} {
+			if _, err := d.SQL().ExecContext(ctx, `SELECT setval(pg_get_serial_sequence('`+t+`', 'id'), (SELECT COALESCE(MAX(id), 1) FROM `+t+`))`); err != nil {
+				return nil, fmt.Errorf("roar: seed: sequence of %s: %w", t, err)
+			}
+		}
+	}
+	// The timelines changed: a new version, so that no cache keyed by the
+	// old one is served (the app reads it when it starts).
+	if _, err := d.SQL().ExecContext(ctx, `UPDATE roar_meta SET version = version + 1 WHERE id = 1`); err != nil {
+		return nil, fmt.Errorf("roar: seed: version: %w", err)
+	}
+	if bar != nil {
+		bar.Finish()
+	}
+	if idsPath != "" {
+		if err := writeSeedIDs(idsPath, ids); err != nil {
+			return nil, err
+		}
+	}
+	return ids, nil
+}
+
+func copyChunks(ctx context.Context, d *db.DB, table string, cols []string, rows [][]any, step func(int)) error {
+	const chunk = 2000
+	for i := 0; i < len(rows); i += chunk {
+		part := rows[i:min(i+chunk, len(rows))]
+		if err := d.CopyFrom(ctx, table, cols, part); err != nil {
+			return fmt.Errorf("roar: seed %s: %w", table, err)
+		}
+		step(len(part))
+	}
+	return nil
+}
+
+func writeSeedIDs(path string, ids *SeedIDs) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		return fmt.Errorf("roar: seed ids: %w", err)
+	}
+	b, err := json.Marshal(ids)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, b, 0o640); err != nil {
+		return fmt.Errorf("roar: seed ids: %w", err)
+	}
+	return nil
+}
+
+// LoadSeedIDs reads the ids written by Seed.
+func LoadSeedIDs(path string) (*SeedIDs, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("roar: seed ids (run `tutti seed roar` first): %w", err)
+	}
+	var ids SeedIDs
+	if err := json.Unmarshal(b, &ids); err != nil {
+		return nil, fmt.Errorf("roar: seed ids %s: %w", path, err)
+	}
+	if len(ids.Users) == 0 || len(ids.Roars) == 0 || ids.Password == "" {
+		return nil, fmt.Errorf("roar: seed ids %s: empty", path)
+	}
+	return &ids, nil
+}
+
+var seedWords = strings.Fields(`the a morning coffee train late again rain sun city music band gig tonight
+	new song album listening reading book code shipped bug fixed deploy friday weekend park run bike
+	dinner friends family cat dog walk river bridge market bread cheese tea garden spring autumn winter
+	summer light dark quiet loud happy tired busy finally almost never always maybe really great small big`)
+
+var seedTags = strings.Fields(`music coffee golang sqlite postgres rain weekend books cats dogs running
+	cycling jazz vinyl gigs bread garden trains photography cooking travel`)
