@@ -58,6 +58,7 @@ type App struct {
 	local   bool
 	version atomic.Int64
 	memo    atomic.Pointer[memo] // the newest page, decoded, at the version it was read
+	frags   *cache.Cache         // rendered roar articles (fragment.go)
 }
 
 // New builds the app, subscribes to the live events and starts the writer.
@@ -76,6 +77,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 	}
 	a.version.Store(v)
 	a.hub = newHub()
+	a.frags = cache.New(cache.NewLocal(64 << 20))
 	if a.unsub, err = d.Bus.Subscribe(subject, func(_ string, data []byte) {
 		var e Event
 		if json.Unmarshal(data, &e) == nil {

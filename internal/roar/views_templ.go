@@ -158,7 +158,7 @@ func (a *App) timelinePage(p *page) templ.Component {
 			}
 			if p.Tab == "thread" {
 				for i := range p.Above {
-					templ_7745c5c3_Err = roarArticle(&p.Above[i], p.Viewer, "above").Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = a.article(&p.Above[i], p.Viewer, "above").Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -167,7 +167,7 @@ func (a *App) timelinePage(p *page) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = roarArticle(p.Focus, p.Viewer, "focus").Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = a.article(p.Focus, p.Viewer, "focus").Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -195,7 +195,7 @@ func (a *App) timelinePage(p *page) templ.Component {
 			}
 			for i := range p.Roars {
 				if !p.Viewer.Rel.Hides(&p.Roars[i]) {
-					templ_7745c5c3_Err = roarArticle(&p.Roars[i], p.Viewer, "").Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = a.article(&p.Roars[i], p.Viewer, "").Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}

@@ -12,8 +12,10 @@ import (
 // minGzip is the size below which compressing costs more than it saves.
 const minGzip = 1024
 
+// gzipWriters compress pages rendered per request at the fastest level:
+// cached pages are compressed once, at the best (NewPage).
 var gzipWriters = sync.Pool{New: func() any {
-	zw, _ := gzip.NewWriterLevel(nil, gzip.DefaultCompression)
+	zw, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed)
 	return zw
 }}
 
