@@ -38,7 +38,9 @@ func apiRoar(r *Roar, v *viewer) *APIRoar {
 		out.RepostOf = apiRoar(r.RepostOf, v)
 	}
 	if v.signedIn() {
-		liked, reposted := v.liked(r.ID), v.reposted(r.ID)
+		// A repost is liked and reposted through its original.
+		t := r.Target()
+		liked, reposted := v.liked(t.ID), v.reposted(t.ID)
 		out.Liked, out.Reposted = &liked, &reposted
 	}
 	return out

@@ -179,6 +179,9 @@ func (a *App) Dismiss(ctx context.Context, u *auth.User, id int64) error {
 
 // MarkSeen marks u's notifications up to id as seen.
 func (a *App) MarkSeen(ctx context.Context, u *auth.User, upTo int64) error {
+	if u == nil {
+		return errSignIn
+	}
 	return a.write(ctx, func(ctx context.Context, tx *db.Tx) error { return a.store.markSeen(ctx, tx, u.ID, upTo) })
 }
 
