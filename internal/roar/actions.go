@@ -2,9 +2,11 @@ package roar
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 	"strconv"
 
+	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/web"
 )
@@ -93,42 +95,28 @@ func formOn(r *http.Request) (bool, error) {
 	return false, errs.Fields(map[string]string{"on": "Must be true or false."})
 }
 
-func (a *App) likeToggle(w http.ResponseWriter, r *http.Request) {
-	u, ok := a.user(w, r)
-	if !ok {
-		return
-	}
-	id, err := pathID(r)
-	if err == nil {
-		var on bool
-		if on, err = formOn(r); err == nil {
-			var likes int64
-			if likes, err = a.Like(r.Context(), u, id, on); err == nil {
-				a.done(w, r, map[string]any{"id": id, "liked": on, "likes": likes})
-				return
+// toggle answers the like and repost forms: set (on=true) or clear the
+// viewer's mark with act, then answer the mark and the new count
+// ({"liked": true, "likes": 3}) to scripts, or go back for a plain form.
+func (a *App) toggle(mark, count string, act func(ctx context.Context, u *auth.User, id int64, on bool) (int64, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		u, ok := a.user(w, r)
+		if !ok {
+			return
+		}
+		id, err := pathID(r)
+		if err == nil {
+			var on bool
+			if on, err = formOn(r); err == nil {
+				var n int64
+				if n, err = act(r.Context(), u, id, on); err == nil {
+					a.done(w, r, map[string]any{"id": id, mark: on, count: n})
+					return
+				}
 			}
 		}
+		a.Site.Error(w, r, err)
 	}
-	a.Site.Error(w, r, err)
-}
-
-func (a *App) repostToggle(w http.ResponseWriter, r *http.Request) {
-	u, ok := a.user(w, r)
-	if !ok {
-		return
-	}
-	id, err := pathID(r)
-	if err == nil {
-		var on bool
-		if on, err = formOn(r); err == nil {
-			var orig *Roar
-			if orig, err = a.Repost(r.Context(), u, id, on); err == nil {
-				a.done(w, r, map[string]any{"id": id, "reposted": on, "reposts": orig.Reposts})
-				return
-			}
-		}
-	}
-	a.Site.Error(w, r, err)
 }
 
 func (a *App) roarDelete(w http.ResponseWriter, r *http.Request) {
@@ -140,7 +128,7 @@ func (a *App) roarDelete(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		if err = a.Delete(r.Context(), u, id); err == nil {
 			if web.WantsJSON(r) {
-				w.WriteHeader(http.StatusNoContent)
+				noContent(w)
 				return
 			}
 			to := back(r)
@@ -228,7 +216,7 @@ func (a *App) reportCreate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if web.WantsJSON(r) {
-		w.WriteHeader(http.StatusNoContent)
+		noContent(w)
 		return
 	}
 	http.Redirect(w, r, roarURL(id)+"?reported=1", http.StatusSeeOther)

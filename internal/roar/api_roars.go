@@ -1,6 +1,7 @@
 package roar
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/tutti-dev/tutti/internal/auth"
@@ -131,60 +132,27 @@ func (a *App) apiThread(w http.ResponseWriter, r *http.Request) {
 	web.JSON(w, http.StatusOK, out)
 }
 
-// apiLike is PUT (like) and DELETE (unlike): idempotent, so liking twice
-// counts once.
-func (a *App) apiLike(w http.ResponseWriter, r *http.Request) {
-	u, ok := a.user(w, r)
-	if !ok {
-		return
-	}
-	id, err := pathID(r)
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
-	on := r.Method == http.MethodPut
-	likes, err := a.Like(r.Context(), u, id, on)
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
-	web.JSON(w, http.StatusOK, map[string]any{"id": id, "liked": on, "likes": likes})
-}
-
-// apiRepost is PUT (repost) and DELETE (undo): idempotent; a repeated PUT
-// is not a second repost and does not count against the rate limit.
-func (a *App) apiRepost(w http.ResponseWriter, r *http.Request) {
-	u, ok := a.user(w, r)
-	if !ok {
-		return
-	}
-	id, err := pathID(r)
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
-	ctx := r.Context()
-	on := r.Method == http.MethodPut
-	var orig *Roar
-	if on {
-		var done map[int64]bool
-		if done, err = a.store.Reposted(ctx, u.ID, []int64{id}); err == nil && done[id] {
-			orig, err = a.store.Roar(ctx, id)
-		} else if err == nil {
-			orig, err = a.Repost(ctx, u, id, true)
-			if errs.KindOf(err) == errs.Conflict { // reposted meanwhile
-				orig, err = a.store.Roar(ctx, id)
-			}
+// apiToggle is PUT (set) and DELETE (clear) of the caller's like or repost:
+// idempotent, so liking twice counts once. It answers the new count.
+func (a *App) apiToggle(mark, count string, act func(ctx context.Context, u *auth.User, id int64, on bool) (int64, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		u, ok := a.user(w, r)
+		if !ok {
+			return
 		}
-	} else {
-		orig, err = a.Repost(ctx, u, id, false)
+		id, err := pathID(r)
+		if err != nil {
+			a.Site.Error(w, r, err)
+			return
+		}
+		on := r.Method == http.MethodPut
+		n, err := act(r.Context(), u, id, on)
+		if err != nil {
+			a.Site.Error(w, r, err)
+			return
+		}
+		web.JSON(w, http.StatusOK, map[string]any{"id": id, mark: on, count: n})
 	}
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
-	web.JSON(w, http.StatusOK, map[string]any{"id": id, "reposted": on, "reposts": orig.Reposts})
 }
 
 // apiReport files a report to the moderators (once per user and roar).

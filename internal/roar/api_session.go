@@ -66,8 +66,7 @@ func (a *App) apiLogout(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusNoContent)
+	noContent(w)
 }
 
 func (a *App) apiMe(w http.ResponseWriter, r *http.Request) {

@@ -2,7 +2,6 @@ package roar
 
 import (
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/auth"
@@ -232,9 +231,9 @@ func (a *App) apiDismiss(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	id, err := strconv.ParseInt(r.PathValue("roar_id"), 10, 64)
-	if err != nil || id <= 0 {
-		a.Site.Error(w, r, errs.ErrNotFound)
+	id, err := pathInt(r, "roar_id")
+	if err != nil {
+		a.Site.Error(w, r, err)
 		return
 	}
 	if err := a.Dismiss(r.Context(), u, id); err != nil {

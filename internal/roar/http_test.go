@@ -543,3 +543,27 @@ func waitFor(t *testing.T, ok func() bool) {
 	}
 	t.Fatal("timed out waiting")
 }
+
+// TestRepostTwiceIsOneRepost: the repost form, sent twice, reposts once and
+// answers success both times; undoing it removes the repost.
+func TestRepostTwiceIsOneRepost(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		ann, bob := user(t, m, "ann"), user(t, m, "bob")
+		id := ann.roar("worth sharing", "")
+		js := http.Header{"Content-Type": {"application/x-www-form-urlencoded"}, "Accept": {"application/json"}}
+		for range 2 {
+			res, body := bob.do("POST", "/roar/r/"+id+"/repost", strings.NewReader("on=true"), js)
+			if res.StatusCode != 200 || !strings.Contains(body, `"reposts":1`) || !strings.Contains(body, `"reposted":true`) {
+				t.Fatalf("repost: got %d %s; want 200 with reposts 1", res.StatusCode, body)
+			}
+		}
+		_, page := newBrowser(t, m).get("/roar/u/bob")
+		if n := strings.Count(page, "reposted</p>"); n != 1 {
+			t.Fatalf("bob's profile shows %d reposts; want 1", n)
+		}
+		res, body := bob.do("POST", "/roar/r/"+id+"/repost", strings.NewReader("on=false"), js)
+		if res.StatusCode != 200 || !strings.Contains(body, `"reposts":0`) {
+			t.Fatalf("undo repost: got %d %s; want reposts 0", res.StatusCode, body)
+		}
+	})
+}

@@ -42,8 +42,8 @@ func (a *App) homePage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) tagPage(w http.ResponseWriter, r *http.Request) {
-	tag := strings.ToLower(r.PathValue("tag"))
-	if toks := Parse("#" + tag); len(toks) != 1 || toks[0].Kind != Tag || toks[0].Value != tag {
+	tag, ok := tagKey(r.PathValue("tag"))
+	if !ok {
 		a.Site.NotFound(w, r)
 		return
 	}

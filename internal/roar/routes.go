@@ -25,8 +25,8 @@ func (a *App) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /roar/reports", a.reportsShow)
 
 	mux.HandleFunc("POST /roar/roars", a.postCreate)
-	mux.HandleFunc("POST /roar/r/{id}/like", a.likeToggle)
-	mux.HandleFunc("POST /roar/r/{id}/repost", a.repostToggle)
+	mux.HandleFunc("POST /roar/r/{id}/like", a.toggle("liked", "likes", a.Like))
+	mux.HandleFunc("POST /roar/r/{id}/repost", a.toggle("reposted", "reposts", a.Repost))
 	mux.HandleFunc("POST /roar/r/{id}/delete", a.roarDelete)
 	mux.HandleFunc("GET /roar/r/{id}/report", a.reportForm)
 	mux.HandleFunc("POST /roar/r/{id}/report", a.reportCreate)
@@ -36,8 +36,11 @@ func (a *App) Routes(mux *http.ServeMux) {
 }
 
 // pathID is the {id} path value as a roar id; anything else is not found.
-func pathID(r *http.Request) (int64, error) {
-	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+func pathID(r *http.Request) (int64, error) { return pathInt(r, "id") }
+
+// pathInt is the path value name as a positive id; anything else is not found.
+func pathInt(r *http.Request, name string) (int64, error) {
+	id, err := strconv.ParseInt(r.PathValue(name), 10, 64)
 	if err != nil || id <= 0 {
 		return 0, errs.ErrNotFound
 	}

@@ -45,10 +45,12 @@ func (a *App) Post(ctx context.Context, u *auth.User, body string, replyTo int64
 	return a.insert(ctx, Post{Author: u.ID, Body: body, ReplyTo: replyTo})
 }
 
-// Repost sets whether u reposts roar id.
-func (a *App) Repost(ctx context.Context, u *auth.User, id int64, on bool) (*Roar, error) {
+// Repost sets whether u reposts roar id and returns its repost count. It is
+// idempotent: reposting what u already reposted changes nothing and does not
+// count against the rate limit.
+func (a *App) Repost(ctx context.Context, u *auth.User, id int64, on bool) (int64, error) {
 	if u == nil {
-		return nil, errSignIn
+		return 0, errSignIn
 	}
 	if !on {
 		var gone int64
@@ -56,23 +58,40 @@ func (a *App) Repost(ctx context.Context, u *auth.User, id int64, on bool) (*Roa
 			gone, err = a.store.unrepost(ctx, tx, id, u.ID)
 			return err
 		}); err != nil {
-			return nil, err
+			return 0, err
 		}
 		if gone != 0 {
 			a.publish(&Event{Type: "delete", ID: gone, Gone: []int64{gone}})
 			a.publishCounts(ctx, id)
 		}
-		return a.store.Roar(ctx, id)
+		return a.reposts(ctx, id)
+	}
+	if done, err := a.store.Reposted(ctx, u.ID, []int64{id}); err != nil || done[id] {
+		if err != nil {
+			return 0, err
+		}
+		return a.reposts(ctx, id)
 	}
 	if err := a.limit(ctx, u); err != nil {
-		return nil, err
+		return 0, err
 	}
 	r, err := a.insert(ctx, Post{Author: u.ID, RepostOf: id})
+	if errs.KindOf(err) == errs.Conflict { // reposted meanwhile, by another request
+		return a.reposts(ctx, id)
+	}
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	a.publishCounts(ctx, id)
-	return r.RepostOf, nil
+	return r.RepostOf.Reposts, nil
+}
+
+func (a *App) reposts(ctx context.Context, id int64) (int64, error) {
+	r, err := a.store.Roar(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	return r.Reposts, nil
 }
 
 func (a *App) insert(ctx context.Context, p Post) (*Roar, error) {

@@ -144,47 +144,36 @@ func (s *Store) Ancestors(ctx context.Context, id int64) ([]Roar, error) {
 
 // Liked returns which of ids userID has liked: one query.
 func (s *Store) Liked(ctx context.Context, userID int64, ids []int64) (map[int64]bool, error) {
-	liked := map[int64]bool{}
+	return s.among(ctx, "SELECT roar_id FROM roar_likes WHERE user_id = ? AND roar_id IN", userID, ids)
+}
+
+// Reposted returns which of ids userID has reposted: one query.
+func (s *Store) Reposted(ctx context.Context, userID int64, ids []int64) (map[int64]bool, error) {
+	return s.among(ctx, "SELECT repost_of FROM roars WHERE author_id = ? AND repost_of IN", userID, ids)
+}
+
+// among runs q (ending in "IN") for userID over ids and returns the set of
+// ids it selects.
+func (s *Store) among(ctx context.Context, q string, userID int64, ids []int64) (map[int64]bool, error) {
 	if userID == 0 || len(ids) == 0 {
-		return liked, nil
+		return map[int64]bool{}, nil
 	}
 	args := make([]any, 0, len(ids)+1)
 	args = append(args, userID)
 	for _, id := range ids {
 		args = append(args, id)
 	}
-	rows, err := s.db.Query(ctx, "SELECT roar_id FROM roar_likes WHERE user_id = ? AND roar_id IN ("+
-		placeholders(len(ids))+")", args...)
-	if err != nil {
-		return nil, fmt.Errorf("roar: liked: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		liked[id] = true
-	}
-	return liked, rows.Err()
+	return s.idSet(ctx, q+" ("+placeholders(len(ids))+")", args...)
 }
 
-// Reposted returns which of ids userID has reposted: one query.
-func (s *Store) Reposted(ctx context.Context, userID int64, ids []int64) (map[int64]bool, error) {
-	out := map[int64]bool{}
-	if userID == 0 || len(ids) == 0 {
-		return out, nil
-	}
-	args := []any{userID}
-	for _, id := range ids {
-		args = append(args, id)
-	}
-	rows, err := s.db.Query(ctx, "SELECT repost_of FROM roars WHERE author_id = ? AND repost_of IN ("+
-		placeholders(len(ids))+")", args...)
+// idSet runs a query of one id column and returns its ids as a set.
+func (s *Store) idSet(ctx context.Context, q string, args ...any) (map[int64]bool, error) {
+	rows, err := s.db.Query(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("roar: reposted: %w", err)
+		return nil, fmt.Errorf("roar: %w", err)
 	}
 	defer rows.Close()
+	out := map[int64]bool{}
 	for rows.Next() {
 		var id int64
 		if err := rows.Scan(&id); err != nil {
@@ -226,20 +215,7 @@ func (s *Store) Relations(ctx context.Context, viewer int64) (*Relations, error)
 
 // Following returns the ids userID follows.
 func (s *Store) Following(ctx context.Context, userID int64) (map[int64]bool, error) {
-	rows, err := s.db.Query(ctx, "SELECT followee_id FROM roar_follows WHERE follower_id = ?", userID)
-	if err != nil {
-		return nil, fmt.Errorf("roar: following: %w", err)
-	}
-	defer rows.Close()
-	out := map[int64]bool{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out[id] = true
-	}
-	return out, rows.Err()
+	return s.idSet(ctx, "SELECT followee_id FROM roar_follows WHERE follower_id = ?", userID)
 }
 
 // Profile returns username's profile as viewer sees it: one query.
