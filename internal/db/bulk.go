@@ -55,3 +55,31 @@ func (db *DB) CopyFrom(ctx context.Context, table string, cols []string, rows []
 		return nil
 	})
 }
+
+// CopyChunks is CopyFrom in chunks of 2,000 rows, calling step after each
+// with its size (for a progress bar).
+func (db *DB) CopyChunks(ctx context.Context, table string, cols []string, rows [][]any, step func(int)) error {
+	const chunk = 2000
+	for i := 0; i < len(rows); i += chunk {
+		part := rows[i:min(i+chunk, len(rows))]
+		if err := db.CopyFrom(ctx, table, cols, part); err != nil {
+			return err
+		}
+		step(len(part))
+	}
+	return nil
+}
+
+// ResetSequences moves the id sequences of tables past their largest id
+// after rows were loaded with explicit ids (PostgreSQL; nothing on SQLite).
+func (db *DB) ResetSequences(ctx context.Context, tables ...string) error {
+	if db.Dialect != Postgres {
+		return nil
+	}
+	for _, t := range tables {
+		if _, err := db.write.ExecContext(ctx, `SELECT setval(pg_get_serial_sequence('`+t+`', 'id'), (SELECT COALESCE(MAX(id), 1) FROM `+t+`))`); err != nil {
+			return fmt.Errorf("db: sequence of %s: %w", t, err)
+		}
+	}
+	return nil
+}

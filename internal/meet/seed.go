@@ -2,17 +2,15 @@ package meet
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/load"
 )
 
 // SeedSize is the size of the load-test data set.
@@ -78,7 +76,7 @@ func Seed(ctx context.Context, d *db.DB, size SeedSize, idsPath string, progress
 	}
 	cols := []string{"id", "admin_token", "title", "description", "start_date", "end_date", "day_start", "day_end",
 		"tz", "deadline", "closed_start", "closed_end", "version", "created_at", "updated_at"}
-	if err := copyChunks(ctx, d, "meet_polls", cols, rows, step); err != nil {
+	if err := d.CopyChunks(ctx, "meet_polls", cols, rows, step); err != nil {
 		return nil, err
 	}
 	// Participants are spread evenly over the polls.
@@ -97,7 +95,7 @@ func Seed(ctx context.Context, d *db.DB, size SeedSize, idsPath string, progress
 		ids.Participants = append(ids.Participants, SeedParticipant{p.ID, id, tok})
 		rows = append(rows, []any{id, p.ID, name, nameKey(name), tok, now.Unix()})
 	}
-	if err := copyChunks(ctx, d, "meet_participants", []string{"id", "poll_id", "name", "name_key", "edit_token", "created_at"}, rows, step); err != nil {
+	if err := d.CopyChunks(ctx, "meet_participants", []string{"id", "poll_id", "name", "name_key", "edit_token", "created_at"}, rows, step); err != nil {
 		return nil, err
 	}
 	rows = rows[:0]
@@ -113,7 +111,7 @@ func Seed(ctx context.Context, d *db.DB, size SeedSize, idsPath string, progress
 		}
 		rows = append(rows, []any{w.poll.ID, w.id, s.Unix(), e.Unix(), 1 + rng.IntN(3)})
 	}
-	if err := copyChunks(ctx, d, "meet_timeframes", []string{"poll_id", "participant_id", "start_at", "end_at", "tier"}, rows, step); err != nil {
+	if err := d.CopyChunks(ctx, "meet_timeframes", []string{"poll_id", "participant_id", "start_at", "end_at", "tier"}, rows, step); err != nil {
 		return nil, err
 	}
 	rows = rows[:0]
@@ -121,62 +119,28 @@ func Seed(ctx context.Context, d *db.DB, size SeedSize, idsPath string, progress
 		w := people[rng.IntN(len(people))]
 		rows = append(rows, []any{w.poll.ID, w.id, fmt.Sprintf("Seeded comment %d: works for me.", i+1), now.Unix()})
 	}
-	if err := copyChunks(ctx, d, "meet_comments", []string{"poll_id", "participant_id", "body", "created_at"}, rows, step); err != nil {
+	if err := d.CopyChunks(ctx, "meet_comments", []string{"poll_id", "participant_id", "body", "created_at"}, rows, step); err != nil {
 		return nil, err
 	}
-	if d.Dialect == db.Postgres {
-		for _, t := range []string{"meet_participants", "meet_timeframes", "meet_comments"} {
-			if _, err := d.SQL().ExecContext(ctx, `SELECT setval(pg_get_serial_sequence('`+t+`', 'id'), (SELECT COALESCE(MAX(id), 1) FROM `+t+`))`); err != nil {
-				return nil, fmt.Errorf("meet: seed: sequence of %s: %w", t, err)
-			}
-		}
+	if err := d.ResetSequences(ctx, "meet_participants", "meet_timeframes", "meet_comments"); err != nil {
+		return nil, fmt.Errorf("meet: seed: %w", err)
 	}
 	if bar != nil {
 		bar.Finish()
 	}
 	if idsPath != "" {
-		if err := writeJSON(idsPath, ids); err != nil {
+		if err := load.WriteSeedFile(idsPath, ids); err != nil {
 			return nil, err
 		}
 	}
 	return ids, nil
 }
 
-func copyChunks(ctx context.Context, d *db.DB, table string, cols []string, rows [][]any, step func(int)) error {
-	const chunk = 2000
-	for i := 0; i < len(rows); i += chunk {
-		part := rows[i:min(i+chunk, len(rows))]
-		if err := d.CopyFrom(ctx, table, cols, part); err != nil {
-			return fmt.Errorf("meet: seed %s: %w", table, err)
-		}
-		step(len(part))
-	}
-	return nil
-}
-
-func writeJSON(path string, v any) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
-		return fmt.Errorf("meet: seed ids: %w", err)
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(path, b, 0o640); err != nil {
-		return fmt.Errorf("meet: seed ids: %w", err)
-	}
-	return nil
-}
-
 // LoadSeedIDs reads the ids written by Seed.
 func LoadSeedIDs(path string) (*SeedIDs, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("meet: seed ids (run `tutti seed meet` first): %w", err)
-	}
 	var ids SeedIDs
-	if err := json.Unmarshal(b, &ids); err != nil {
-		return nil, fmt.Errorf("meet: seed ids %s: %w", path, err)
+	if err := load.ReadSeedFile(path, "meet", &ids); err != nil {
+		return nil, err
 	}
 	if len(ids.Polls) == 0 || len(ids.Participants) == 0 {
 		return nil, fmt.Errorf("meet: seed ids %s: empty", path)

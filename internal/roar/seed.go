@@ -2,12 +2,9 @@ package roar
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -15,6 +12,7 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/load"
 )
 
 // SeedSize is the size of the load-test data set.
@@ -82,7 +80,7 @@ func Seed(ctx context.Context, d *db.DB, size SeedSize, password, idsPath string
 		rows = append(rows, []any{id, name, strings.ToLower(name), email, email, hash,
 			fmt.Sprintf("Seed User %d", id), now.Unix(), now.Unix()})
 	}
-	if err := copyChunks(ctx, d, "users", []string{"id", "username", "username_key", "email", "email_key",
+	if err := d.CopyChunks(ctx, "users", []string{"id", "username", "username_key", "email", "email_key",
 		"password_hash", "display_name", "created_at", "updated_at"}, rows, step); err != nil {
 		return nil, err
 	}
@@ -145,17 +143,17 @@ func Seed(ctx context.Context, d *db.DB, size SeedSize, password, idsPath string
 			tags = append(tags, []any{t, id})
 		}
 	}
-	if err := copyChunks(ctx, d, "roars", []string{"id", "author_id", "body", "reply_to", "likes", "replies", "created_at"}, rows, step); err != nil {
+	if err := d.CopyChunks(ctx, "roars", []string{"id", "author_id", "body", "reply_to", "likes", "replies", "created_at"}, rows, step); err != nil {
 		return nil, err
 	}
-	if err := copyChunks(ctx, d, "roar_tags", []string{"tag", "roar_id"}, tags, func(int) {}); err != nil {
+	if err := d.CopyChunks(ctx, "roar_tags", []string{"tag", "roar_id"}, tags, func(int) {}); err != nil {
 		return nil, err
 	}
 	rows = rows[:0]
 	for p := range likes {
 		rows = append(rows, []any{p.a, p.b, now.UnixMilli()})
 	}
-	if err := copyChunks(ctx, d, "roar_likes", []string{"roar_id", "user_id", "created_at"}, rows, step); err != nil {
+	if err := d.CopyChunks(ctx, "roar_likes", []string{"roar_id", "user_id", "created_at"}, rows, step); err != nil {
 		return nil, err
 	}
 	step(size.Likes - len(likes))
@@ -169,17 +167,13 @@ func Seed(ctx context.Context, d *db.DB, size SeedSize, password, idsPath string
 			rows = append(rows, []any{p.a, p.b, now.UnixMilli()})
 		}
 	}
-	if err := copyChunks(ctx, d, "roar_follows", []string{"follower_id", "followee_id", "created_at"}, rows, step); err != nil {
+	if err := d.CopyChunks(ctx, "roar_follows", []string{"follower_id", "followee_id", "created_at"}, rows, step); err != nil {
 		return nil, err
 	}
 	step(size.Follows - len(follows))
 
-	if d.Dialect == db.Postgres {
-		for _, t := range []string{"users", "roars"} {
-			if _, err := d.SQL().ExecContext(ctx, `SELECT setval(pg_get_serial_sequence('`+t+`', 'id'), (SELECT COALESCE(MAX(id), 1) FROM `+t+`))`); err != nil {
-				return nil, fmt.Errorf("roar: seed: sequence of %s: %w", t, err)
-			}
-		}
+	if err := d.ResetSequences(ctx, "users", "roars"); err != nil {
+		return nil, fmt.Errorf("roar: seed: %w", err)
 	}
 	// The timelines changed: a new version, so that no cache keyed by the
 	// old one is served (the app reads it when it starts).
@@ -190,48 +184,18 @@ func Seed(ctx context.Context, d *db.DB, size SeedSize, password, idsPath string
 		bar.Finish()
 	}
 	if idsPath != "" {
-		if err := writeSeedIDs(idsPath, ids); err != nil {
+		if err := load.WriteSeedFile(idsPath, ids); err != nil {
 			return nil, err
 		}
 	}
 	return ids, nil
 }
 
-func copyChunks(ctx context.Context, d *db.DB, table string, cols []string, rows [][]any, step func(int)) error {
-	const chunk = 2000
-	for i := 0; i < len(rows); i += chunk {
-		part := rows[i:min(i+chunk, len(rows))]
-		if err := d.CopyFrom(ctx, table, cols, part); err != nil {
-			return fmt.Errorf("roar: seed %s: %w", table, err)
-		}
-		step(len(part))
-	}
-	return nil
-}
-
-func writeSeedIDs(path string, ids *SeedIDs) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
-		return fmt.Errorf("roar: seed ids: %w", err)
-	}
-	b, err := json.Marshal(ids)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(path, b, 0o640); err != nil {
-		return fmt.Errorf("roar: seed ids: %w", err)
-	}
-	return nil
-}
-
 // LoadSeedIDs reads the ids written by Seed.
 func LoadSeedIDs(path string) (*SeedIDs, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("roar: seed ids (run `tutti seed roar` first): %w", err)
-	}
 	var ids SeedIDs
-	if err := json.Unmarshal(b, &ids); err != nil {
-		return nil, fmt.Errorf("roar: seed ids %s: %w", path, err)
+	if err := load.ReadSeedFile(path, "roar", &ids); err != nil {
+		return nil, err
 	}
 	if len(ids.Users) == 0 || len(ids.Roars) == 0 || ids.Password == "" {
 		return nil, fmt.Errorf("roar: seed ids %s: empty", path)
