@@ -155,12 +155,25 @@ func migrate(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	d, err := db.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
+	d, err := openMigrated(ctx, cfg, NewLogger(cfg, env.Stderr))
 	if err != nil {
 		return err
 	}
-	defer d.Close()
-	return d.Migrate(ctx, NewLogger(cfg, env.Stderr), Migrations()...)
+	return d.Close()
+}
+
+// openMigrated opens the configured database and applies pending migrations
+// (for the commands that work on it directly).
+func openMigrated(ctx context.Context, cfg config.Config, log *slog.Logger) (*db.DB, error) {
+	d, err := db.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.Migrate(ctx, log, Migrations()...); err != nil {
+		d.Close()
+		return nil, err
+	}
+	return d, nil
 }
 
 func seed(ctx context.Context, env Env, args []string) error {
@@ -191,14 +204,11 @@ func seed(ctx context.Context, env Env, args []string) error {
 		out = filepath.Join(cfg.DataDir, "seed", "meet.json")
 	}
 	log := NewLogger(cfg, env.Stderr)
-	d, err := db.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
+	d, err := openMigrated(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	if err := d.Migrate(ctx, log, Migrations()...); err != nil {
-		return err
-	}
 	ids, err := meet.Seed(ctx, d, size, out, progressTo(env), rngSeed)
 	if err != nil {
 		return err
@@ -238,14 +248,11 @@ func seedRoar(ctx context.Context, env Env, args []string) error {
 	if out == "" {
 		out = filepath.Join(cfg.DataDir, "seed", "roar.json")
 	}
-	d, err := db.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
+	d, err := openMigrated(ctx, cfg, NewLogger(cfg, env.Stderr))
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	if err := d.Migrate(ctx, NewLogger(cfg, env.Stderr), Migrations()...); err != nil {
-		return err
-	}
 	start := time.Now()
 	ids, err := roar.Seed(ctx, d, size, password, out, progressTo(env), rngSeed)
 	if err != nil {
@@ -267,14 +274,11 @@ func moderator(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	log := NewLogger(cfg, env.Stderr)
-	d, err := db.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
+	d, err := openMigrated(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	if err := d.Migrate(ctx, log, Migrations()...); err != nil {
-		return err
-	}
 	a, err := auth.New(auth.Deps{DB: d, Log: log})
 	if err != nil {
 		return err
