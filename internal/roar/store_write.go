@@ -63,7 +63,16 @@ func notify(ctx context.Context, tx *db.Tx, now int64, user int64, kind string, 
 
 // insert writes p and returns its id: the roar, its hashtags, the parent's
 // reply count, and notifications for the replied-to and mentioned users.
+//
+// It raises the version first: that takes roar_meta's row lock before the id
+// is drawn, so that roars are numbered in the order they commit even when
+// several instances write to one PostgreSQL. Readers that ask for what is new
+// "since" an id (polling, a stream catching up) then never miss a roar that
+// committed late with a smaller id.
 func (s *Store) insert(ctx context.Context, tx *db.Tx, p Post) (int64, error) {
+	if err := bump(ctx, tx); err != nil {
+		return 0, err
+	}
 	now := s.now().UnixMilli()
 	var replyTo, repostOf any
 	var parentAuthor int64
@@ -131,7 +140,7 @@ func (s *Store) insert(ctx context.Context, tx *db.Tx, p Post) (int64, error) {
 			}
 		}
 	}
-	return id, bump(ctx, tx)
+	return id, nil
 }
 
 // remove deletes roar id if by is its author or a moderator; it returns the
