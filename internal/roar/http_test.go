@@ -249,6 +249,9 @@ func TestOnlyTheAuthorOrAModeratorRemoves(t *testing.T) {
 		}
 		res, _ = bob.post("/roar/r/"+id+"/report", url.Values{"reason": {"spam"}})
 		wantStatus(t, res, 303, "report")
+		if _, page := bob.get(res.Header.Get("Location")); !strings.Contains(page, "the moderators will look at this roar") {
+			t.Error("no thanks after a report")
+		}
 		res, _ = bob.get("/roar/reports")
 		wantStatus(t, res, 403, "reports page for a non-moderator")
 		_, page = mod.get("/roar/reports")

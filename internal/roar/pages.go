@@ -1,9 +1,9 @@
 package roar
 
 import (
+	"bytes"
 	"context"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/auth"
@@ -108,7 +108,7 @@ func (a *App) threadPage(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	replies, err := a.store.Timeline(ctx, Query{Thread: id, Before: 0, Since: after, Limit: 101})
+	replies, err := a.store.Timeline(ctx, Query{Thread: id, Since: after, Limit: 101})
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
@@ -120,6 +120,9 @@ func (a *App) threadPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := &page{Title: "Roar by @" + focus.Author.Username, Tab: "thread", Viewer: v, Focus: focus, Above: above}
+	if r.URL.Query().Get("reported") == "1" {
+		p.Flash = "Thank you: the moderators will look at this roar."
+	}
 	if len(replies) > 100 {
 		replies = replies[:100]
 		p.Older = roarURL(id) + "?after=" + itoa(replies[99].ID)
@@ -180,11 +183,11 @@ func (a *App) servePage(w http.ResponseWriter, r *http.Request, name string, bui
 		if err != nil {
 			return nil, err
 		}
-		var buf strings.Builder
+		var buf bytes.Buffer
 		if err := a.timelinePage(p).Render(r.Context(), &buf); err != nil {
 			return nil, err
 		}
-		return []byte(buf.String()), nil
+		return buf.Bytes(), nil
 	})
 }
 
