@@ -7,7 +7,7 @@
 # every simulated user logs in from 127.0.0.1, and writers post as fast as
 # they can), seeds roar (1,000 users, 20,000 roars), and runs `tutti load`
 # pinned to CPU 1: the closed model with 1, 10, 50, 100 sessions for 30 s
-# each (after a 5 s unmeasured warm-up in which the sessions log in) for
+# each (after an unmeasured warm-up of 5 s + 1 s per 4 sessions, in which they log in) for
 # index, login, read, write and mixed; the open model (the scenarios' default
 # arrival rates, each for SECONDS) for index and read; then the fan-out: LISTENERS clients on
 # /roar/stream while 4 posters post 10 roars/s. Results go to out/ as JSON and
@@ -48,7 +48,9 @@ run() { # name, then tutti load run flags
 }
 for s in index login read write mixed; do
   for n in $sessions; do
-    run roar-$mode-$s-c$n --scenario roar-$s --closed "$n" --warmup 5s --duration "${secs}s"
+    # The warm-up grows with the sessions: their argon2id logins (about 36/s
+    # on one core, sharing it with the sessions already reading) all fall in it.
+    run roar-$mode-$s-c$n --scenario roar-$s --closed "$n" --warmup "$((5 + n / 4))s" --duration "${secs}s"
   done
 done
 # The open model: fixed arrival rates (the scenarios' default phases), latency percentiles.
