@@ -142,28 +142,38 @@ func (s *Store) Ancestors(ctx context.Context, id int64) ([]Roar, error) {
 	return collect(rows)
 }
 
-// Liked returns which of ids userID has liked: one query.
+// Liked returns which of ids userID has liked: one query over the range
+// of ids (an index range scan on (user_id, roar_id)), not one parameter per id.
 func (s *Store) Liked(ctx context.Context, userID int64, ids []int64) (map[int64]bool, error) {
-	return s.among(ctx, "SELECT roar_id FROM roar_likes WHERE user_id = ? AND roar_id IN", userID, ids)
+	return s.among(ctx, "SELECT roar_id FROM roar_likes WHERE user_id = ? AND roar_id BETWEEN ? AND ?", userID, ids)
 }
 
 // Reposted returns which of ids userID has reposted: one query.
 func (s *Store) Reposted(ctx context.Context, userID int64, ids []int64) (map[int64]bool, error) {
-	return s.among(ctx, "SELECT repost_of FROM roars WHERE author_id = ? AND repost_of IN", userID, ids)
+	return s.among(ctx, "SELECT repost_of FROM roars WHERE author_id = ? AND repost_of BETWEEN ? AND ?", userID, ids)
 }
 
-// among runs q (ending in "IN") for userID over ids and returns the set of
-// ids it selects.
+// among runs q for userID over the range of ids and keeps those in ids.
 func (s *Store) among(ctx context.Context, q string, userID int64, ids []int64) (map[int64]bool, error) {
 	if userID == 0 || len(ids) == 0 {
 		return map[int64]bool{}, nil
 	}
-	args := make([]any, 0, len(ids)+1)
-	args = append(args, userID)
+	lo, hi := ids[0], ids[0]
+	want := make(map[int64]bool, len(ids))
 	for _, id := range ids {
-		args = append(args, id)
+		lo, hi = min(lo, id), max(hi, id)
+		want[id] = true
 	}
-	return s.idSet(ctx, q+" ("+placeholders(len(ids))+")", args...)
+	found, err := s.idSet(ctx, q, userID, lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	for id := range found {
+		if !want[id] {
+			delete(found, id)
+		}
+	}
+	return found, nil
 }
 
 // idSet runs a query of one id column and returns its ids as a set.
