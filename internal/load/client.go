@@ -153,6 +153,12 @@ func (c *Client) SleepUntil(ctx context.Context, t time.Time) error {
 	return nil
 }
 
+// Measured is when the run starts measuring: the end of the closed model's
+// warm-up (the run's start otherwise). A session that signs in during the
+// warm-up may wait for it, so that the logins do not compete with the load
+// being measured.
+func (c *Client) Measured() time.Time { return c.run.rec.start }
+
 // Over reports whether the run's load time has ended: a session that loops
 // (log in once, then act many times) stops when it is.
 func (c *Client) Over() bool { return !c.end.IsZero() && !time.Now().Before(c.end) }

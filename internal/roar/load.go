@@ -198,6 +198,14 @@ func (s *roarLoad) signedIn(ctx context.Context, c *load.Client, act func() erro
 		if err := s.login(ctx, c, id.user); err != nil {
 			return err
 		}
+		// Signed in during the warm-up: wait for the measured part, so that
+		// every session's login (argon2id) is done before the reads and
+		// writes begin, instead of starving behind them.
+		if m := c.Measured(); time.Now().Before(m) {
+			if err := c.SleepUntil(ctx, m); err != nil {
+				return err
+			}
+		}
 	}
 	err := act()
 	if err == nil || ctx.Err() != nil {
