@@ -81,7 +81,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 	if a.unsub, err = d.Bus.Subscribe(subject, func(_ string, data []byte) {
 		var e Event
 		if json.Unmarshal(data, &e) == nil {
-			a.hub.broadcast(&e, data)
+			a.hub.broadcast(&e)
 		}
 	}); err != nil {
 		return nil, err

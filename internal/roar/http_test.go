@@ -473,6 +473,10 @@ func TestStreamDeliversAndCatchesUp(t *testing.T) {
 		if e.id != id || e.event != "roar" || !strings.Contains(e.data, "live!") {
 			t.Fatalf("got event %+v; want the roar %s", e, id)
 		}
+		// Pages get the rendered article, unescaped JSON, without the API's copy.
+		if !strings.Contains(e.data, `"html":"<article`) || strings.Contains(e.data, `"roar":`) {
+			t.Fatalf("page stream event %s; want the article and no roar object", e.data)
+		}
 		ann.post("/roar/r/"+id+"/like", url.Values{"on": {"true"}})
 		if e := <-events; e.event != "like" || !strings.Contains(e.data, `"likes":1`) {
 			t.Fatalf("got %+v; want a like event with likes 1", e)
@@ -491,6 +495,11 @@ func TestStreamDeliversAndCatchesUp(t *testing.T) {
 		}
 		if strings.Join(got, ",") != missed1+","+missed2 {
 			t.Fatalf("caught up %v; want [%s %s] (first was %s)", got, missed1, missed2, first)
+		}
+		// API clients get the roar as the API's Roar instead.
+		events = openStream(t, ctx2, m.URL()+"/roar/stream?format=json&after="+missed1, "")
+		if e := <-events; e.id != missed2 || !strings.Contains(e.data, `"roar":{"id":`+missed2) || strings.Contains(e.data, `"html"`) {
+			t.Fatalf("json stream event %+v; want roar %s as a Roar without html", e, missed2)
 		}
 	})
 }

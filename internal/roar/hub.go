@@ -1,6 +1,8 @@
 package roar
 
 import (
+	"bytes"
+	"encoding/json"
 	"sync"
 )
 
@@ -37,9 +39,32 @@ type client struct {
 	once sync.Once
 }
 
+// delivery is an event with its two encodings, made once per instance and
+// shared by every stream: for pages (a new roar as its rendered article) and
+// for API clients (?format=json: a new roar as the API's Roar).
 type delivery struct {
-	e    *Event
-	data []byte
+	e         *Event
+	page, api []byte
+}
+
+func newDelivery(e *Event) delivery {
+	page, api := *e, *e
+	if page.HTML != "" {
+		page.Roar = nil
+	}
+	api.HTML = ""
+	return delivery{e: e, page: encode(&page), api: encode(&api)}
+}
+
+// encode is JSON without HTML escaping (the data is never put in a page as
+// HTML; escaping "<" as \u003c only makes the stream larger), and without
+// the encoder's newline (an SSE data line must not contain one).
+func encode(e *Event) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(e)
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 func newHub() *hub { return &hub{clients: map[*client]struct{}{}} }
@@ -65,8 +90,8 @@ func (h *hub) remove(c *client) {
 
 func (c *client) drop() { c.once.Do(func() { close(c.gone) }) }
 
-func (h *hub) broadcast(e *Event, data []byte) {
-	d := delivery{e, data}
+func (h *hub) broadcast(e *Event) {
+	d := newDelivery(e)
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	for c := range h.clients {

@@ -1,9 +1,8 @@
 package roar
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
+	"io"
 	"net/http"
 	"strconv"
 	"time"
@@ -20,7 +19,8 @@ const heartbeat = 25 * time.Second
 // ("like", "counts") and deletions ("delete"). A client that reconnects sends
 // Last-Event-ID (or ?after= the newest roar it has) and first gets what it
 // missed, from the database, so that no roar is lost across a drop.
-// ?feed=home keeps to the people the viewer follows.
+// ?feed=home keeps to the people the viewer follows. Pages get a new roar as
+// its rendered article; ?format=json gets it as the API's Roar instead.
 func (a *App) stream(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	rc := http.NewResponseController(w)
@@ -31,6 +31,13 @@ func (a *App) stream(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
+	}
+	api := r.URL.Query().Get("format") == "json"
+	data := func(d delivery) []byte {
+		if api {
+			return d.api
+		}
+		return d.page
 	}
 	f := &filter{}
 	if u := auth.UserFrom(ctx); u != nil {
@@ -55,8 +62,8 @@ func (a *App) stream(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
 	w.WriteHeader(http.StatusOK)
-	bw := bufio.NewWriterSize(w, 4096)
-	bw.WriteString("retry: 2000\n\n")
+	// The response writer buffers; each round of events is flushed once.
+	io.WriteString(w, "retry: 2000\n\n")
 	sent := after
 	if after > 0 {
 		backlog, err := a.store.Timeline(ctx, Query{Since: after, Limit: 500})
@@ -64,15 +71,13 @@ func (a *App) stream(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		for i := range backlog {
-			e := a.roarEvent(ctx, &backlog[i])
-			if f.pass(e) {
-				data, _ := json.Marshal(e)
-				writeEvent(bw, e, data)
+			if e := a.roarEvent(ctx, &backlog[i]); f.pass(e) {
+				writeEvent(w, e, data(newDelivery(e)))
 			}
 			sent = backlog[i].ID
 		}
 	}
-	if bw.Flush() != nil || rc.Flush() != nil {
+	if rc.Flush() != nil {
 		return
 	}
 	tick := time.NewTicker(heartbeat)
@@ -86,26 +91,26 @@ func (a *App) stream(w http.ResponseWriter, r *http.Request) {
 			if !f.pass(d.e) {
 				continue
 			}
-			writeEvent(bw, d.e, d.data)
+			writeEvent(w, d.e, data(d))
 			// Write out what else is queued in the same flush.
 			for more := true; more; {
 				select {
 				case d := <-c.ch:
 					if f.pass(d.e) && !(d.e.Type == "roar" && d.e.ID <= sent) {
-						writeEvent(bw, d.e, d.data)
+						writeEvent(w, d.e, data(d))
 					}
 				default:
 					more = false
 				}
 			}
 		case <-tick.C:
-			bw.WriteString(": ping\n\n")
+			io.WriteString(w, ": ping\n\n")
 		case <-c.gone:
 			return
 		case <-ctx.Done():
 			return
 		}
-		if bw.Flush() != nil || rc.Flush() != nil {
+		if rc.Flush() != nil {
 			return
 		}
 	}
@@ -126,17 +131,13 @@ func lastEventID(r *http.Request) (int64, error) {
 	return n, nil
 }
 
-func writeEvent(bw *bufio.Writer, e *Event, data []byte) {
+func writeEvent(w io.Writer, e *Event, data []byte) {
 	if e.Type == "roar" {
-		bw.WriteString("id: ")
-		bw.WriteString(strconv.FormatInt(e.ID, 10))
-		bw.WriteByte('\n')
+		io.WriteString(w, "id: "+strconv.FormatInt(e.ID, 10)+"\n")
 	}
-	bw.WriteString("event: ")
-	bw.WriteString(e.Type)
-	bw.WriteString("\ndata: ")
-	bw.Write(bytes.TrimSpace(data))
-	bw.WriteString("\n\n")
+	io.WriteString(w, "event: "+e.Type+"\ndata: ")
+	w.Write(data)
+	io.WriteString(w, "\n\n")
 }
 
 // filter is what one stream shows: not the authors the viewer does not see,
