@@ -168,7 +168,16 @@ func (s *Service) newManager(secure bool) *scs.SessionManager {
 	sm.Cookie.Path = "/"
 	sm.Cookie.Persist = true
 	sm.Cookie.Secure = secure
-	sm.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) { s.Site.Error(w, r, err) }
+	sm.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
+		if r.Context().Err() != nil {
+			// The client left while its session was saved (scs saves just
+			// before the handler's answer, which still follows): answering
+			// here too would write a second status. Nobody is listening.
+			s.Log.DebugContext(r.Context(), "session: client gone", "err", err)
+			return
+		}
+		s.Site.Error(w, r, err)
+	}
 	return sm
 }
 
