@@ -55,7 +55,9 @@ for s in index login read write mixed; do
 done
 # The open model: fixed arrival rates (the scenarios' default phases), latency percentiles.
 run roar-$mode-index-open --scenario roar-index --phase-seconds "$secs"
-run roar-$mode-read-open --scenario roar-read --phase-seconds "$secs" --opt actions=1
+# Arrivals outrun argon2id logins (about 36/s): 100 signed-in users are
+# made, and each arrival reads as one of them.
+run roar-$mode-read-open --scenario roar-read --phase-seconds "$secs" --opt actions=1 --opt users=100
 run roar-$mode-fanout-$listeners --scenario roar-fanout --closed $((listeners + 4)) --warmup 10s --duration "${secs}s" \
   --opt posters=4 --opt rate=10 --opt ramp=2000
 grep -A2 '^ *sample' out/roar-$mode-fanout-$listeners.txt | tee -a "$summary"

@@ -26,7 +26,7 @@ for s in roar-index roar-login roar-read roar-write roar-mixed; do
 	run --scenario $s --closed "$n" --duration "${secs}s"
 done
 # The open model, two short phases.
-run --scenario roar-read --rates 20,40 --phase-seconds "$secs" --opt actions=1
+run --scenario roar-read --rates 20,40 --phase-seconds "$secs" --opt actions=1 --opt users=20
 # The live timeline: 200 listeners, 2 posters at 10 roars/s in all.
 run --scenario roar-fanout --closed 202 --duration "$((secs + 2))s" --opt posters=2 --opt rate=10
 echo "roar smoke: every scenario ran without errors"

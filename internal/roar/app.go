@@ -128,6 +128,12 @@ func (a *App) currentVersion(ctx context.Context) (int64, error) {
 	return a.store.Version(ctx)
 }
 
+// versionTTL is how long something cached at a version is kept. Every write
+// makes a new version, so under a write load old versions are garbage at
+// once: a short life keeps them from filling the cache (and the heap the
+// collector must scan), while a quiet timeline is rebuilt at most this often.
+const versionTTL = 30 * time.Second
+
 // cacheKey names a cached thing at the current version.
 func (a *App) cacheKey(ctx context.Context, name string) (string, error) {
 	v, err := a.currentVersion(ctx)

@@ -86,7 +86,7 @@ func loginScenario(opts load.Options) (*load.Scenario, error) {
 // actScenario is a signed-in session that reads or writes (weights) in a loop.
 func actScenario(name, desc string, readW, writeW int) load.Factory {
 	return func(opts load.Options) (*load.Scenario, error) {
-		sc := &load.Scenario{Name: "roar-" + name, Description: desc + " [opts: actions=K, read=html|api]",
+		sc := &load.Scenario{Name: "roar-" + name, Description: desc + " [opts: actions=K, users=N, read=html|api]",
 			Phases: defaultPhases(50, 100, 200, 400)}
 		if opts.Target == nil {
 			return sc, nil
@@ -125,7 +125,9 @@ type roarLoad struct {
 	readAPI bool // read through GET /roar/api/roars
 	next    atomic.Int64
 	posts   atomic.Int64
+	users   int // signed-in identities at most (0: one per session); the rest wait for one
 	mu      sync.Mutex
+	made    int        // identities made (logged in or logging in)
 	pool    []identity // signed-in, idle
 }
 
@@ -143,6 +145,11 @@ func newRoarLoad(opts load.Options) (*roarLoad, error) {
 	if v := opts.Params["actions"]; v != "" {
 		if s.actions, err = strconv.Atoi(v); err != nil || s.actions < 0 {
 			return nil, fmt.Errorf("roar: option actions=%q: want a whole number >= 0", v)
+		}
+	}
+	if v := opts.Params["users"]; v != "" {
+		if s.users, err = strconv.Atoi(v); err != nil || s.users < 0 {
+			return nil, fmt.Errorf("roar: option users=%q: want a whole number >= 0", v)
 		}
 	}
 	switch v := opts.Params["read"]; v {
@@ -183,19 +190,47 @@ func (s *roarLoad) login(ctx context.Context, c *load.Client, user string) error
 	return nil
 }
 
+// take returns a signed-in identity from the pool, or an empty one to log
+// in as a new user; once s.users identities exist it waits for one to come
+// back instead. The open model needs that cap: arrivals come faster than
+// argon2id logins can be served, and each would otherwise log in anew.
+func (s *roarLoad) take(ctx context.Context) (identity, error) {
+	for {
+		s.mu.Lock()
+		if n := len(s.pool); n > 0 {
+			var id identity
+			id, s.pool = s.pool[n-1], s.pool[:n-1]
+			s.mu.Unlock()
+			return id, nil
+		}
+		if s.users == 0 || s.made < s.users {
+			s.made++
+			s.mu.Unlock()
+			return identity{}, nil
+		}
+		s.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return identity{}, ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
 // signedIn runs act as a signed-in user from the pool (or a new one).
 func (s *roarLoad) signedIn(ctx context.Context, c *load.Client, act func() error) error {
-	s.mu.Lock()
-	var id identity
-	if n := len(s.pool); n > 0 {
-		id, s.pool = s.pool[n-1], s.pool[:n-1]
+	id, err := s.take(ctx)
+	if err != nil {
+		return err
 	}
-	s.mu.Unlock()
 	if id.user != "" {
 		c.SetCookies(id.cookies)
 	} else {
 		id.user = s.nextUser()
 		if err := s.login(ctx, c, id.user); err != nil {
+			s.mu.Lock()
+			s.made-- // its place goes to the next session
+			s.mu.Unlock()
 			return err
 		}
 		// Signed in during the warm-up: wait for the measured part, so that
@@ -207,13 +242,15 @@ func (s *roarLoad) signedIn(ctx context.Context, c *load.Client, act func() erro
 			}
 		}
 	}
-	err := act()
+	err = act()
+	s.mu.Lock()
 	if err == nil || ctx.Err() != nil {
 		id.cookies = c.Cookies()
-		s.mu.Lock()
 		s.pool = append(s.pool, id)
-		s.mu.Unlock()
+	} else {
+		s.made-- // a failed session's identity is dropped; a new one may take its place
 	}
+	s.mu.Unlock()
 	return err
 }
 

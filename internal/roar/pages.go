@@ -205,7 +205,7 @@ func (a *App) serveCached(w http.ResponseWriter, r *http.Request, name, contentT
 		if err != nil {
 			return nil, 0, err
 		}
-		return web.NewPage(contentType, body, "").Encode(), 10 * time.Minute, nil
+		return web.NewPage(contentType, body, "").Encode(), versionTTL, nil
 	})
 	if err != nil {
 		a.Site.Error(w, r, err)

@@ -221,7 +221,7 @@ func (a *App) newest(ctx context.Context) ([]Roar, error) {
 			return nil, 0, err
 		}
 		b, err := json.Marshal(roars)
-		return b, 10 * time.Minute, err
+		return b, versionTTL, err
 	})
 	if err != nil {
 		return nil, err
