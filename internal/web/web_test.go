@@ -135,3 +135,43 @@ func TestErrorForAGoneClientIsNotLogged(t *testing.T) {
 		t.Errorf("status %d, logged %q; want 499 and nothing at info", w.Code, logs.String())
 	}
 }
+
+func TestSecurityHeadersForPagesAndAPIs(t *testing.T) {
+	h := SecurityHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	for path, api := range map[string]bool{
+		"/roar/": false, "/roar/api/roars": true, "/meet/api/polls/1": true, "/roar/api": false,
+		"/": false, "/api/x": false, "/roar/apis/x": false, "/roar/u/api/x": false,
+	} {
+		if IsAPI(path) != api {
+			t.Errorf("IsAPI(%q) = %v, want %v", path, !api, api)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
+		got := w.Header()
+		if got.Get("X-Content-Type-Options") != "nosniff" || !strings.Contains(got.Get("Content-Security-Policy"), "frame-ancestors 'none'") {
+			t.Errorf("%s: headers %v", path, got)
+		}
+		if page := got.Get("Cross-Origin-Opener-Policy") == "same-origin" && strings.Contains(got.Get("Content-Security-Policy"), "script-src 'self'"); page == api {
+			t.Errorf("%s: page headers %v, want %v", path, page, !api)
+		}
+	}
+}
+
+func TestAcceptsGzip(t *testing.T) {
+	for _, c := range []struct {
+		headers []string
+		want    bool
+	}{
+		{nil, false}, {[]string{""}, false}, {[]string{"gzip"}, true}, {[]string{"gzip, deflate, br"}, true},
+		{[]string{"br,gzip"}, true}, {[]string{"br", "gzip"}, true}, {[]string{"deflate, br"}, false},
+		{[]string{"gzip;q=0"}, false}, {[]string{"gzip; q = 0"}, false}, {[]string{"gzip;q=0.5"}, true},
+		{[]string{"br;q=1, gzip;q=0.0"}, false}, {[]string{"gzip;q=x"}, false}, {[]string{"xgzip"}, false},
+		{[]string{"*"}, false},
+	} {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.Header["Accept-Encoding"] = c.headers
+		if got := acceptsGzip(r); got != c.want {
+			t.Errorf("acceptsGzip(%q) = %v, want %v", c.headers, got, c.want)
+		}
+	}
+}
