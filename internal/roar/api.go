@@ -104,6 +104,9 @@ const maxLimit = pageSize
 
 // queryLimit reads ?limit= (1..max); absent: def.
 func queryLimit(r *http.Request, def, max int) (int, error) {
+	if r.URL.RawQuery == "" {
+		return def, nil
+	}
 	s := r.URL.Query().Get("limit")
 	if s == "" {
 		return def, nil

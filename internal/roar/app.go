@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -57,8 +58,8 @@ type App struct {
 	// Otherwise it is read from roar_meta per request.
 	local   bool
 	version atomic.Int64
-	memo    atomic.Pointer[memo] // the newest page, decoded, at the version it was read
-	frags   *cache.Cache         // rendered roar articles (fragment.go)
+	decoded memo         // things read from the shared cache, decoded, at their version
+	frags   *cache.Cache // rendered roar articles (fragment.go)
 }
 
 // New builds the app, subscribes to the live events and starts the writer.
@@ -134,14 +135,30 @@ func (a *App) currentVersion(ctx context.Context) (int64, error) {
 // collector must scan), while a quiet timeline is rebuilt at most this often.
 const versionTTL = 30 * time.Second
 
-// cacheKey names a cached thing at the current version.
-func (a *App) cacheKey(ctx context.Context, name string) (string, error) {
-	v, err := a.currentVersion(ctx)
-	if err != nil {
-		return "", err
-	}
-	return "roar:" + strconv.FormatInt(v, 10) + ":" + name, nil
+// cacheKey names a cached thing at version v.
+func cacheKey(v int64, name string) string {
+	return "roar:" + strconv.FormatInt(v, 10) + ":" + name
 }
+
+// memo keeps, by name, what this process decoded from the shared cache at
+// the version it was read, so that a hit at the current version costs one
+// map load: no cache lookup, no decoding, no key to build. The names are a
+// few constants (the visitors' pages), never per user.
+type memo struct{ m sync.Map }
+
+type memoEntry struct {
+	version int64
+	val     any
+}
+
+func (m *memo) get(name string, v int64) (any, bool) {
+	if e, ok := m.m.Load(name); ok && e.(*memoEntry).version == v {
+		return e.(*memoEntry).val, true
+	}
+	return nil, false
+}
+
+func (m *memo) put(name string, v int64, val any) { m.m.Store(name, &memoEntry{v, val}) }
 
 func subFS(f fs.FS, dir string) fs.FS {
 	sub, err := fs.Sub(f, dir)

@@ -195,12 +195,16 @@ func (a *App) servePage(w http.ResponseWriter, r *http.Request, name string, bui
 // web.Page (ETag, gzip): a hit costs no query, no rendering, no compression.
 func (a *App) serveCached(w http.ResponseWriter, r *http.Request, name, contentType string, build func() ([]byte, error)) {
 	ctx := r.Context()
-	key, err := a.cacheKey(ctx, name)
+	v, err := a.currentVersion(ctx)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
-	b, err := a.Cache.Fetch(ctx, key, func(context.Context) ([]byte, time.Duration, error) {
+	if pg, ok := a.decoded.get(name, v); ok {
+		pg.(*web.Page).Serve(w, r)
+		return
+	}
+	b, err := a.Cache.Fetch(ctx, cacheKey(v, name), func(context.Context) ([]byte, time.Duration, error) {
 		body, err := build()
 		if err != nil {
 			return nil, 0, err
@@ -216,5 +220,6 @@ func (a *App) serveCached(w http.ResponseWriter, r *http.Request, name, contentT
 		a.Site.Error(w, r, err)
 		return
 	}
+	a.decoded.put(name, v, pg)
 	pg.Serve(w, r)
 }

@@ -49,6 +49,9 @@ func pathInt(r *http.Request, name string) (int64, error) {
 
 // queryID reads a positive id from the query (0 if absent); junk is invalid.
 func queryID(r *http.Request, name string) (int64, error) {
+	if r.URL.RawQuery == "" { // the common case, parsed for free
+		return 0, nil
+	}
 	s := r.URL.Query().Get(name)
 	if s == "" {
 		return 0, nil

@@ -208,14 +208,14 @@ func (a *App) MarkSeen(ctx context.Context, u *auth.User, upTo int64) error {
 // know whether there are older), cached at the current version: decoded in
 // this process, encoded in the shared cache.
 func (a *App) newest(ctx context.Context) ([]Roar, error) {
-	key, err := a.cacheKey(ctx, "newest")
+	v, err := a.currentVersion(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if m := a.memo.Load(); m != nil && m.key == key {
-		return m.roars, nil
+	if roars, ok := a.decoded.get("newest", v); ok {
+		return roars.([]Roar), nil
 	}
-	b, err := a.Cache.Fetch(ctx, key, func(ctx context.Context) ([]byte, time.Duration, error) {
+	b, err := a.Cache.Fetch(ctx, cacheKey(v, "newest"), func(ctx context.Context) ([]byte, time.Duration, error) {
 		roars, err := a.store.Timeline(ctx, Query{Limit: pageSize + 1})
 		if err != nil {
 			return nil, 0, err
@@ -230,13 +230,8 @@ func (a *App) newest(ctx context.Context) ([]Roar, error) {
 	if err := json.Unmarshal(b, &roars); err != nil {
 		return nil, fmt.Errorf("roar: cached timeline: %w", err)
 	}
-	a.memo.Store(&memo{key: key, roars: roars})
+	a.decoded.put("newest", v, roars)
 	return roars, nil
-}
-
-type memo struct {
-	key   string
-	roars []Roar
 }
 
 // pageSize is the length of a timeline page: the seed's newest 200.

@@ -18,6 +18,25 @@ type Page struct {
 	ContentType string
 	Body        []byte
 	Gzip        []byte
+
+	hdr *pageHeader // header values made once per page, not per hit
+}
+
+// pageHeader holds a page's header values as the slices a header map keeps;
+// a cached page is served many times, so they are shared (net/http only reads
+// them).
+type pageHeader struct {
+	etag, contentType, lenBody, lenGzip []string
+}
+
+func (p *Page) header() *pageHeader {
+	if p.hdr == nil {
+		p.hdr = &pageHeader{
+			etag: []string{p.ETag}, contentType: []string{p.ContentType},
+			lenBody: []string{strconv.Itoa(len(p.Body))}, lenGzip: []string{strconv.Itoa(len(p.Gzip))},
+		}
+	}
+	return p.hdr
 }
 
 // NewPage builds a cacheable page from body; etag may be empty (then it is a
@@ -32,7 +51,9 @@ func NewPage(contentType string, body []byte, etag string) *Page {
 	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
 	zw.Write(body)
 	zw.Close()
-	return &Page{ETag: etag, ContentType: contentType, Body: body, Gzip: gz.Bytes()}
+	p := &Page{ETag: etag, ContentType: contentType, Body: body, Gzip: gz.Bytes()}
+	p.header()
+	return p
 }
 
 // Encode serializes the page for a cache backend.
@@ -55,19 +76,26 @@ func DecodePage(b []byte) (*Page, error) {
 		}
 		f[i], b = b[k:k+int(n)], b[k+int(n):]
 	}
-	return &Page{ETag: string(f[0]), ContentType: string(f[1]), Body: f[2], Gzip: f[3]}, nil
+	p := &Page{ETag: string(f[0]), ContentType: string(f[1]), Body: f[2], Gzip: f[3]}
+	p.header()
+	return p, nil
 }
 
 // NotModified answers 304 and returns true if the request's If-None-Match
 // matches etag; otherwise it sets the ETag header and returns false.
 func NotModified(w http.ResponseWriter, r *http.Request, etag string) bool {
+	return notModified(w, r, etag, []string{etag})
+}
+
+// notModified is NotModified with the ETag header's value made already.
+func notModified(w http.ResponseWriter, r *http.Request, etag string, etagHeader []string) bool {
 	h := w.Header()
-	h["Etag"] = []string{etag}
+	h["Etag"] = etagHeader
 	h["Vary"] = vary
 	if _, ok := h["Cache-Control"]; !ok {
 		h["Cache-Control"] = noCache
 	}
-	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatch(inm, etag) {
+	if inm := r.Header["If-None-Match"]; len(inm) > 0 && etagMatch(strings.Join(inm, ","), etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return true
 	}
@@ -87,37 +115,45 @@ func etagMatch(header, etag string) bool {
 }
 
 // Serve writes the page, answering conditional GETs with 304 and sending the
-// precompressed bytes to clients that accept gzip.
+// precompressed bytes to clients that accept gzip. A hit allocates nothing
+// of its own: this is the path of every cached page.
 func (p *Page) Serve(w http.ResponseWriter, r *http.Request) {
-	if NotModified(w, r, p.ETag) {
+	hv := p.header()
+	if notModified(w, r, p.ETag, hv.etag) {
 		return
 	}
 	h := w.Header()
-	h["Content-Type"] = []string{p.ContentType}
-	body := p.Body
+	h["Content-Type"] = hv.contentType
+	body, length := p.Body, hv.lenBody
 	if len(p.Gzip) > 0 && acceptsGzip(r) {
 		h["Content-Encoding"] = gzipEnc
-		body = p.Gzip
+		body, length = p.Gzip, hv.lenGzip
 	}
-	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	h["Content-Length"] = length
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
-		w.Write(body)
+		WriteWhole(w, r, body)
 	}
 }
 
+// acceptsGzip reports whether the request's Accept-Encoding allows gzip
+// (listed without q=0). It walks the header in place: no allocation.
 func acceptsGzip(r *http.Request) bool {
-	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
-		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if strings.TrimSpace(name) != "gzip" {
-			continue
+	for _, v := range r.Header["Accept-Encoding"] {
+		for v != "" {
+			var part string
+			part, v, _ = strings.Cut(v, ",")
+			name, params, _ := strings.Cut(part, ";")
+			if strings.TrimSpace(name) != "gzip" {
+				continue
+			}
+			key, q, _ := strings.Cut(params, "=")
+			if strings.TrimSpace(key) != "q" {
+				return true
+			}
+			f, err := strconv.ParseFloat(strings.TrimSpace(q), 64)
+			return err == nil && f > 0
 		}
-		q, ok := strings.CutPrefix(strings.ReplaceAll(params, " ", ""), "q=")
-		if !ok {
-			return true
-		}
-		f, err := strconv.ParseFloat(q, 64)
-		return err == nil && f > 0
 	}
 	return false
 }
