@@ -143,9 +143,10 @@ func (m *Main) Listen() error {
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", m.Config.Addr, err)
 	}
-	m.ln = ln
+	m.ln = web.Listener(ln)
 	m.srv = &http.Server{
 		Handler:           m.Handler,
+		ConnContext:       web.ConnContext,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		IdleTimeout:       120 * time.Second,

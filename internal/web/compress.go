@@ -32,7 +32,7 @@ func WriteBody(w http.ResponseWriter, r *http.Request, status int, body []byte) 
 		h.Set("Content-Length", strconv.Itoa(len(body)))
 		w.WriteHeader(status)
 		if r.Method != http.MethodHead {
-			w.Write(body)
+			WriteWhole(w, r, body)
 		}
 		return
 	}
@@ -47,7 +47,7 @@ func WriteBody(w http.ResponseWriter, r *http.Request, status int, body []byte) 
 	h.Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
-		w.Write(buf.Bytes())
+		WriteWhole(w, r, buf.Bytes())
 	}
 	if buf.Cap() < 1<<20 {
 		gzipBufs.Put(buf)

@@ -1,0 +1,76 @@
+package web
+
+import (
+	"bytes"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+)
+
+// countConn counts the writes that reach the socket.
+type countConn struct {
+	net.Conn
+	writes *atomic.Int64
+}
+
+func (c countConn) Write(p []byte) (int, error) {
+	c.writes.Add(1)
+	return c.Conn.Write(p)
+}
+
+type countListener struct {
+	net.Listener
+	writes *atomic.Int64
+}
+
+func (l countListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return countConn{c, l.writes}, nil
+}
+
+// A page served whole reaches the socket in one write, whatever its size,
+// intact; a plain Write of the same body takes net/http two or more.
+func TestWriteWholeIsOneWrite(t *testing.T) {
+	body := bytes.Repeat([]byte("0123456789abcdef"), 2000) // 32 KB, 8 of net/http's buffers
+	var writes atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "32000")
+		if r.URL.Path == "/plain" {
+			w.Write(body)
+			return
+		}
+		WriteWhole(w, r, body)
+	}))
+	srv.Listener = Listener(countListener{srv.Listener, &writes})
+	srv.Config.ConnContext = ConnContext
+	srv.Start()
+	defer srv.Close()
+	get := func(path string) int64 {
+		t.Helper()
+		before := writes.Load()
+		res, err := srv.Client().Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		if err != nil || !bytes.Equal(got, body) {
+			t.Fatalf("%s: body of %d bytes, %v", path, len(got), err)
+		}
+		return writes.Load() - before
+	}
+	for range 3 { // the same connection, kept alive
+		if n := get("/whole"); n != 1 {
+			t.Errorf("whole: %d writes, want 1", n)
+		}
+		if n := get("/plain"); n < 2 {
+			t.Errorf("plain: %d writes; the test no longer shows what it should", n)
+		}
+	}
+}
