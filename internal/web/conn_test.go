@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync/atomic"
 	"testing"
 )
@@ -40,12 +41,23 @@ func TestWriteWholeIsOneWrite(t *testing.T) {
 	body := bytes.Repeat([]byte("0123456789abcdef"), 2000) // 32 KB, 8 of net/http's buffers
 	var writes atomic.Int64
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Length", "32000")
-		if r.URL.Path == "/plain" {
+		switch r.URL.Path {
+		case "/plain":
+			w.Header().Set("Content-Length", "32000")
 			w.Write(body)
-			return
+		case "/chunked": // as a stream writes a round of events, then flushes
+			held := Hold(r)
+			for part := range slices.Chunk(body, 3200) {
+				w.Write(part)
+			}
+			http.NewResponseController(w).Flush()
+			if err := held.Release(); err != nil {
+				t.Error(err)
+			}
+		default:
+			w.Header().Set("Content-Length", "32000")
+			WriteWhole(w, r, body)
 		}
-		WriteWhole(w, r, body)
 	}))
 	srv.Listener = Listener(countListener{srv.Listener, &writes})
 	srv.Config.ConnContext = ConnContext
@@ -68,6 +80,9 @@ func TestWriteWholeIsOneWrite(t *testing.T) {
 	for range 3 { // the same connection, kept alive
 		if n := get("/whole"); n != 1 {
 			t.Errorf("whole: %d writes, want 1", n)
+		}
+		if n := get("/chunked"); n != 2 { // the held round, then the last chunk
+			t.Errorf("chunked: %d writes, want 2", n)
 		}
 		if n := get("/plain"); n < 2 {
 			t.Errorf("plain: %d writes; the test no longer shows what it should", n)
