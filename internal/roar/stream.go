@@ -9,6 +9,7 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/web"
 )
 
 // heartbeat keeps idle streams (and the proxies in between) open.
@@ -83,34 +84,34 @@ func (a *App) stream(w http.ResponseWriter, r *http.Request) {
 	tick := time.NewTicker(heartbeat)
 	defer tick.Stop()
 	for {
+		var round []delivery
 		select {
-		case d := <-c.ch:
-			if d.e.Type == "roar" && d.e.ID <= sent {
-				continue
-			}
-			if !f.pass(d.e) {
-				continue
-			}
-			writeEvent(w, d.e, data(d))
-			// Write out what else is queued in the same flush.
-			for more := true; more; {
-				select {
-				case d := <-c.ch:
-					if f.pass(d.e) && !(d.e.Type == "roar" && d.e.ID <= sent) {
-						writeEvent(w, d.e, data(d))
-					}
-				default:
-					more = false
-				}
-			}
+		case round = <-c.ch:
 		case <-tick.C:
-			io.WriteString(w, ": ping\n\n")
 		case <-c.gone:
 			return
 		case <-ctx.Done():
 			return
 		}
-		if rc.Flush() != nil {
+		// This round and any queued behind it leave in one write.
+		held := web.Hold(r)
+		if round == nil {
+			io.WriteString(w, ": ping\n\n")
+		}
+		for more := round != nil; more; {
+			for _, d := range round {
+				if f.pass(d.e) && !(d.e.Type == "roar" && d.e.ID <= sent) {
+					writeEvent(w, d.e, data(d))
+				}
+			}
+			select {
+			case round = <-c.ch:
+			default:
+				more = false
+			}
+		}
+		flushErr := rc.Flush()
+		if err := held.Release(); err != nil || flushErr != nil {
 			return
 		}
 	}
