@@ -107,6 +107,7 @@ func (a *App) Close() {
 	if a.unsub != nil {
 		a.unsub()
 	}
+	a.hub.close()
 }
 
 // WriteStats reports the group commit: transactions and the writes in them.
