@@ -6,7 +6,8 @@
 # with its rate limits OFF (--rate-limits=false --roar-posts-per-minute 0:
 # every simulated user logs in from 127.0.0.1, and writers post as fast as
 # they can), seeds roar (1,000 users, 20,000 roars), and runs `tutti load`
-# pinned to CPU 1: the closed model with 1, 10, 50, 100 sessions for 30 s
+# pinned to CPU 1: first the visitors' cached read against nginx
+# (scripts/nginx-ratio.sh), then the closed model with 1, 10, 50, 100 sessions for 30 s
 # each (after an unmeasured warm-up of 5 s + 1 s per 4 sessions, in which they log in) for
 # index, login, read, write and mixed; the open model (the scenarios' default
 # arrival rates, each for SECONDS) for index and read; then the fan-out: LISTENERS clients on
@@ -40,6 +41,9 @@ pid=$!
 for _ in $(seq 50); do curl -fsS -o /dev/null http://127.0.0.1:$port/readyz && break; sleep 0.1; done
 summary=out/roar-$mode-summary.txt
 : > "$summary"
+# The visitors' newest 200 as JSON (cached, gzip) against nginx serving the same bytes.
+echo "visitor read against nginx:" | tee -a "$summary"
+scripts/nginx-ratio.sh "http://127.0.0.1:$port/roar/api/roars" 10 3 | tee -a "$summary"
 run() { # name, then tutti load run flags
   local name=$1; shift
   taskset -c 1 $bin load run --target http://127.0.0.1:$port --seed-file "$data/seed/roar.json" --quiet \
