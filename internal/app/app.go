@@ -15,8 +15,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/alexedwards/scs/goredisstore"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/cache"
@@ -36,6 +38,7 @@ type Main struct {
 	Log      *slog.Logger
 	DB       *db.DB
 	Bus      *pubsub.Bus
+	Redis    *redis.Client // nil unless --redis-url is set
 	Cache    *cache.Cache
 	Site     *web.Site
 	Registry *prometheus.Registry
@@ -82,8 +85,20 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		m.Close()
 		return nil, err
 	}
-	m.Auth, err = auth.New(auth.Deps{DB: d, Cache: m.Cache, Site: m.Site, Log: log, Files: m.Files,
-		SecureCookies: strings.HasPrefix(cfg.BaseURL, "https://")})
+	ad := auth.Deps{DB: d, Cache: m.Cache, Site: m.Site, Log: log, Files: m.Files,
+		SecureCookies: strings.HasPrefix(cfg.BaseURL, "https://")}
+	if cfg.RedisURL != "" {
+		if m.Redis, err = openRedis(ctx, cfg.RedisURL); err != nil {
+			m.Close()
+			return nil, err
+		}
+	}
+	if cfg.SessionStore == "redis" {
+		// Session tokens reach the store hashed (auth sets HashTokenInStore),
+		// and keys expire with their sessions.
+		ad.SessionStore = goredisstore.NewWithPrefix(m.Redis, "tutti:session:")
+	}
+	m.Auth, err = auth.New(ad)
 	if err != nil {
 		m.Close()
 		return nil, err
@@ -107,6 +122,22 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 	m.registerMetrics()
 	m.Handler = m.routes()
 	return m, nil
+}
+
+// openRedis connects to the Redis at url and checks that it answers.
+func openRedis(ctx context.Context, url string) (*redis.Client, error) {
+	opts, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("redis-url: %w", err)
+	}
+	c := redis.NewClient(opts)
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := c.Ping(ctx).Err(); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("redis %s: %w", opts.Addr, err)
+	}
+	return c, nil
 }
 
 // Apps is the navigation: every app, ready or coming soon.
@@ -210,6 +241,9 @@ func (m *Main) Close() error {
 	var err error
 	if m.Bus != nil {
 		err = m.Bus.Close()
+	}
+	if m.Redis != nil {
+		err = errors.Join(err, m.Redis.Close())
 	}
 	return errors.Join(err, m.DB.Close())
 }

@@ -30,6 +30,14 @@ func (m *Main) routes() http.Handler {
 			w.Write([]byte("database unreachable\n"))
 			return
 		}
+		if m.Redis != nil {
+			if err := m.Redis.Ping(ctx).Err(); err != nil {
+				m.Log.Warn("not ready", "err", err)
+				w.WriteHeader(http.StatusServiceUnavailable)
+				w.Write([]byte("redis unreachable\n"))
+				return
+			}
+		}
 		if err := m.Bus.Ping(ctx); err != nil {
 			m.Log.Warn("not ready", "err", err)
 			w.WriteHeader(http.StatusServiceUnavailable)

@@ -3,6 +3,8 @@ package auth_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -18,6 +20,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/app"
 	"github.com/tutti-dev/tutti/internal/app/apptest"
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/config"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/ratelimit"
 )
@@ -247,46 +250,78 @@ func TestLoginFailuresLookAlike(t *testing.T) {
 }
 
 func TestTokenRotatesAndPasswordChangeEndsOtherSessions(t *testing.T) {
-	apptest.Each(t, func(t *testing.T, m *app.Main) {
-		m.Auth.SetLimits(auth.Limits{}) // many logins of one account
-		a := newBrowser(t, m)
-		a.signup("carol", "carol@example.com", "password1")
-		t1 := a.cookie(auth.CookieName).Value
-		a.login("carol", "password1")
-		t2 := a.cookie(auth.CookieName).Value
-		if t1 == t2 {
-			t.Fatal("session token unchanged by login; want a new one")
-		}
-		// The old token no longer works.
-		old := newBrowser(t, m)
-		u, _ := url.Parse(old.base)
-		old.c.Jar.SetCookies(u, []*http.Cookie{{Name: auth.CookieName, Value: t1}})
-		if got := old.signedInAs(); got != "" {
-			t.Fatalf("old token still signed in as %q", got)
-		}
+	apptest.Each(t, sessionLifecycle)
+}
 
-		other := newBrowser(t, m)
-		other.login("carol", "password1")
-		if got := other.signedInAs(); got != "carol" {
-			t.Fatalf("second device signed in as %q", got)
-		}
-		res, body := a.post("/account/password", url.Values{"current_password": {"wrong-one"}, "new_password": {"password2"}})
-		wantStatus(t, res, body, http.StatusUnprocessableEntity)
-		if !strings.Contains(body, "That is not your current password.") {
-			t.Error("no message for a wrong current password")
-		}
-		res, body = a.post("/account/password", url.Values{"current_password": {"password1"}, "new_password": {"password2"}})
-		wantRedirect(t, res, body, "/account/password?saved=1")
-		if got := a.signedInAs(); got != "carol" {
-			t.Errorf("device that changed the password signed in as %q; want carol", got)
-		}
-		if got := other.signedInAs(); got != "" {
-			t.Errorf("other device still signed in as %q after the password change", got)
-		}
-		other.login("carol", "password2")
-		res, body = other.post("/account/login", url.Values{"login": {"carol"}, "password": {"password1"}})
-		wantStatus(t, res, body, http.StatusUnauthorized)
-	})
+// The same with the sessions in Redis (--session-store redis): the store
+// holds each session under its token's hash, expiring with it, and logging
+// out removes it.
+func TestSessionsInRedis(t *testing.T) {
+	url := apptest.RedisURL(t)
+	m := apptest.StartWith(t, func(c *config.Config) { c.RedisURL = url })
+	if m.Config.SessionStore != "redis" || m.Auth.Sessions() != nil {
+		t.Fatalf("session store %q with a database store %v; want redis only", m.Config.SessionStore, m.Auth.Sessions())
+	}
+	sessionLifecycle(t, m)
+
+	b := newBrowser(t, m)
+	b.signup("dora", "dora@example.com", "password1")
+	token := b.cookie(auth.CookieName).Value
+	sum := sha256.Sum256([]byte(token))
+	key := "tutti:session:" + base64.RawURLEncoding.EncodeToString(sum[:])
+	ctx := context.Background()
+	if n, err := m.Redis.Exists(ctx, key, "tutti:session:"+token).Result(); err != nil || n != 1 {
+		t.Fatalf("keys for the session: %d (%v); want the hashed one only", n, err)
+	}
+	if ttl, err := m.Redis.TTL(ctx, key).Result(); err != nil || ttl <= 0 || ttl > auth.Lifetime {
+		t.Errorf("session TTL %v (%v); want it to expire within %v", ttl, err, auth.Lifetime)
+	}
+	res, body := b.post("/account/logout", nil)
+	wantRedirect(t, res, body, "/account/login?bye=1")
+	if n, _ := m.Redis.Exists(ctx, key).Result(); n != 0 {
+		t.Error("the session is still in Redis after logout")
+	}
+}
+
+func sessionLifecycle(t *testing.T, m *app.Main) {
+	m.Auth.SetLimits(auth.Limits{}) // many logins of one account
+	a := newBrowser(t, m)
+	a.signup("carol", "carol@example.com", "password1")
+	t1 := a.cookie(auth.CookieName).Value
+	a.login("carol", "password1")
+	t2 := a.cookie(auth.CookieName).Value
+	if t1 == t2 {
+		t.Fatal("session token unchanged by login; want a new one")
+	}
+	// The old token no longer works.
+	old := newBrowser(t, m)
+	u, _ := url.Parse(old.base)
+	old.c.Jar.SetCookies(u, []*http.Cookie{{Name: auth.CookieName, Value: t1}})
+	if got := old.signedInAs(); got != "" {
+		t.Fatalf("old token still signed in as %q", got)
+	}
+
+	other := newBrowser(t, m)
+	other.login("carol", "password1")
+	if got := other.signedInAs(); got != "carol" {
+		t.Fatalf("second device signed in as %q", got)
+	}
+	res, body := a.post("/account/password", url.Values{"current_password": {"wrong-one"}, "new_password": {"password2"}})
+	wantStatus(t, res, body, http.StatusUnprocessableEntity)
+	if !strings.Contains(body, "That is not your current password.") {
+		t.Error("no message for a wrong current password")
+	}
+	res, body = a.post("/account/password", url.Values{"current_password": {"password1"}, "new_password": {"password2"}})
+	wantRedirect(t, res, body, "/account/password?saved=1")
+	if got := a.signedInAs(); got != "carol" {
+		t.Errorf("device that changed the password signed in as %q; want carol", got)
+	}
+	if got := other.signedInAs(); got != "" {
+		t.Errorf("other device still signed in as %q after the password change", got)
+	}
+	other.login("carol", "password2")
+	res, body = other.post("/account/login", url.Values{"login": {"carol"}, "password": {"password1"}})
+	wantStatus(t, res, body, http.StatusUnauthorized)
 }
 
 func TestDeleteAccount(t *testing.T) {

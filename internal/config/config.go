@@ -21,6 +21,8 @@ type Config struct {
 	DataDir         string        // SQLite database, uploads, embedded stores
 	DatabaseURL     string        // postgres://... for PostgreSQL; empty for SQLite in DataDir
 	NATSURL         string        // nats://... of a NATS cluster; empty for NATS embedded in the process
+	RedisURL        string        // redis://... of the shared Redis; empty for none
+	SessionStore    string        // where sessions live: "db" or "redis" (Validate fills it in)
 	LogLevel        slog.Level    // debug, info, warn, error
 	LogFormat       string        // text or json
 	Demo            bool          // load the demo data set on start
@@ -76,6 +78,8 @@ func Flags(fs *flag.FlagSet, c *Config, getenv func(string) string) []Var {
 	str(&c.DataDir, "data-dir", "TUTTI_DATA_DIR", d.DataDir, "data directory: SQLite database, uploads, embedded stores")
 	str(&c.DatabaseURL, "database-url", "TUTTI_DATABASE_URL", "", "postgres://... switches to PostgreSQL; empty means SQLite in the data directory")
 	str(&c.NATSURL, "nats-url", "TUTTI_NATS_URL", "", "nats://... of a NATS cluster with JetStream; empty means NATS embedded in the process, stored in the data directory")
+	str(&c.RedisURL, "redis-url", "TUTTI_REDIS_URL", "", "redis://[user:password@]host:port/db of the shared Redis (sessions); empty means none")
+	str(&c.SessionStore, "session-store", "TUTTI_SESSION_STORE", "", "where sessions live: db (the database) or redis; empty means redis when --redis-url is set, else db")
 	str(&c.LogFormat, "log-format", "TUTTI_LOG_FORMAT", d.LogFormat, "log format: text or json")
 	str(&c.DebugAddr, "debug-addr", "TUTTI_DEBUG_ADDR", "", "if set, serve Go profiles (net/http/pprof) on this address; keep it private")
 	str(&c.BaseURL, "base-url", "TUTTI_BASE_URL", "", "public base URL for links in calendars and mail; empty means taken from each request")
@@ -108,6 +112,23 @@ func (c *Config) Validate() error {
 	}
 	if c.DatabaseURL != "" && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") && !strings.HasPrefix(c.DatabaseURL, "sqlite:") {
 		errs = append(errs, fmt.Errorf("database-url must start with postgres:// or sqlite:"))
+	}
+	if c.RedisURL != "" && !strings.HasPrefix(c.RedisURL, "redis://") && !strings.HasPrefix(c.RedisURL, "rediss://") && !strings.HasPrefix(c.RedisURL, "unix://") {
+		errs = append(errs, fmt.Errorf("redis-url must start with redis://, rediss:// or unix://"))
+	}
+	switch c.SessionStore {
+	case "":
+		c.SessionStore = "db"
+		if c.RedisURL != "" {
+			c.SessionStore = "redis"
+		}
+	case "db":
+	case "redis":
+		if c.RedisURL == "" {
+			errs = append(errs, errors.New("session-store redis needs --redis-url"))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("session-store %q: want db or redis", c.SessionStore))
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		errs = append(errs, fmt.Errorf("log-format %q: want text or json", c.LogFormat))

@@ -39,9 +39,26 @@ func TestDefaultsEnvAndFlags(t *testing.T) {
 func TestValidate(t *testing.T) {
 	for _, args := range [][]string{
 		{"--addr", "nope"}, {"--database-url", "mysql://x"}, {"--log-format", "xml"}, {"--cache-bytes", "10"}, {"--data-dir", ""},
+		{"--redis-url", "127.0.0.1:6379"}, {"--session-store", "redis"}, {"--session-store", "memcached"},
 	} {
 		if _, err := parse(t, nil, args...); err == nil {
 			t.Errorf("%v: accepted", args)
+		}
+	}
+}
+
+func TestSessionStoreFollowsRedis(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "db"},
+		{[]string{"--redis-url", "redis://127.0.0.1:6379/0"}, "redis"},
+		{[]string{"--redis-url", "redis://127.0.0.1:6379/0", "--session-store", "db"}, "db"},
+	} {
+		got, err := parse(t, nil, c.args...)
+		if err != nil || got.SessionStore != c.want {
+			t.Errorf("%v: session store %q (%v), want %q", c.args, got.SessionStore, err, c.want)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
+	"os"
 	"testing"
 	"time"
 
@@ -28,11 +29,32 @@ func Each(t *testing.T, fn func(t *testing.T, m *app.Main)) {
 // it at cleanup.
 func Start(t testing.TB, databaseURL string) *app.Main {
 	t.Helper()
+	return StartWith(t, func(c *config.Config) { c.DatabaseURL = databaseURL })
+}
+
+// RedisURL is the Redis for tests (TUTTI_TEST_REDIS); the test is skipped
+// without one.
+func RedisURL(t testing.TB) string {
+	t.Helper()
+	u := os.Getenv("TUTTI_TEST_REDIS")
+	if u == "" {
+		t.Skip("TUTTI_TEST_REDIS not set (e.g. redis://127.0.0.1:6379/0)")
+	}
+	return u
+}
+
+// StartWith starts a server on a temporary SQLite file with the
+// configuration as set changes it.
+func StartWith(t testing.TB, set func(*config.Config)) *app.Main {
+	t.Helper()
 	cfg := config.Default()
 	cfg.Addr = "127.0.0.1:0"
 	cfg.DataDir = t.TempDir()
-	cfg.DatabaseURL = databaseURL
 	cfg.ShutdownTimeout = 5 * time.Second
+	set(&cfg)
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("config: %v", err)
+	}
 	log := slog.New(slog.DiscardHandler)
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
