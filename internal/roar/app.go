@@ -58,8 +58,12 @@ type App struct {
 	// Otherwise it is read from roar_meta per request.
 	local   bool
 	version atomic.Int64
-	decoded memo         // things read from the shared cache, decoded, at their version
-	frags   *cache.Cache // rendered roar articles (fragment.go)
+	// On PostgreSQL: changes counts the changes heard of (here or on the
+	// bus), visitorSeen the version last read for visitors (visitorVersion).
+	changes     atomic.Uint64
+	visitorSeen atomic.Pointer[seen]
+	decoded     memo         // things read from the shared cache, decoded, at their version
+	frags       *cache.Cache // rendered roar articles (fragment.go)
 }
 
 // New builds the app, subscribes to the live events and starts the writer.
@@ -81,6 +85,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 	a.frags = cache.New(cache.NewLocal(64 << 20))
 	if a.unsub, err = d.Bus.Subscribe(subject, func(_ string, data []byte) {
 		var e Event
+		a.changes.Add(1) // some instance changed roar: visitors' version is old
 		if json.Unmarshal(data, &e) == nil {
 			a.hub.broadcast(&e)
 		}
@@ -89,7 +94,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 	}
 	a.writes = d.DB.NewBatcher(256)
 	if d.Auth != nil {
-		d.Auth.OnDelete(a.store.forgetUser, func(context.Context, int64) { a.version.Add(1) })
+		d.Auth.OnDelete(a.store.forgetUser, func(context.Context, int64) { a.changed() })
 	}
 	return a, nil
 }
@@ -117,9 +122,15 @@ func (a *App) WriteStats() (batches, writes int64) { return a.writes.Stats() }
 func (a *App) write(ctx context.Context, fn func(ctx context.Context, tx *db.Tx) error) error {
 	err := a.writes.Do(ctx, fn)
 	if err == nil {
-		a.version.Add(1)
+		a.changed()
 	}
 	return err
+}
+
+// changed records a committed change made here.
+func (a *App) changed() {
+	a.version.Add(1)
+	a.changes.Add(1)
 }
 
 // currentVersion is the version that keys the caches.
@@ -128,6 +139,42 @@ func (a *App) currentVersion(ctx context.Context) (int64, error) {
 		return a.version.Load(), nil
 	}
 	return a.store.Version(ctx)
+}
+
+// visitorMaxAge is how long visitors may be shown a version read from the
+// database when no change has been heard of.
+const visitorMaxAge = time.Second
+
+// visitorVersion is the version of the visitors' cached pages. With SQLite
+// it is the process's own. On PostgreSQL, reading roar_meta for each would
+// make every cached hit a query; so the version read is kept until a change
+// is heard of (a write here, or any live event from any instance on the bus)
+// and a second at most, in case a bus message was lost. Visitors never
+// write, so nobody misses their own roar; another instance's roar reaches
+// them as fast as the bus, or within the second. Signed-in users read the
+// version from the database every time (currentVersion).
+func (a *App) visitorVersion(ctx context.Context) (int64, error) {
+	if a.local {
+		return a.version.Load(), nil
+	}
+	changes := a.changes.Load()
+	if s := a.visitorSeen.Load(); s != nil && s.changes == changes && time.Since(s.at) < visitorMaxAge {
+		return s.version, nil
+	}
+	v, err := a.store.Version(ctx)
+	if err != nil {
+		return 0, err
+	}
+	// Stamped with the changes counted before the read: a change that
+	// commits meanwhile makes this stale at once.
+	a.visitorSeen.Store(&seen{version: v, at: time.Now(), changes: changes})
+	return v, nil
+}
+
+type seen struct {
+	version int64
+	at      time.Time
+	changes uint64
 }
 
 // versionTTL is how long something cached at a version is kept. Every write

@@ -191,11 +191,12 @@ func (a *App) servePage(w http.ResponseWriter, r *http.Request, name string, bui
 	})
 }
 
-// serveCached serves bytes built by build, cached at the current version as a
-// web.Page (ETag, gzip): a hit costs no query, no rendering, no compression.
+// serveCached serves visitors bytes built by build, cached at the visitors'
+// version as a web.Page (ETag, gzip): a hit costs no query, no rendering, no
+// compression.
 func (a *App) serveCached(w http.ResponseWriter, r *http.Request, name, contentType string, build func() ([]byte, error)) {
 	ctx := r.Context()
-	v, err := a.currentVersion(ctx)
+	v, err := a.visitorVersion(ctx)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
