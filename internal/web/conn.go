@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"sync"
@@ -37,25 +38,72 @@ func ConnContext(ctx context.Context, c net.Conn) context.Context {
 // wholeConn holds what is written to it between Hold and Release, and sends
 // it in one write at Release. Holding is confined to one handler's span on
 // the connection's goroutine (HTTP/1 writes a connection from one goroutine
-// at a time), so nothing is ever held after a handler returns.
+// at a time); Release is deferred, and Recover releases what a panic left.
 type wholeConn struct {
 	net.Conn
 	held *[]byte // from heldBufs while holding, else nil
+	err  error   // a held write failed: the connection is broken
 }
 
 // heldBufs are the buffers of held writes: taken at Hold and given back at
 // Release, so that ten thousand idle streams keep none.
 var heldBufs = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
 
-// maxHeld is the largest buffer kept in heldBufs.
-const maxHeld = 256 << 10
+// maxHeld bounds what one connection holds: past it, what is held goes out
+// (a large page or a burst of events becomes a few 64 KiB writes, not an
+// unbounded buffer per stream).
+const maxHeld = 64 << 10
 
 func (c *wholeConn) Write(p []byte) (int, error) {
-	if c.held != nil {
-		*c.held = append(*c.held, p...) // copied: the caller reuses p (bufio)
-		return len(p), nil
+	if c.err != nil {
+		return 0, c.err
 	}
-	return c.Conn.Write(p)
+	if c.held == nil {
+		return c.Conn.Write(p)
+	}
+	if len(*c.held)+len(p) > maxHeld {
+		if err := c.flushHeld(); err != nil {
+			return 0, err
+		}
+		if len(p) > maxHeld {
+			return c.Conn.Write(p)
+		}
+	}
+	*c.held = append(*c.held, p...) // copied: the caller reuses p (bufio)
+	return len(p), nil
+}
+
+// flushHeld writes what is held and keeps holding. A failure is kept, so that
+// net/http sees it on its next write and closes the connection instead of
+// answering the next request after a truncated one.
+func (c *wholeConn) flushHeld() error {
+	if len(*c.held) == 0 {
+		return nil
+	}
+	_, err := c.Conn.Write(*c.held)
+	*c.held = (*c.held)[:0]
+	if err != nil {
+		c.err = err
+	}
+	return err
+}
+
+// ReadFrom keeps *net.TCPConn's sendfile for files served whole
+// (http.ServeContent), when nothing is held.
+func (c *wholeConn) ReadFrom(r io.Reader) (int64, error) {
+	if rf, ok := c.Conn.(io.ReaderFrom); ok && c.held == nil && c.err == nil {
+		return rf.ReadFrom(r)
+	}
+	return io.Copy(struct{ io.Writer }{c}, r)
+}
+
+// CloseWrite lets net/http half-close the connection before closing it (so
+// that a refused upload's client reads the answer instead of a reset).
+func (c *wholeConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
 }
 
 // Held is a connection's writes held by Hold; the zero Held holds nothing.
@@ -65,14 +113,19 @@ type Held struct{ c *wholeConn }
 // which sends it in one write: net/http buffers a response in 4 KiB, so a
 // larger one, or a few events flushed together, would leave as several
 // writes, several TCP segments and several wake-ups of the client. Without a
-// Listener's connection (or over HTTP/2) it holds nothing.
+// Listener's connection (or over HTTP/2) it holds nothing. Defer Release.
 func Hold(r *http.Request) Held {
-	c, _ := r.Context().Value(connKey{}).(*wholeConn)
+	c := heldConn(r)
 	if c == nil || r.ProtoMajor != 1 || c.held != nil {
 		return Held{}
 	}
 	c.held = heldBufs.Get().(*[]byte)
 	return Held{c}
+}
+
+func heldConn(r *http.Request) *wholeConn {
+	c, _ := r.Context().Value(connKey{}).(*wholeConn)
+	return c
 }
 
 // Release sends what was held, in one write, and reports its error.
@@ -81,17 +134,21 @@ func (h Held) Release() error {
 	if c == nil || c.held == nil {
 		return nil
 	}
+	err := c.flushHeld()
 	b := c.held
 	c.held = nil
-	var err error
-	if len(*b) > 0 {
-		_, err = c.Conn.Write(*b)
-	}
-	if cap(*b) <= maxHeld {
-		*b = (*b)[:0]
+	if cap(*b) <= 2*maxHeld {
 		heldBufs.Put(b)
 	}
 	return err
+}
+
+// releaseHeld sends what r's connection still holds (after a panic in a
+// held span), so that what follows is not held forever.
+func releaseHeld(r *http.Request) {
+	if c := heldConn(r); c != nil {
+		Held{c}.Release()
+	}
 }
 
 // WriteWhole writes body, the rest of the response, so that what net/http

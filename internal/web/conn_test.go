@@ -3,12 +3,14 @@ package web
 import (
 	"bytes"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // countConn counts the writes that reach the socket.
@@ -39,9 +41,14 @@ func (l countListener) Accept() (net.Conn, error) {
 // intact; a plain Write of the same body takes net/http two or more.
 func TestWriteWholeIsOneWrite(t *testing.T) {
 	body := bytes.Repeat([]byte("0123456789abcdef"), 2000) // 32 KB, 8 of net/http's buffers
+	big := bytes.Repeat([]byte("0123456789abcdef"), 3*maxHeld/16+100)
 	var writes atomic.Int64
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
+		case "/big": // past maxHeld: several writes, but bounded and intact
+			held := Hold(r)
+			defer held.Release()
+			w.Write(big)
 		case "/plain":
 			w.Header().Set("Content-Length", "32000")
 			w.Write(body)
@@ -65,6 +72,10 @@ func TestWriteWholeIsOneWrite(t *testing.T) {
 	defer srv.Close()
 	get := func(path string) int64 {
 		t.Helper()
+		want := body
+		if path == "/big" {
+			want = big
+		}
 		before := writes.Load()
 		res, err := srv.Client().Get(srv.URL + path)
 		if err != nil {
@@ -72,7 +83,7 @@ func TestWriteWholeIsOneWrite(t *testing.T) {
 		}
 		got, err := io.ReadAll(res.Body)
 		res.Body.Close()
-		if err != nil || !bytes.Equal(got, body) {
+		if err != nil || !bytes.Equal(got, want) {
 			t.Fatalf("%s: body of %d bytes, %v", path, len(got), err)
 		}
 		return writes.Load() - before
@@ -84,8 +95,51 @@ func TestWriteWholeIsOneWrite(t *testing.T) {
 		if n := get("/chunked"); n != 2 { // the held round, then the last chunk
 			t.Errorf("chunked: %d writes, want 2", n)
 		}
+		if n := get("/big"); n < 3 || n > 5 {
+			t.Errorf("big: %d writes, want 3 to 5 (held up to %d bytes at a time)", n, maxHeld)
+		}
 		if n := get("/plain"); n < 2 {
 			t.Errorf("plain: %d writes; the test no longer shows what it should", n)
 		}
+	}
+}
+
+// A panic in a held span still gets its 500 out (Recover releases what is
+// held), and the connection serves the next request.
+func TestPanicWhileHoldingStillAnswers(t *testing.T) {
+	var logs bytes.Buffer
+	assets, _ := NewAssets(StaticFS(), "/static/")
+	s := &Site{Assets: assets, Log: slog.New(slog.NewTextHandler(&logs, nil))}
+	srv := httptest.NewUnstartedServer(Recover(s)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/ok" {
+			WriteWhole(w, r, []byte("fine"))
+			return
+		}
+		Hold(r) // and never released: the panic comes first
+		panic("boom")
+	})))
+	srv.Listener = Listener(srv.Listener)
+	srv.Config.ConnContext = ConnContext
+	srv.Start()
+	defer srv.Close()
+	c := srv.Client()
+	c.Timeout = 5 * time.Second
+	res, err := c.Get(srv.URL + "/panic")
+	if err != nil {
+		t.Fatalf("no answer after a panic in a held span: %v", err)
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusInternalServerError {
+		t.Errorf("status %d, want 500", res.StatusCode)
+	}
+	res, err = c.Get(srv.URL + "/ok")
+	if err != nil {
+		t.Fatalf("next request: %v", err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if string(b) != "fine" {
+		t.Errorf("next request: %q", b)
 	}
 }

@@ -119,6 +119,7 @@ func Recover(s *Site) Middleware {
 						panic(p)
 					}
 					s.Log.Error("panic", "id", RequestID(r.Context()), "panic", p, "stack", string(debug.Stack()))
+					releaseHeld(r)
 					s.Error(w, r, errPanic)
 				}
 			}()
