@@ -90,6 +90,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 			a.hub.broadcast(&e)
 		}
 	}); err != nil {
+		a.hub.close()
 		return nil, err
 	}
 	a.writes = d.DB.NewBatcher(256)
@@ -161,13 +162,15 @@ func (a *App) visitorVersion(ctx context.Context) (int64, error) {
 	if s := a.visitorSeen.Load(); s != nil && s.changes == changes && time.Since(s.at) < visitorMaxAge {
 		return s.version, nil
 	}
+	// Stamped with the time and the changes counted before the read: a change
+	// that commits meanwhile makes this stale at once, and it is never
+	// trusted for more than visitorMaxAge after the read began.
+	at := time.Now()
 	v, err := a.store.Version(ctx)
 	if err != nil {
 		return 0, err
 	}
-	// Stamped with the changes counted before the read: a change that
-	// commits meanwhile makes this stale at once.
-	a.visitorSeen.Store(&seen{version: v, at: time.Now(), changes: changes})
+	a.visitorSeen.Store(&seen{version: v, at: at, changes: changes})
 	return v, nil
 }
 

@@ -149,19 +149,18 @@ func (h *hub) run() {
 				return
 			}
 		}
-		last = time.Now()
 		h.pmu.Lock()
 		round := h.pending
 		h.pending = nil
 		h.pmu.Unlock()
-		h.deliver(round)
+		if len(round) > 0 { // a kick for events a round already took
+			last = time.Now()
+			h.deliver(round)
+		}
 	}
 }
 
 func (h *hub) deliver(round []delivery) {
-	if len(round) == 0 {
-		return
-	}
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	for c := range h.clients {

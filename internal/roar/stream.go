@@ -81,20 +81,15 @@ func (a *App) stream(w http.ResponseWriter, r *http.Request) {
 	if rc.Flush() != nil {
 		return
 	}
-	tick := time.NewTicker(heartbeat)
-	defer tick.Stop()
-	for {
-		var round []delivery
-		select {
-		case round = <-c.ch:
-		case <-tick.C:
-		case <-c.gone:
-			return
-		case <-ctx.Done():
-			return
-		}
-		// This round and any queued behind it leave in one write.
+	// writeRound writes a round (nil: a ping) and any queued behind it, and
+	// flushes them in one write.
+	writeRound := func(round []delivery) (err error) {
 		held := web.Hold(r)
+		defer func() {
+			if rerr := held.Release(); err == nil {
+				err = rerr
+			}
+		}()
 		if round == nil {
 			io.WriteString(w, ": ping\n\n")
 		}
@@ -110,12 +105,31 @@ func (a *App) stream(w http.ResponseWriter, r *http.Request) {
 				more = false
 			}
 		}
-		flushErr := rc.Flush()
-		if err := held.Release(); err != nil || flushErr != nil {
+		return rc.Flush()
+	}
+	tick := time.NewTicker(heartbeat)
+	defer tick.Stop()
+	for {
+		var round []delivery
+		select {
+		case round = <-c.ch:
+		case <-tick.C:
+		case <-c.gone:
+			return
+		case <-ctx.Done():
+			return
+		}
+		// A client that stops reading is cut off instead of holding the
+		// stream (and its buffer) forever; it reconnects and catches up.
+		rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+		if writeRound(round) != nil {
 			return
 		}
 	}
 }
+
+// streamWriteTimeout is how long a stream's write may wait for its client.
+const streamWriteTimeout = 30 * time.Second
 
 func lastEventID(r *http.Request) (int64, error) {
 	s := r.Header.Get("Last-Event-ID")
