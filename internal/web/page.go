@@ -144,11 +144,11 @@ func acceptsGzip(r *http.Request) bool {
 			var part string
 			part, v, _ = strings.Cut(v, ",")
 			name, params, _ := strings.Cut(part, ";")
-			if strings.TrimSpace(name) != "gzip" {
+			if !strings.EqualFold(strings.TrimSpace(name), "gzip") { // tokens are case-insensitive
 				continue
 			}
 			key, q, _ := strings.Cut(params, "=")
-			if strings.TrimSpace(key) != "q" {
+			if !strings.EqualFold(strings.TrimSpace(key), "q") {
 				return true
 			}
 			f, err := strconv.ParseFloat(strings.TrimSpace(q), 64)

@@ -166,7 +166,7 @@ func TestAcceptsGzip(t *testing.T) {
 		{[]string{"br,gzip"}, true}, {[]string{"br", "gzip"}, true}, {[]string{"deflate, br"}, false},
 		{[]string{"gzip;q=0"}, false}, {[]string{"gzip; q = 0"}, false}, {[]string{"gzip;q=0.5"}, true},
 		{[]string{"br;q=1, gzip;q=0.0"}, false}, {[]string{"gzip;q=x"}, false}, {[]string{"xgzip"}, false},
-		{[]string{"*"}, false},
+		{[]string{"*"}, false}, {[]string{"GZIP"}, true}, {[]string{"gzip;Q=0"}, false},
 	} {
 		r := httptest.NewRequest("GET", "/", nil)
 		r.Header["Accept-Encoding"] = c.headers
