@@ -5,8 +5,9 @@
 # the median. nginx is pinned to CPU 0 (pin the server under test there too:
 # taskset -c 0 tutti serve ...), wrk to CPU 1, 64 connections, gzip accepted.
 #
-# It checks what it measures: nginx must answer 200 with the body's size,
-# and a round with any non-2xx answer or socket error fails the run. (Run as
+# It checks what it measures: both must answer 200, gzip-encoded, within 2 %
+# of the same size, and a round with any non-2xx answer or socket error
+# fails the run. (Run as
 # root, nginx's workers are "nobody": a private mktemp directory gives them
 # 403s, which are just as fast to serve as a 10 KB file.)
 set -euo pipefail
@@ -26,9 +27,16 @@ CONF
 taskset -c 0 nginx -c "$d/nginx.conf"
 for _ in $(seq 20); do curl -fsS -o /dev/null "http://127.0.0.1:$port/page" 2>/dev/null && break; sleep 0.1; done
 ngx=http://127.0.0.1:$port/page
-size() { curl -fsS -H 'Accept-Encoding: gzip' -o /dev/null -w '%{http_code} %{size_download}\n' "$1"; }
-read -r code nsize < <(size "$ngx"); read -r ucode usize < <(size "$url")
+# status, gzip or not, and size of what each sends a client that accepts gzip
+probe() { curl -fsS -H 'Accept-Encoding: gzip' -D - -o /dev/null -w 'status %{http_code} %{size_download}\n' "$1" |
+  awk 'tolower($1) == "content-encoding:" { enc = $2 } $1 == "status" { print $2, $3, (enc ~ /gzip/ ? "gzip" : "identity") }'; }
+read -r code nsize nenc < <(probe "$ngx"); read -r ucode usize uenc < <(probe "$url")
 [ "$code" = 200 ] && [ "$ucode" = 200 ] || { echo "nginx answered $code, the url $ucode" >&2; exit 1; }
+[ "$nenc" = gzip ] && [ "$uenc" = gzip ] || { echo "not both gzip: url $uenc, nginx $nenc" >&2; exit 1; }
+# Both compress the same bytes at the best level; more than 2 % apart means
+# they are not serving the same thing.
+awk -v a="$usize" -v b="$nsize" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d * 50 <= b) }' ||
+  { echo "sizes differ: url $usize bytes, nginx $nsize bytes" >&2; exit 1; }
 echo "gzip body: url $usize bytes, nginx $nsize bytes"
 rps() {
   local out; out=$(taskset -c 1 wrk -t1 -c64 -d"${secs}s" -H 'Accept-Encoding: gzip' "$1")
