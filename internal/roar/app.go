@@ -55,7 +55,8 @@ type App struct {
 
 	// local: this process owns the database (SQLite), so the version that
 	// keys the caches is kept in memory, raised after every write's commit.
-	// Otherwise it is read from roar_meta per request.
+	// Otherwise it is read from roar_meta per request (for visitors, see
+	// visitorVersion).
 	local   bool
 	version atomic.Int64
 	// On PostgreSQL: changes counts the changes heard of (here or on the
@@ -194,7 +195,7 @@ func cacheKey(v int64, name string) string {
 // memo keeps, by name, what this process decoded from the shared cache at
 // the version it was read, so that a hit at the current version costs one
 // map load: no cache lookup, no decoding, no key to build. The names are a
-// few constants (the visitors' pages), never per user.
+// few constants (the newest roars, the visitors' pages), never per user.
 type memo struct{ m sync.Map }
 
 type memoEntry struct {
