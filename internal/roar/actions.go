@@ -242,11 +242,7 @@ func (a *App) reportsShow(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if !u.Moderator {
-		a.Site.Error(w, r, errs.E(errs.Forbidden, "Only moderators can see the reports."))
-		return
-	}
-	reports, err := a.store.Reports(r.Context(), 100)
+	reports, err := a.Reports(r.Context(), u)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return

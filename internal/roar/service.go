@@ -188,10 +188,22 @@ func (a *App) Report(ctx context.Context, u *auth.User, id int64, reason string)
 	return a.write(ctx, func(ctx context.Context, tx *db.Tx) error { return a.store.report(ctx, tx, id, u.ID, reason) })
 }
 
+// errModerators refuses what only moderators may do or see.
+var errModerators = errs.E(errs.Forbidden, "Only moderators can do that.")
+
+// Reports are the open reports, most reported first (at most 100):
+// moderators only.
+func (a *App) Reports(ctx context.Context, u *auth.User) ([]Report, error) {
+	if u == nil || !u.Moderator {
+		return nil, errModerators
+	}
+	return a.store.Reports(ctx, 100)
+}
+
 // Dismiss closes the reports of roar id: moderators only.
 func (a *App) Dismiss(ctx context.Context, u *auth.User, id int64) error {
 	if u == nil || !u.Moderator {
-		return errs.E(errs.Forbidden, "Only moderators can do that.")
+		return errModerators
 	}
 	return a.write(ctx, func(ctx context.Context, tx *db.Tx) error { return a.store.dismiss(ctx, tx, id) })
 }
