@@ -25,6 +25,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/config"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/files"
+	"github.com/tutti-dev/tutti/internal/live"
 	"github.com/tutti-dev/tutti/internal/meet"
 	"github.com/tutti-dev/tutti/internal/pubsub"
 	"github.com/tutti-dev/tutti/internal/ratelimit"
@@ -38,6 +39,7 @@ type Main struct {
 	Log      *slog.Logger
 	DB       *db.DB
 	Bus      *pubsub.Bus
+	Live     *live.Group   // every app's live streams, ended at shutdown
 	Redis    *redis.Client // nil unless --redis-url is set
 	Cache    *cache.Cache
 	Site     *web.Site
@@ -60,7 +62,7 @@ func Migrations() []db.Migrations {
 
 // New opens the database, migrates it and builds the handler; it does not listen.
 func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error) {
-	m := &Main{Config: cfg, Log: log, Registry: prometheus.NewRegistry()}
+	m := &Main{Config: cfg, Log: log, Registry: prometheus.NewRegistry(), Live: new(live.Group)}
 	d, err := db.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
 	if err != nil {
 		return nil, err
@@ -108,7 +110,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		m.Close()
 		return nil, err
 	}
-	rd := roar.Deps{DB: d, Cache: m.Cache, Site: m.Site, Log: log, Bus: m.Bus, Auth: m.Auth}
+	rd := roar.Deps{DB: d, Cache: m.Cache, Site: m.Site, Log: log, Bus: m.Bus, Live: m.Live, Auth: m.Auth}
 	if !cfg.RateLimits {
 		m.Auth.SetLimits(auth.Limits{})
 		log.Warn("rate limits are off (--rate-limits=false): for load tests only")
@@ -208,7 +210,7 @@ func (m *Main) Serve(ctx context.Context) error {
 	case <-ctx.Done():
 	}
 	m.Log.Info("shutting down", "deadline", m.Config.ShutdownTimeout)
-	m.Roar.Shutdown() // live streams end, so that the server can stop
+	m.Live.Shutdown() // every app's live streams end, so that the server can stop
 	sctx, cancel := context.WithTimeout(context.Background(), m.Config.ShutdownTimeout)
 	defer cancel()
 	if err := m.srv.Shutdown(sctx); err != nil {
