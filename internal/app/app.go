@@ -105,7 +105,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		m.Close()
 		return nil, err
 	}
-	m.Meet, err = meet.New(meet.Deps{DB: d, Cache: m.Cache, Site: m.Site, Log: log, BaseURL: cfg.BaseURL})
+	m.Meet, err = meet.New(meet.Deps{DB: d, Cache: m.Cache, Site: m.Site, Log: log, Bus: m.Bus, Live: m.Live, BaseURL: cfg.BaseURL})
 	if err != nil {
 		m.Close()
 		return nil, err
@@ -239,6 +239,9 @@ func (m *Main) serveDebug() {
 func (m *Main) Close() error {
 	if m.Roar != nil {
 		m.Roar.Close()
+	}
+	if m.Meet != nil {
+		m.Meet.Close()
 	}
 	var err error
 	if m.Bus != nil {

@@ -80,7 +80,7 @@ func (a *App) pollUpdate(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.raise(p.ID, v, np.Deadline)
+	a.committed(p.ID, v, np.Deadline, "poll")
 	a.redirect(w, r, adminURL(p)+"?saved=1")
 }
 
@@ -96,6 +96,7 @@ func (a *App) pollDelete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.forget(p.ID)
+	a.publish(p.ID, "poll")
 	setMyPolls(w, r, forgetPoll(myPolls(r), p.ID))
 	a.redirect(w, r, "/meet/?deleted=1")
 }
@@ -150,7 +151,7 @@ func (a *App) pollClose(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.raise(p.ID, v, p.Deadline)
+	a.committed(p.ID, v, p.Deadline, "poll")
 	a.redirect(w, r, adminURL(p)+"?closed=1")
 }
 
@@ -166,7 +167,7 @@ func (a *App) pollReopen(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.raise(p.ID, v, p.Deadline)
+	a.committed(p.ID, v, p.Deadline, "poll")
 	a.redirect(w, r, adminURL(p))
 }
 
