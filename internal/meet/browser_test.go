@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -145,7 +146,7 @@ func TestBrowserPollUpdatesLive(t *testing.T) {
 	phone := apptest.Browser(t, 390, 844)
 	m := apptest.Start(t, "")
 	s := newSite(t, m)
-	pub, _ := s.createPoll("Live rehearsal")
+	pub, admin := s.createPoll("Live rehearsal")
 	// ?tz= keeps the page in the poll's zone (no reload for the detected one).
 	page := m.URL() + pub + "?tz=Europe/Berlin"
 	for _, ctx := range []context.Context{desk, phone} {
@@ -202,4 +203,18 @@ func TestBrowserPollUpdatesLive(t *testing.T) {
 		}
 		apptest.Screenshot(t, ctx, "meet-live-"+name)
 	}
+
+	// The organizer closes the poll: the decision appears and the join form
+	// goes, still without a reload.
+	_, body := s.get(admin)
+	choice := regexp.MustCompile(`name="choice" value="([^"]+)"`).FindStringSubmatch(body)
+	if choice == nil {
+		t.Fatal("the admin page offers no time to close on")
+	}
+	s.mustRedirect(s.post(admin+"/close", url.Values{"choice": {choice[1]}}))
+	if _, err := chromedp.Run(desk, chromedp.Poll[bool](`!!document.querySelector("section.decision") && !document.querySelector("#join-form") && window.notReloaded === true`,
+		chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		t.Fatalf("the closed poll did not show live: %v", err)
+	}
+	apptest.Screenshot(t, desk, "meet-live-closed")
 }

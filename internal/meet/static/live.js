@@ -8,8 +8,9 @@
 const page = document.querySelector("article.poll[data-poll]");
 
 // wait is how long events are gathered before the page is fetched: a
-// painting burst makes one fetch, not one per save.
-const wait = 400;
+// painting burst makes one fetch, not one per save; the random part spreads
+// the fetches of many viewers.
+const wait = () => 400 + Math.random() * 400;
 
 // Elements kept across updates: they hold the viewer's input or listeners.
 const KEEP = "form, table.heat, #who";
@@ -74,13 +75,23 @@ function patch(old, fresh) {
   return true;
 }
 
+// The poll's page. The page may also be the answer to a refused join
+// (POST .../participants), which is never fetched or reloaded as such.
+const base = page && "/meet/polls/" + page.dataset.poll;
+const onPoll = page && location.pathname === base;
+
+function reload() {
+  if (onPoll) location.reload();
+  else location.assign(base);
+}
+
 async function refresh() {
-  const res = await fetch(location.pathname + location.search, { cache: "no-cache", credentials: "same-origin" });
-  if (res.status === 404) return location.reload(); // the poll was deleted
+  const res = await fetch(onPoll ? base + location.search : base, { cache: "no-cache", credentials: "same-origin" });
+  if (res.status === 404) return reload(); // the poll was deleted
   if (!res.ok) return;
   const doc = new DOMParser().parseFromString(await res.text(), "text/html");
   const fresh = doc.querySelector("article.poll[data-poll]");
-  if (fresh && !patch(page, fresh)) location.reload();
+  if (fresh && !patch(page, fresh)) reload();
 }
 
 if (page && window.EventSource) {
@@ -93,8 +104,8 @@ if (page && window.EventSource) {
     running = false;
     if (again) { again = false; schedule(); }
   };
-  const schedule = () => { if (!timer) timer = setTimeout(run, wait); };
-  const src = new EventSource("/meet/polls/" + page.dataset.poll + "/stream");
+  const schedule = () => { if (!timer) timer = setTimeout(run, wait()); };
+  const src = new EventSource(base + "/stream");
   src.addEventListener("answers", schedule);
   src.addEventListener("poll", schedule);
   // After a drop, what changed meanwhile is fetched once.
