@@ -62,7 +62,7 @@ func Migrations() []db.Migrations {
 
 // New opens the database, migrates it and builds the handler; it does not listen.
 func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error) {
-	m := &Main{Config: cfg, Log: log, Registry: prometheus.NewRegistry(), Live: new(live.Group)}
+	m := &Main{Config: cfg, Log: log, Registry: prometheus.NewRegistry(), Live: &live.Group{Max: live.MaxStreams()}}
 	d, err := db.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
 	if err != nil {
 		return nil, err
@@ -160,6 +160,8 @@ func (m *Main) registerMetrics() {
 		func() float64 { h, _ := m.Cache.Stats(); return float64(h) }))
 	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tutti_cache_misses_total", Help: "Cache misses."},
 		func() float64 { _, mi := m.Cache.Stats(); return float64(mi) }))
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tutti_live_streams", Help: "Live streams (Server-Sent Events) open, every app's."},
+		func() float64 { return float64(m.Live.Streams()) }))
 	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tutti_db_statements_total", Help: "SQL statements run."},
 		func() float64 { return float64(m.DB.Queries()) }))
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tutti_db_connections_in_use", Help: "Database connections in use (read + write pools)."},

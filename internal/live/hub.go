@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/pubsub"
@@ -66,6 +67,7 @@ type Options[E any] struct {
 // goroutine serves the whole app.
 type Hub[E any] struct {
 	o     Options[E]
+	g     *Group
 	unsub func()
 
 	mu      sync.RWMutex
@@ -106,7 +108,7 @@ type delivery[E any] struct {
 // New makes an app's hub, subscribed to o.Subject on o.Bus, and adds it to
 // g (nil: none) so that g.Shutdown ends its streams.
 func New[E any](g *Group, o Options[E]) (*Hub[E], error) {
-	h := &Hub[E]{o: o, clients: map[string]map[*client[E]]struct{}{}, pending: map[string][]delivery[E]{},
+	h := &Hub[E]{o: o, g: g, clients: map[string]map[*client[E]]struct{}{}, pending: map[string][]delivery[E]{},
 		kick: make(chan struct{}, 1), done: make(chan struct{})}
 	if o.Bus != nil {
 		unsub, err := o.Bus.Subscribe(o.Subject, func(_ string, data []byte) {
@@ -300,12 +302,46 @@ func (h *Hub[E]) Close() {
 }
 
 // Group is the hubs of one process, so that a graceful shutdown ends every
-// live stream, whatever app serves it. The zero Group is ready; a nil
-// *Group holds nothing.
+// live stream, whatever app serves it, and so that together they hold at
+// most Max streams. The zero Group is ready; a nil *Group holds nothing.
 type Group struct {
+	// Max is how many streams the group's hubs may hold open at once (0: no
+	// limit); past it a stream is refused with 429 and Retry-After. Every
+	// stream holds a connection: without a limit, clients that open streams
+	// could take every file descriptor, and pages would no longer be served
+	// (see MaxStreams).
+	Max int
+
+	open atomic.Int64
 	mu   sync.Mutex
 	hubs []interface{ Shutdown() }
 	down bool
+}
+
+// acquire counts a stream in, unless the group holds Max already.
+func (g *Group) acquire() bool {
+	if g == nil {
+		return true
+	}
+	if n := g.open.Add(1); g.Max > 0 && n > int64(g.Max) {
+		g.open.Add(-1)
+		return false
+	}
+	return true
+}
+
+func (g *Group) release() {
+	if g != nil {
+		g.open.Add(-1)
+	}
+}
+
+// Streams is the number of streams the group's hubs hold open.
+func (g *Group) Streams() int {
+	if g == nil {
+		return 0
+	}
+	return int(g.open.Load())
 }
 
 func (g *Group) add(h interface{ Shutdown() }) {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -36,10 +37,18 @@ type Stream[E any] struct {
 
 func (s *Stream[E]) pass(e *E) bool { return s.Filter == nil || s.Filter(e) }
 
+// ErrTooMany refuses a stream past Group.Max.
+var ErrTooMany = errs.Slow(10*time.Second, "Too many live updates are open on this server; try again shortly.")
+
 // Serve answers r with the stream s until the client goes, stops reading,
-// or the hub shuts down. Check the request before: once called, the answer
-// is 200 and an event stream. Each round is written in one write (web.Hold).
-func (h *Hub[E]) Serve(w http.ResponseWriter, r *http.Request, s Stream[E]) {
+// or the hub shuts down; each round is written in one write (web.Hold).
+// Check the request before. Serve returns an error only if it wrote nothing
+// (ErrTooMany): answer it with the app's error page.
+func (h *Hub[E]) Serve(w http.ResponseWriter, r *http.Request, s Stream[E]) error {
+	if !h.g.acquire() {
+		return ErrTooMany
+	}
+	defer h.g.release()
 	ctx := r.Context()
 	rc := http.NewResponseController(w)
 	// Streams outlive the server's read timeout.
@@ -65,11 +74,11 @@ func (h *Hub[E]) Serve(w http.ResponseWriter, r *http.Request, s Stream[E]) {
 			sent = max(sent, m.ID)
 		})
 		if err != nil {
-			return
+			return nil
 		}
 	}
 	if rc.Flush() != nil {
-		return
+		return nil
 	}
 	// writeRound writes a round (nil: a ping) and any queued behind it, and
 	// flushes them in one write.
@@ -106,15 +115,15 @@ func (h *Hub[E]) Serve(w http.ResponseWriter, r *http.Request, s Stream[E]) {
 		case round = <-c.ch:
 		case <-tick.C:
 		case <-c.gone:
-			return
+			return nil
 		case <-ctx.Done():
-			return
+			return nil
 		}
 		// A client that stops reading is cut off instead of holding the
 		// stream (and its buffer) forever; it reconnects and catches up.
 		rc.SetWriteDeadline(time.Now().Add(writeTimeout))
 		if writeRound(round) != nil {
-			return
+			return nil
 		}
 	}
 }

@@ -59,7 +59,9 @@ func (a *App) pollStream(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.hub.Serve(w, r, live.Stream[pollEvent]{Key: id})
+	if err := a.hub.Serve(w, r, live.Stream[pollEvent]{Key: id}); err != nil {
+		a.Site.Error(w, r, err)
+	}
 }
 
 // Streams is the number of poll streams open on this instance.

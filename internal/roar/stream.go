@@ -54,7 +54,9 @@ func (a *App) stream(w http.ResponseWriter, r *http.Request) {
 		}
 		return nil
 	}
-	a.hub.Serve(w, r, s)
+	if err := a.hub.Serve(w, r, s); err != nil {
+		a.Site.Error(w, r, err)
+	}
 }
 
 func lastEventID(r *http.Request) (int64, error) {

@@ -105,11 +105,19 @@ if (page && window.EventSource) {
     if (again) { again = false; schedule(); }
   };
   const schedule = () => { if (!timer) timer = setTimeout(run, wait()); };
-  const src = new EventSource(base + "/stream");
-  src.addEventListener("answers", schedule);
-  src.addEventListener("poll", schedule);
   // After a drop, what changed meanwhile is fetched once.
   let dropped = false;
-  src.addEventListener("error", () => { dropped = true; });
-  src.addEventListener("open", () => { if (dropped) { dropped = false; schedule(); } });
+  const connect = () => {
+    const src = new EventSource(base + "/stream");
+    src.addEventListener("answers", schedule);
+    src.addEventListener("poll", schedule);
+    src.addEventListener("open", () => { if (dropped) { dropped = false; schedule(); } });
+    src.addEventListener("error", () => {
+      dropped = true;
+      // The browser reconnects by itself unless it was refused (the server
+      // holds too many streams): then try again in a while.
+      if (src.readyState === EventSource.CLOSED) setTimeout(connect, 20000 + Math.random() * 20000);
+    });
+  };
+  connect();
 }
