@@ -149,10 +149,19 @@ func (h *Hub[E]) Publish(e *E) error {
 	return h.o.Bus.Publish(h.o.Subject, b)
 }
 
-// Deliver queues e for this instance's next round.
+// Deliver queues e for this instance's next round, if a stream here shows
+// its key: an app with thousands of entities encodes only the events that
+// someone here watches. (A stream that opens later catches up by itself:
+// with Last-Event-ID, or by reading the state it shows once it is open.)
 func (h *Hub[E]) Deliver(e *E) {
-	d := delivery[E]{e: e, m: h.o.Encode(e)}
 	key := h.key(e)
+	h.mu.RLock()
+	_, watched := h.clients[key]
+	h.mu.RUnlock()
+	if !watched {
+		return
+	}
+	d := delivery[E]{e: e, m: h.o.Encode(e)}
 	h.pmu.Lock()
 	h.pending[key] = append(h.pending[key], d)
 	h.pmu.Unlock()
@@ -226,9 +235,11 @@ func (h *Hub[E]) run() {
 		round := h.pending
 		if len(round) > 0 {
 			h.pending = map[string][]delivery[E]{}
+		} else {
+			round = nil // a kick for events a round already took
 		}
 		h.pmu.Unlock()
-		if len(round) > 0 { // else a kick for events a round already took
+		if round != nil {
 			last = time.Now()
 			h.deliver(round)
 		}

@@ -158,3 +158,27 @@ func TestGroupShutdownEndsStreams(t *testing.T) {
 		}
 	})
 }
+
+// An event whose key no stream here shows is not encoded or queued.
+func TestHubSkipsUnwatchedKeys(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		encoded := 0
+		h, err := New(nil, Options[event]{
+			Encode: func(*event) Message { encoded++; return Message{} },
+			Key:    func(e *event) string { return e.Key },
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.Close()
+		c := h.add("watched")
+		h.Deliver(&event{Key: "nobody"})
+		h.Deliver(&event{Key: "watched", ID: 1})
+		if r := <-c.ch; len(r) != 1 || r[0].e.ID != 1 {
+			t.Fatalf("round %v; want the watched event alone", r)
+		}
+		if encoded != 1 {
+			t.Errorf("%d events encoded; want 1", encoded)
+		}
+	})
+}

@@ -105,8 +105,10 @@ if (page && window.EventSource) {
     if (again) { again = false; schedule(); }
   };
   const schedule = () => { if (!timer) timer = setTimeout(run, wait()); };
-  // After a drop, what changed meanwhile is fetched once.
-  let dropped = false;
+  // Once the stream is open, the page is fetched once (a revalidation, most
+  // often answered 304): a change made between the page's rendering and the
+  // stream's opening is not missed. After a drop, likewise.
+  let dropped = true;
   const connect = () => {
     const src = new EventSource(base + "/stream");
     src.addEventListener("answers", schedule);
