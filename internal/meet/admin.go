@@ -32,6 +32,8 @@ func (a *App) adminShow(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case q.Has("created"):
 		av.Flash = "Your poll is ready. Keep this page's link: it is your private admin link. Share the poll's public link with participants."
+	case q.Has("removed"):
+		av.Flash = "Saved. The times that no longer fit the poll were removed from the answers; everything else is kept."
 	case q.Has("saved"):
 		av.Flash = "Saved."
 	case q.Has("closed"):
