@@ -92,3 +92,27 @@ func TestStoreAddTimeframeMerges(t *testing.T) {
 		}
 	}, Migrations)
 }
+
+func TestClipTimeframes(t *testing.T) {
+	// dayPoll: 2030-05-06, 09:00-12:00 UTC.
+	slots := dayPoll.Slots()
+	in := []Timeframe{
+		{ID: 1, ParticipantID: 1, Start: utc("2030-05-06 09:00"), End: utc("2030-05-06 10:00"), Tier: 1}, // fits
+		{ID: 2, ParticipantID: 1, Start: utc("2030-05-06 11:00"), End: utc("2030-05-06 13:00"), Tier: 2}, // clipped
+		{ID: 3, ParticipantID: 2, Start: utc("2030-05-06 13:00"), End: utc("2030-05-06 14:00"), Tier: 3}, // dropped
+		{ID: 4, ParticipantID: 2, Start: utc("2030-05-06 08:00"), End: utc("2030-05-06 09:30"), Tier: 1}, // clipped
+	}
+	kept, lost, changed := ClipTimeframes(slots, in)
+	if got, want := fmtTFs(kept), "[06 11:00-06 12:00 t2] [06 09:00-06 09:30 t1] "; got != want {
+		t.Errorf("kept %s; want %s", got, want)
+	}
+	if got, want := fmtTFs(lost), "[06 12:00-06 13:00 t2] [06 08:00-06 09:00 t1] [06 13:00-06 14:00 t3] "; got != want {
+		t.Errorf("lost %s; want %s", got, want)
+	}
+	if fmt.Sprint(changed) != "[2 3 4]" {
+		t.Errorf("changed %v; want [2 3 4]", changed)
+	}
+	if LossToken(lost) == LossToken(lost[:2]) {
+		t.Errorf("the loss token does not depend on what is lost")
+	}
+}
