@@ -10,6 +10,7 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/app"
 	"github.com/tutti-dev/tutti/internal/app/apptest"
+	"github.com/tutti-dev/tutti/internal/config"
 )
 
 // TestTimeframeFormMerges: the same timeframe twice and an overlapping one
@@ -150,6 +151,56 @@ func TestEditZoneKeepsWhatStillFits(t *testing.T) {
 		list := s.timeframes(ada)
 		if strings.Count(list, "<li>") != 1 || !strings.Contains(list, "Mon 14 Jan, 16:00–17:00 · fine") {
 			t.Errorf("Ada's answer after the zone change; want Mon 14 Jan, 16:00–17:00 (Berlin) · fine:\n%s", list)
+		}
+	})
+}
+
+// TestFullLinks: the admin page shows the public and admin links as full
+// URLs and every participant's private link; the participant's own page shows
+// theirs; all from the request's host, or from --base-url when set. The
+// public poll page names no private link.
+func TestFullLinks(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		s := newSite(t, m)
+		pub, admin := s.createPoll("Links")
+		ada := s.join(pub, "Ada")
+		grace := s.join(pub, "Grace")
+		_, body := s.get(admin)
+		for _, c := range []struct{ id, path string }{
+			{"public-url", pub}, {"admin-link", admin}, {"own-link-", ada}, {"own-link-", grace},
+		} {
+			want := `value="` + s.base + c.path + `"`
+			if !regexp.MustCompile(`id="` + c.id + `[0-9]*" class="copy-url" value="` + regexp.QuoteMeta(s.base+c.path) + `"`).MatchString(body) {
+				t.Errorf("admin page: no copy field %s... with %s", c.id, want)
+			}
+		}
+		if n := strings.Count(body, `class="secondary small copy-btn" data-copy=`); n != 4 {
+			t.Errorf("admin page: %d copy buttons; want 4 (public, admin, Ada, Grace)", n)
+		}
+		_, body = s.get(ada)
+		if !strings.Contains(body, `id="own-link" class="copy-url" value="`+s.base+ada+`"`) || !strings.Contains(body, "Bookmark this page") {
+			t.Errorf("own page: the private link is not shown in full with a bookmark hint:\n%s", grab(body, "own-link"))
+		}
+		_, body = s.get(pub)
+		for _, own := range []string{ada, grace} {
+			if tok := own[strings.LastIndex(own, "/")+1:]; strings.Contains(body, tok) {
+				t.Errorf("the public poll page shows a private link's secret")
+			}
+		}
+	})
+	t.Run("base-url", func(t *testing.T) {
+		m := apptest.StartWith(t, func(c *config.Config) { c.BaseURL = "http://meet.example:8080/" })
+		s := newSite(t, m)
+		pub, admin := s.createPoll("Links")
+		ada := s.join(pub, "Ada")
+		_, body := s.get(admin)
+		for _, path := range []string{pub, admin, ada} {
+			if !strings.Contains(body, `value="http://meet.example:8080`+path+`"`) {
+				t.Errorf("admin page: %s not shown under the base URL", path)
+			}
+		}
+		if _, body := s.get(ada); !strings.Contains(body, `value="http://meet.example:8080`+ada+`"`) {
+			t.Errorf("own page: private link not shown under the base URL")
 		}
 	})
 }

@@ -58,6 +58,26 @@ func (s *Store) Participant(ctx context.Context, pollID string, id int64) (*Part
 	return &p, nil
 }
 
+// EditTokens returns the secret of every participant's private link, by
+// participant id, for the organizer's page only.
+func (s *Store) EditTokens(ctx context.Context, pollID string) (map[int64]string, error) {
+	rows, err := s.db.Query(ctx, `SELECT id, edit_token FROM meet_participants WHERE poll_id = ?`, pollID)
+	if err != nil {
+		return nil, fmt.Errorf("meet: edit tokens: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64]string{}
+	for rows.Next() {
+		var id int64
+		var tok string
+		if err := rows.Scan(&id, &tok); err != nil {
+			return nil, fmt.Errorf("meet: edit tokens: %w", err)
+		}
+		out[id] = tok
+	}
+	return out, rows.Err()
+}
+
 // Participants returns every participant of the poll in order of joining
 // (one query, for the heat map's names and the counts).
 func (s *Store) Participants(ctx context.Context, pollID string) ([]Participant, error) {

@@ -11,7 +11,7 @@ import templruntime "github.com/a-h/templ/runtime"
 import "github.com/tutti-dev/tutti/internal/web"
 
 func (a *App) head(title string) web.Head {
-	return web.Head{Title: title, App: "/meet/", CSS: []string{a.assets.URL("meet.css")}, JS: []string{a.assets.URL("meet.js")}}
+	return web.Head{Title: title, App: "/meet/", CSS: []string{a.assets.URL("meet.css")}, JS: []string{a.assets.URL("meet.js"), a.assets.URL("participations.js")}}
 }
 
 func PollPage(a *App, v *pollView) templ.Component {
