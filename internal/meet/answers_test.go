@@ -204,3 +204,38 @@ func TestFullLinks(t *testing.T) {
 		}
 	})
 }
+
+// TestRememberedParticipation: the private page carries what the browser
+// keeps (poll, participant, name, private path); the poll page has the place
+// where the browser shows "You answered as X: edit", while staying one cached
+// page for everyone; a taken name says how to get back in.
+func TestRememberedParticipation(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		s := newSite(t, m)
+		pub, _ := s.createPoll("Remember")
+		ada := s.join(pub, "Ada")
+		_, body := s.get(ada + "?joined=1")
+		id := strings.TrimPrefix(pub, "/meet/polls/")
+		pid := strings.Split(ada, "/")[5]
+		want := `data-remember data-poll="` + id + `" data-pid="` + pid + `" data-name="Ada" data-url="` + ada + `"`
+		if !strings.Contains(body, want) {
+			t.Errorf("own page lacks %s:\n%s", want, grab(body, "own-link"))
+		}
+		if !strings.Contains(body, "/meet/static/participations.") || !strings.Contains(body, "data-leave") {
+			t.Errorf("own page: no participations.js or leave form marked data-leave")
+		}
+		res, body := s.get(pub)
+		if !strings.Contains(body, `id="my-answers" hidden`) || !strings.Contains(body, "/meet/static/participations.") {
+			t.Errorf("poll page: no place for the remembered answers")
+		}
+		// Another browser gets the very same bytes.
+		other := newSite(t, m)
+		res2, body2 := other.get(pub)
+		if body2 != body || res2.Header.Get("ETag") != res.Header.Get("ETag") || res.Header.Get("ETag") == "" {
+			t.Errorf("the poll page is no longer one cached page for everyone")
+		}
+		if res, body := s.post(pub+"/participants", url.Values{"name": {"Ada"}}); res.StatusCode != 422 || !strings.Contains(body, "open your private link") {
+			t.Errorf("a taken name: status %d; want 422 saying how to get back to one's answers", res.StatusCode)
+		}
+	})
+}

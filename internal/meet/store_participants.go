@@ -15,7 +15,8 @@ import (
 func nameKey(name string) string { return strings.ToLower(strings.Join(strings.Fields(name), " ")) }
 
 // ErrNameTaken is returned when a poll already has a participant of that name.
-var ErrNameTaken = errs.E(errs.Conflict, "Someone in this poll already uses that name.")
+var ErrNameTaken = errs.E(errs.Conflict, "Someone in this poll already uses that name. If that is you, open your private link instead: "+
+	"this page shows it in the browser you answered from, and the organizer can send it to you.")
 
 // AddParticipant adds a participant (EditToken set by the caller) and returns
 // the poll's new version.
