@@ -180,3 +180,68 @@ func TestBrowserComeBackToAnswers(t *testing.T) {
 	must(chromedp.Do(phone, chromedp.Navigate(admin), chromedp.WaitVisible(`#participants button[data-copy]`)))
 	apptest.Screenshot(t, phone, "meet-admin-links-phone")
 }
+
+// TestBrowserEditConfirm: narrowing a poll's dates in the organizer's form
+// shows who loses which times; "Save anyway" saves, and what fits is kept.
+func TestBrowserEditConfirm(t *testing.T) {
+	m := apptest.Start(t, "")
+	base := m.URL()
+	s := newSite(t, m)
+	admin := s.mustRedirect(s.post("/meet/polls", editForm("Europe/Berlin", "2030-01-16")))
+	pub := admin[:strings.Index(admin, "/admin/")]
+	for _, c := range []struct{ name, date, start, end, tier string }{
+		{"Ada", "2030-01-14", "10:00", "11:00", "1"}, {"Grace", "2030-01-16", "09:00", "12:30", "2"}, {"Hedy", "2030-01-15", "14:00", "17:00", "3"},
+	} {
+		own := s.join(pub, c.name)
+		s.mustRedirect(s.post(own+"/timeframes", url.Values{"date": {c.date}, "start": {c.start}, "end": {c.end}, "tier": {c.tier}, "tz": {"Europe/Berlin"}}))
+		if c.name == "Ada" {
+			s.mustRedirect(s.post(own+"/timeframes", url.Values{"date": {"2030-01-16"}, "start": {"15:00"}, "end": {"16:00"}, "tier": {"1"}, "tz": {"Europe/Berlin"}}))
+		}
+	}
+	for _, size := range []struct {
+		name string
+		w, h int
+	}{{"-phone", 390, 844}, {"", 1280, 900}} {
+		ctx := apptest.Browser(t, size.w, size.h)
+		must := func(err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		must(chromedp.Do(ctx,
+			chromedp.Navigate(base+admin+"?tz=Europe/Berlin"),
+			chromedp.WaitVisible(`#end_date`),
+			chromedp.SetValue(`#end_date`, "2030-01-15"),
+			chromedp.SetValue(`#day_end`, "16:00"),
+			chromedp.Click(`#poll-form button[type=submit]`),
+			chromedp.WaitVisible(`#confirm-loss`),
+		))
+		got, err := chromedp.Run(ctx, chromedp.Text(`#confirm-loss ul`))
+		must(err)
+		for _, want := range []string{"Ada loses Wed 16 Jan, 15:00–16:00 (preferred)", "Grace loses Wed 16 Jan, 09:00–12:30 (fine)", "Hedy loses Tue 15 Jan, 16:00–17:00 (if need be)"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("confirmation %q lacks %q", got, want)
+			}
+		}
+		apptest.Screenshot(t, ctx, "meet-edit-confirm"+size.name)
+		if size.name != "" {
+			continue
+		}
+		must(chromedp.Do(ctx, chromedp.Click(`#save-anyway`), chromedp.WaitVisible(`.flash.ok`)))
+		flash, err := chromedp.Run(ctx, chromedp.Text(`.flash.ok`))
+		must(err)
+		if !strings.Contains(flash, "no longer fit") {
+			t.Errorf("after Save anyway the page says %q", flash)
+		}
+		end, err := chromedp.Run(ctx, chromedp.Value(`#end_date`))
+		must(err)
+		if end != "2030-01-15" {
+			t.Errorf("end date after saving = %q; want 2030-01-15", end)
+		}
+	}
+	_, body := s.get(pub)
+	if !strings.Contains(body, "3 participants") {
+		t.Errorf("participants were removed by the edit")
+	}
+}
