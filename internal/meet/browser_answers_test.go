@@ -179,6 +179,18 @@ func TestBrowserComeBackToAnswers(t *testing.T) {
 	apptest.Screenshot(t, phone, "meet-you-answered-phone")
 	must(chromedp.Do(phone, chromedp.Navigate(admin), chromedp.WaitVisible(`#participants button[data-copy]`)))
 	apptest.Screenshot(t, phone, "meet-admin-links-phone")
+
+	// The organizer removes Hedy: her browser's poll page forgets her.
+	must(chromedp.Do(phone,
+		chromedp.Evaluate[chromedp.Void](`window.confirm = () => true`),
+		chromedp.Click(`#participants li:last-child form[data-confirm] button`),
+		chromedp.WaitVisible(`#participants`),
+		chromedp.Navigate(pubURL),
+	))
+	if n, err := chromedp.Run(phone, chromedp.Poll[int](`document.readyState === "complete" && document.querySelectorAll("#my-answers li").length + 1`,
+		chromedp.WithPollingTimeout(5*time.Second))); err != nil || n != 1 {
+		t.Errorf("after the organizer removed Hedy, her poll page still shows %d remembered answers (%v)", n-1, err)
+	}
 }
 
 // TestBrowserEditConfirm: narrowing a poll's dates in the organizer's form

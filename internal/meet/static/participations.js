@@ -57,7 +57,22 @@ function showMine() {
   const box = document.getElementById("my-answers");
   const page = document.querySelector("article.poll[data-poll]");
   if (!box || !page) return;
-  const list = entries(load(), page.dataset.poll);
+  const all = load();
+  let list = entries(all, page.dataset.poll);
+  // The heat map names everyone in the poll: a participation whose name is
+  // no longer there was removed (by the organizer, or from another browser).
+  const heat = document.querySelector("[data-heat]");
+  if (heat && list.length) {
+    try {
+      const names = new Set(JSON.parse(heat.dataset.heat).names.map((n) => n.toLowerCase()));
+      const kept = list.filter((e) => names.has(e.name.toLowerCase()));
+      if (kept.length !== list.length) {
+        if (kept.length) all[page.dataset.poll] = kept; else delete all[page.dataset.poll];
+        store(all);
+        list = kept;
+      }
+    } catch (e) { /* no names to check against */ }
+  }
   if (!list.length) return;
   box.replaceChildren(...list.map((e) => {
     const li = document.createElement("li");
