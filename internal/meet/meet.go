@@ -26,6 +26,13 @@ const (
 	MaxBusy         = 2000 // busy intervals kept per participant from an .ics import
 )
 
+// Meeting lengths a poll can ask for.
+const (
+	DefaultDuration = time.Hour
+	MinDuration     = Slot
+	MaxDuration     = 24 * time.Hour
+)
+
 // Poll is a scheduling poll. Dates and the daily window are in the organizer's
 // zone TZ; every instant is stored in UTC.
 type Poll struct {
@@ -38,6 +45,10 @@ type Poll struct {
 	DayStart    int    // minutes after local midnight, multiple of 15, 0..1425
 	DayEnd      int    // minutes after local midnight, multiple of 15, DayStart < DayEnd <= 1440
 	TZ          string // IANA zone name of the organizer
+	// DurationMinutes is how long the meeting lasts: a multiple of 15 from 15
+	// to 1440 (0 is read as DefaultDuration). Best times rank start times by
+	// who is free for all of it.
+	DurationMinutes int
 	Deadline    *time.Time
 	ClosedStart *time.Time // the chosen time once closed
 	ClosedEnd   *time.Time
@@ -78,4 +89,12 @@ type Comment struct {
 type Busy struct {
 	ParticipantID int64
 	Start, End    time.Time
+}
+
+// Duration is the meeting's length (DefaultDuration if unset).
+func (p *Poll) Duration() time.Duration {
+	if p.DurationMinutes == 0 {
+		return DefaultDuration
+	}
+	return time.Duration(p.DurationMinutes) * time.Minute
 }
