@@ -49,12 +49,12 @@ type Poll struct {
 	// to 1440 (0 is read as DefaultDuration). Best times rank start times by
 	// who is free for all of it.
 	DurationMinutes int
-	Deadline    *time.Time
-	ClosedStart *time.Time // the chosen time once closed
-	ClosedEnd   *time.Time
-	Version     int64 // increases with every change of the poll or anything in it
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	Deadline        *time.Time
+	ClosedStart     *time.Time // the chosen time once closed
+	ClosedEnd       *time.Time
+	Version         int64 // increases with every change of the poll or anything in it
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
 }
 
 // Participant answers a poll, without an account; EditToken is the secret of
