@@ -45,16 +45,17 @@ type Poll struct {
 	DayStart    int    // minutes after local midnight, multiple of 15, 0..1425
 	DayEnd      int    // minutes after local midnight, multiple of 15, DayStart < DayEnd <= 1440
 	TZ          string // IANA zone name of the organizer
+	Deadline    *time.Time
+	ClosedStart *time.Time // the chosen time once closed
+	ClosedEnd   *time.Time
+	Version     int64 // increases with every change of the poll or anything in it
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+
 	// DurationMinutes is how long the meeting lasts: a multiple of 15 from 15
 	// to 1440 (0 is read as DefaultDuration). Best times rank start times by
 	// who is free for all of it.
 	DurationMinutes int
-	Deadline        *time.Time
-	ClosedStart     *time.Time // the chosen time once closed
-	ClosedEnd       *time.Time
-	Version         int64 // increases with every change of the poll or anything in it
-	CreatedAt       time.Time
-	UpdatedAt       time.Time
 }
 
 // Participant answers a poll, without an account; EditToken is the secret of
