@@ -38,7 +38,9 @@ func TestBrowserStrokeSavedOnLeave(t *testing.T) {
 		must(err)
 		return r[0], r[1]
 	}
-	held := func(p *input.DispatchMouseEventParams) { p.Button, p.Buttons, p.ClickCount = input.MouseButtonLeft, 1, 1 }
+	held := func(p *input.DispatchMouseEventParams) {
+		p.Button, p.Buttons, p.ClickCount = input.MouseButtonLeft, 1, 1
+	}
 	stroke := func(fromRow, toRow, col int) {
 		x0, y0 := xy(fromRow, col)
 		x1, y1 := xy(toRow, col)
