@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a-h/templ"
+
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -172,3 +174,6 @@ func clockValue(value string, untilMidnight bool) string {
 
 // clockLabel is the wall-clock time of t in loc, as the grid labels rows.
 func clockLabel(t time.Time, loc *time.Location) string { return t.In(loc).Format("15:04") }
+
+// heatWidth lets the heat map fill its card, up to about 8rem a day.
+func heatWidth(days int) templ.SafeCSS { return templ.SafeCSS(fmt.Sprintf("--days:%d", days)) }

@@ -27,6 +27,9 @@ function wireForms() {
   for (const f of $$("form[data-confirm]")) {
     f.addEventListener("submit", (e) => { if (!confirm(f.dataset.confirm)) e.preventDefault(); });
   }
+  // Picking a date or time in the close form means "another start time".
+  const other = $("#close-other");
+  for (const el of $$("#close-date, #close-time")) el.addEventListener("input", () => { if (other) other.checked = true; });
 }
 
 // Arrow keys move between the cells of a grid (a roving tabindex).
