@@ -10,12 +10,15 @@ import (
 
 func fmtDay(t time.Time, loc *time.Location) string { return t.In(loc).Format("Mon 2 Jan 2006") }
 
+// fmtRange is a range of instants in loc; a time whose wall clock occurs
+// twice there (a repeated hour) carries its UTC offset, so that the two
+// passes of the hour read differently.
 func fmtRange(start, end time.Time, loc *time.Location) string {
 	s, e := start.In(loc), end.In(loc)
 	if s.YearDay() == e.YearDay() && s.Year() == e.Year() || e.Sub(s) <= 24*time.Hour && e.Hour() == 0 && e.Minute() == 0 {
-		return s.Format("Mon 2 Jan, 15:04") + "–" + e.Format("15:04")
+		return fmtClock(s, loc, "Mon 2 Jan, 15:04") + "–" + fmtClock(e, loc, "15:04")
 	}
-	return s.Format("Mon 2 Jan, 15:04") + " – " + e.Format("Mon 2 Jan, 15:04")
+	return fmtClock(s, loc, "Mon 2 Jan, 15:04") + " – " + fmtClock(e, loc, "Mon 2 Jan, 15:04")
 }
 
 func fmtDate(s string) string {
@@ -100,7 +103,7 @@ func mustLoc(zone string) *time.Location {
 
 func cellLabel(c Cell, v *pollView) string {
 	t := v.Tally[c.Slot]
-	return c.Start.In(v.Loc).Format("Mon 2 Jan 15:04") + ": " + strconv.Itoa(t.Count) + " of " + strconv.Itoa(v.Total) + " free"
+	return fmtClock(c.Start, v.Loc, "Mon 2 Jan 15:04") + ": " + strconv.Itoa(t.Count) + " of " + strconv.Itoa(v.Total) + " free"
 }
 
 func rfc(t time.Time) string { return t.UTC().Format(time.RFC3339) }

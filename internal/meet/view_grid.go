@@ -14,7 +14,7 @@ type Cell struct {
 
 // GridRow is one wall-clock time of the viewer's zone.
 type GridRow struct {
-	Label  string // "09:00", or "01:00 (2nd)" for a repeated hour
+	Label  string // "09:00", or "01:00 (2nd, UTC−5)" for a repeated hour
 	Minute int    // minutes after local midnight
 	Cells  []Cell
 }
@@ -82,7 +82,11 @@ func BuildGrid(slots []time.Time, loc *time.Location) Grid {
 	for _, k := range keys {
 		row := GridRow{Label: fmtMinutes(k.minute), Minute: k.minute, Cells: make([]Cell, len(dates))}
 		if k.nth > 0 {
-			row.Label += " (2nd)"
+			// The second pass of a repeated wall time: say which it is.
+			for _, c := range cells[k] {
+				row.Label += " (2nd, " + fmtOffset(c.Start.In(loc)) + ")"
+				break
+			}
 		}
 		for i := range row.Cells {
 			row.Cells[i].Slot = -1
