@@ -1,0 +1,61 @@
+package meet_test
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+	_ "time/tzdata"
+
+	"github.com/tutti-dev/tutti/internal/app"
+	"github.com/tutti-dev/tutti/internal/app/apptest"
+)
+
+// TestZoneCookie: the page script's cookie names the viewer's zone, as is or
+// percent-encoded (as earlier scripts wrote it); the poll page, the
+// participant page and the new-poll form all follow it, and every time on
+// the page, the comments' too, is in that zone.
+func TestZoneCookie(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		s := newSite(t, m)
+		pub, _ := s.createPoll("Zones") // a Berlin poll
+		ada := s.join(pub, "Ada")
+		s.mustRedirect(s.post(ada+"/comments", url.Values{"body": {"Any evening works"}}))
+
+		for _, c := range []struct{ cookie, zone string }{
+			{"America%2FNew_York", "America/New_York"},
+			{"America/New_York", "America/New_York"},
+			{"Asia%2FKolkata", "Asia/Kolkata"},
+			{"Nowhere%2FAtAll", "Europe/Berlin"}, // unknown: the poll's zone
+		} {
+			loc, _ := time.LoadLocation(c.zone)
+			hdr := http.Header{"Cookie": {"meet_tz=" + c.cookie}}
+			for _, path := range []string{pub, ada} {
+				_, body := s.do("GET", path, nil, hdr)
+				if !strings.Contains(body, `data-zone="`+c.zone+`"`) {
+					t.Errorf("cookie %s, %s: page not in %s (data-zone %q)", c.cookie, path, c.zone, grab(body, `data-zone="`))
+				}
+				// The comment's time is in the page's zone.
+				m := regexp.MustCompile(`<time datetime="([^"]+)"[^>]*>([^<]*)</time>`).FindStringSubmatch(body)
+				if m == nil {
+					t.Fatalf("cookie %s, %s: no comment time on the page", c.cookie, path)
+				}
+				at, err := time.Parse(time.RFC3339, m[1])
+				if err != nil {
+					t.Fatalf("comment datetime %q: %v", m[1], err)
+				}
+				if want := at.In(loc).Format("2 Jan 15:04"); m[2] != want {
+					t.Errorf("cookie %s, %s: comment time %q; want %q (%s)", c.cookie, path, m[2], want, c.zone)
+				}
+			}
+		}
+
+		// A new poll defaults to the cookie's zone.
+		_, body := s.do("GET", "/meet/polls/new", nil, http.Header{"Cookie": {"meet_tz=America%2FNew_York"}})
+		if !strings.Contains(body, `<option value="America/New_York" selected>`) {
+			t.Errorf("new poll form does not default to America/New_York:\n%s", grab(body, `<select id="tz-field"`))
+		}
+	})
+}
