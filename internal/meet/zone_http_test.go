@@ -59,3 +59,22 @@ func TestZoneCookie(t *testing.T) {
 		}
 	})
 }
+
+// TestDeadlineInViewerZone: the deadline in the poll's header is one time in
+// the page's zone, not a range from it to itself.
+func TestDeadlineInViewerZone(t *testing.T) {
+	s := newSite(t, apptest.Start(t, ""))
+	day := time.Now().AddDate(0, 0, 10)
+	f := pollForm("Deadline", day)
+	f.Set("deadline", day.AddDate(0, 0, -1).Format(time.DateOnly)+"T18:30")
+	admin := s.mustRedirect(s.post("/meet/polls", f))
+	pub := admin[:strings.Index(admin, "/admin/")]
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	ny, _ := time.LoadLocation("America/New_York")
+	d := day.AddDate(0, 0, -1)
+	deadline := time.Date(d.Year(), d.Month(), d.Day(), 18, 30, 0, 0, berlin)
+	_, body := s.do("GET", pub, nil, http.Header{"Cookie": {"meet_tz=America/New_York"}})
+	if want := "answers until " + deadline.In(ny).Format("Mon 2 Jan, 15:04") + " </p>"; !strings.Contains(body, want) {
+		t.Errorf("header %q; want %q", grab(body, "answers until"), want)
+	}
+}
