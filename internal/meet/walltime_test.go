@@ -228,8 +228,18 @@ func TestLabelsInRepeatedHour(t *testing.T) {
 	for _, r := range g.Rows {
 		labels = append(labels, r.Label)
 	}
-	if !strings.Contains(strings.Join(labels, "|"), "02:00 (2nd, UTC+1)") {
-		t.Errorf("grid rows %v; want a row 02:00 (2nd, UTC+1)", labels)
+	want := "01:00|01:15|01:30|01:45|02:00|02:15|02:30|02:45|02:00 (2nd, UTC+1)|02:15 (2nd, UTC+1)|02:30 (2nd, UTC+1)|02:45 (2nd, UTC+1)|03:00|03:15|03:30|03:45"
+	if got := strings.Join(labels, "|"); got != want {
+		t.Errorf("grid rows\n%s\nwant (the second pass after the first)\n%s", got, want)
+	}
+	// With the day before (no repeat), the rows keep that order.
+	p2 := &Poll{StartDate: "2027-10-30", EndDate: "2027-10-31", DayStart: 60, DayEnd: 4 * 60, TZ: "Europe/Berlin"}
+	labels = labels[:0]
+	for _, r := range BuildGrid(p2.Slots(), berlin).Rows {
+		labels = append(labels, r.Label)
+	}
+	if got := strings.Join(labels, "|"); got != want {
+		t.Errorf("grid rows over two days\n%s\nwant\n%s", got, want)
 	}
 
 	var b strings.Builder

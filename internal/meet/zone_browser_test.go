@@ -149,6 +149,15 @@ func TestBrowserZones(t *testing.T) {
 		t.Errorf("New York browser: new poll zone %q; want America/New_York (cookie %q)", got, eval(ny, `document.cookie`))
 	}
 
+	// A repeated hour: the two passes read differently in Berlin.
+	night := repeatedHourPoll(newSite(t, m))
+	must(chromedp.Do(berlin, chromedp.Navigate(base+night), chromedp.WaitVisible(`table.heat`)))
+	waitZone(berlin, "Europe/Berlin")
+	if got := text(berlin, `.best-list`); !strings.Contains(got, "02:00 (UTC+2)–02:30 (UTC+2)") || !strings.Contains(got, "02:00 (UTC+1)–02:30 (UTC+1)") {
+		t.Errorf("Berlin best times over the repeated hour: %q; want both passes told apart", got)
+	}
+	apptest.Screenshot(t, berlin, "meet-zone-repeated-hour")
+
 	phone := zoneBrowser(t, "America/New_York", 390, 844)
 	must(chromedp.Do(phone, chromedp.Navigate(base+pub.Value), chromedp.WaitVisible(`table.heat`)))
 	waitZone(phone, "America/New_York")

@@ -78,3 +78,32 @@ func TestDeadlineInViewerZone(t *testing.T) {
 		t.Errorf("header %q; want %q", grab(body, "answers until"), want)
 	}
 }
+
+// repeatedHourPoll makes a Berlin poll over 2027-10-31, when 02:00-03:00
+// happens twice, with Ada free in the first pass of 02:00-02:30 (typed in
+// Berlin time: the rule picks the first) and Grace in the second (typed in
+// UTC, 01:00-01:30).
+func repeatedHourPoll(s *site) (pub string) {
+	s.t.Helper()
+	f := url.Values{"title": {"Night shift"}, "start_date": {"2027-10-30"}, "end_date": {"2027-10-31"},
+		"day_start": {"01:00"}, "day_end": {"04:00"}, "tz": {"Europe/Berlin"}}
+	admin := s.mustRedirect(s.post("/meet/polls", f))
+	pub = admin[:strings.Index(admin, "/admin/")]
+	ada, grace := s.join(pub, "Ada"), s.join(pub, "Grace")
+	s.mustRedirect(s.post(ada+"/timeframes", url.Values{"date": {"2027-10-31"}, "start": {"02:00"}, "end": {"02:30"}, "tier": {"1"}, "tz": {"Europe/Berlin"}}))
+	s.mustRedirect(s.post(grace+"/timeframes", url.Values{"date": {"2027-10-31"}, "start": {"01:00"}, "end": {"01:30"}, "tier": {"1"}, "tz": {"UTC"}}))
+	return pub
+}
+
+// TestRepeatedHourOnPage: the two passes of a repeated hour read
+// differently in the best times and the grid of the poll page.
+func TestRepeatedHourOnPage(t *testing.T) {
+	s := newSite(t, apptest.Start(t, ""))
+	pub := repeatedHourPoll(s)
+	_, body := s.get(pub)
+	for _, want := range []string{"Sun 31 Oct, 02:00 (UTC+2)–02:30 (UTC+2)", "Sun 31 Oct, 02:00 (UTC+1)–02:30 (UTC+1)", "02:00 (2nd, UTC+1)"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("poll page lacks %q:\n%s", want, grab(body, `<ol class="best-list">`))
+		}
+	}
+}
