@@ -107,3 +107,44 @@ func cellLabel(c Cell, v *pollView) string {
 }
 
 func rfc(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// windowIn is the poll's daily window as the clock in zone shows it, when
+// zone is not the poll's: "= 03:00–06:00 America/New_York", or "" if the
+// zones agree. Where the two zones change clocks on different dates within
+// the poll, it says so instead of showing one day's hours for all.
+func windowIn(p *Poll, zone string) string {
+	if zone == "" || zone == p.TZ {
+		return ""
+	}
+	ploc, err := p.Location()
+	if err != nil {
+		return ""
+	}
+	loc := mustLoc(zone)
+	first, err1 := time.Parse(time.DateOnly, p.StartDate)
+	last, err2 := time.Parse(time.DateOnly, p.EndDate)
+	if err1 != nil || err2 != nil {
+		return ""
+	}
+	var win string
+	for d := first; !d.After(last); d = d.AddDate(0, 0, 1) {
+		s, _ := wallOn(d, p.DayStart, ploc)
+		e, _ := wallOn(d, p.DayEnd, ploc)
+		if !s.Before(e) {
+			continue
+		}
+		end := e.In(loc).Format("15:04")
+		if end == "00:00" {
+			end = "24:00"
+		}
+		w := s.In(loc).Format("15:04") + "–" + end
+		if win != "" && w != win {
+			return "(in " + zone + " the hours shift with a daylight-saving change: see the grid)"
+		}
+		win = w
+	}
+	if win == "" || win == fmtMinutes(p.DayStart)+"–"+fmtMinutes(p.DayEnd) {
+		return ""
+	}
+	return "= " + win + " " + zone
+}

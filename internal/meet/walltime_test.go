@@ -256,3 +256,25 @@ func TestLabelsInRepeatedHour(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowIn: the poll's daily window as a viewer in another zone reads it.
+func TestWindowIn(t *testing.T) {
+	cases := []struct {
+		start, end string
+		from, to   int
+		zone, want string
+	}{
+		{"2027-06-01", "2027-06-03", 9 * 60, 17 * 60, "America/New_York", "= 03:00–11:00 America/New_York"},
+		{"2027-06-01", "2027-06-03", 9 * 60, 17 * 60, "Europe/Berlin", ""},
+		{"2027-06-01", "2027-06-03", 9 * 60, 24 * 60, "Europe/Paris", ""},
+		{"2027-06-01", "2027-06-03", 16 * 60, 24 * 60, "Asia/Tokyo", "= 23:00–07:00 Asia/Tokyo"},
+		// New York moves on 14 March, Berlin on 28 March.
+		{"2027-03-10", "2027-03-16", 9 * 60, 17 * 60, "America/New_York", "(in America/New_York the hours shift with a daylight-saving change: see the grid)"},
+	}
+	for _, c := range cases {
+		p := &Poll{StartDate: c.start, EndDate: c.end, DayStart: c.from, DayEnd: c.to, TZ: "Europe/Berlin"}
+		if got := windowIn(p, c.zone); got != c.want {
+			t.Errorf("%s %s-%s in %s: %q; want %q", c.start, fmtMinutes(c.from), fmtMinutes(c.to), c.zone, got, c.want)
+		}
+	}
+}

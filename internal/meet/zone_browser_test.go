@@ -115,6 +115,9 @@ func TestBrowserZones(t *testing.T) {
 	if got := eval(ny, firstRow); got != wantNY {
 		t.Errorf("New York browser: first row %q; want %s (09:00 Berlin)", got, wantNY)
 	}
+	if got := text(ny, `.poll-head p.muted`); !strings.Contains(got, "= "+wantNY+"–") {
+		t.Errorf("New York browser: header %q; want the window from %s New York time", got, wantNY)
+	}
 	if got := eval(ny, `document.querySelector("table.heat td.cell").getAttribute("aria-label")`); !strings.Contains(got, wantNY) {
 		t.Errorf("New York browser: first cell %q; want %s in it", got, wantNY)
 	}
