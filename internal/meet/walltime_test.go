@@ -73,6 +73,10 @@ func TestWallTime(t *testing.T) {
 		{"America/Santiago", "2026-09-06", "01:00", "2026-09-06 04:00", WallExact},
 		{"America/Santiago", "2027-04-03", "23:30", "2027-04-04 02:30", WallRepeated},
 		{"America/Santiago", "2027-04-03", "24:00", "2027-04-04 04:00", WallExact},
+		// Samoa skipped a whole day, 2011-12-30 (-10 -> +14).
+		{"Pacific/Apia", "2011-12-30", "12:00", "2011-12-30 10:00", WallSkipped},
+		{"Pacific/Apia", "2011-12-29", "23:45", "2011-12-30 09:45", WallExact},
+		{"Pacific/Apia", "2011-12-31", "00:00", "2011-12-30 10:00", WallExact},
 		// No transition near.
 		{"UTC", "2027-03-14", "24:00", "2027-03-15 00:00", WallExact},
 		{"Asia/Kolkata", "2027-03-14", "09:15", "2027-03-14 03:45", WallExact},
@@ -277,4 +281,43 @@ func TestWindowIn(t *testing.T) {
 			t.Errorf("%s %s-%s in %s: %q; want %q", c.start, fmtMinutes(c.from), fmtMinutes(c.to), c.zone, got, c.want)
 		}
 	}
+}
+
+// TestWallTimeProperties checks the rule around every transition of 2026 to
+// 2028 in every zone of the switcher: a wall time that occurs maps to an
+// instant showing it, the first such; one that does not maps to the jump.
+func TestWallTimeProperties(t *testing.T) {
+	from, to := utcAt(t, "2026-01-01 00:00"), utcAt(t, "2029-01-01 00:00")
+	transitions := 0
+	for _, name := range append(zoneChoices("Australia/Lord_Howe", "Pacific/Chatham", "Asia/Kathmandu"), "Pacific/Apia") {
+		loc := mustZone(t, name)
+		for u := from; u.Before(to); {
+			_, end := u.In(loc).ZoneBounds()
+			if end.IsZero() || !end.Before(to) {
+				break
+			}
+			tr := end // a transition
+			transitions++
+			for v := tr.Add(-4 * time.Hour); v.Before(tr.Add(4 * time.Hour)); v = v.Add(Slot) {
+				l := v.In(loc)
+				got, kind := WallTime(l.Year(), l.Month(), l.Day(), l.Hour()*60+l.Minute(), loc)
+				if g := got.In(loc); g.Format("2006-01-02 15:04") != l.Format("2006-01-02 15:04") || got.After(v) || (got.Before(v) && kind != WallRepeated) {
+					t.Errorf("%s: wall %s (at %s UTC) -> %s UTC kind %d", name, l.Format("2006-01-02 15:04"), v.UTC().Format("15:04"), got.UTC().Format("2006-01-02 15:04"), kind)
+				}
+			}
+			_, before := tr.Add(-time.Second).In(loc).Zone()
+			_, after := tr.In(loc).Zone()
+			for w := tr.In(time.FixedZone("", before)); w.Before(tr.Add(time.Duration(after-before) * time.Second).In(time.FixedZone("", before))); w = w.Add(Slot) {
+				got, kind := WallTime(w.Year(), w.Month(), w.Day(), w.Hour()*60+w.Minute(), loc)
+				if !got.Equal(tr) || kind != WallSkipped {
+					t.Errorf("%s: skipped wall %s -> %s UTC kind %d; want the jump at %s UTC", name, w.Format("2006-01-02 15:04"), got.UTC().Format("15:04"), kind, tr.UTC().Format("15:04"))
+				}
+			}
+			u = end
+		}
+	}
+	if transitions < 100 {
+		t.Errorf("%d transitions checked; want the zones' many", transitions)
+	}
+	t.Logf("%d transitions checked", transitions)
 }
