@@ -160,6 +160,13 @@ func TestBrowserPollUpdatesLive(t *testing.T) {
 		}
 	}
 	waitFor(t, func() bool { return m.Meet.Streams() == 2 })
+	// What another script wrote for this browser stays (participations.js).
+	if err := chromedp.Do(desk, chromedp.Evaluate[chromedp.Void](`(() => {
+		const box = document.querySelector("#my-answers");
+		box.textContent = "You answered as Me"; box.hidden = false;
+	})()`)); err != nil {
+		t.Fatal(err)
+	}
 
 	day := time.Now().AddDate(0, 0, 10).Format("2006-01-02")
 	answer := func(name, start, end, tier string) {
@@ -215,6 +222,9 @@ func TestBrowserPollUpdatesLive(t *testing.T) {
 	if _, err := chromedp.Run(desk, chromedp.Poll[bool](`!!document.querySelector("section.decision") && !document.querySelector("#join-form") && window.notReloaded === true`,
 		chromedp.WithPollingTimeout(10*time.Second))); err != nil {
 		t.Fatalf("the closed poll did not show live: %v", err)
+	}
+	if mine, err := chromedp.Run(desk, chromedp.Evaluate[string](`document.querySelector("#my-answers:not([hidden])")?.textContent || ""`)); err != nil || mine != "You answered as Me" {
+		t.Errorf("#my-answers = %q after the live updates (%v); want it kept", mine, err)
 	}
 	apptest.Screenshot(t, desk, "meet-live-closed")
 }

@@ -4,7 +4,8 @@
 // then fetched again (a shared cached page, revalidated by its ETag) and what
 // differs is swapped in place: best times, the heat map's colours and who is
 // free, the participants, the comments. What the viewer is using is kept:
-// forms (a name being typed), the heat map's table and its selected cell.
+// forms (a name being typed), the heat map's table and its selected cell,
+// what other scripts wrote.
 const page = document.querySelector("article.poll[data-poll]");
 
 // wait is how long events are gathered before the page is fetched: a
@@ -12,8 +13,12 @@ const page = document.querySelector("article.poll[data-poll]");
 // the fetches of many viewers.
 const wait = () => 400 + Math.random() * 400;
 
-// Elements kept across updates: they hold the viewer's input or listeners.
-const KEEP = "form, table.heat, #who";
+// Elements kept across updates: they hold the viewer's input, listeners, or
+// what another script wrote for this browser (participations.js's "You
+// answered as"). OWNED ones are never touched; the heat map's table and
+// #who are updated in place.
+const OWNED = "form, #my-answers";
+const KEEP = OWNED + ", table.heat, #who";
 
 const sig = (n) => (n.nodeType === 1 ? n.tagName + "#" + n.id + "." + n.getAttribute("class") : "#" + n.nodeType);
 
@@ -50,7 +55,7 @@ function patch(old, fresh) {
     old.dataset.heat = fresh.dataset.heat; // its content is the viewer's selection
     return true;
   }
-  if (old.matches("form")) return true;
+  if (old.matches(OWNED)) return true;
   if (!old.querySelector(KEEP)) {
     old.replaceWith(document.importNode(fresh, true));
     return true;
