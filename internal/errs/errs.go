@@ -26,6 +26,9 @@ const (
 	TooMany                  // 429
 )
 
+// None is no error at all: what KindOf(nil) returns.
+const None Kind = -1
+
 // Error is an error with a kind and a safe message.
 type Error struct {
 	Kind       Kind
@@ -76,5 +79,11 @@ func As(err error) *Error {
 	return &Error{Kind: Internal, Message: "Something went wrong on our side.", Err: err}
 }
 
-// KindOf is As(err).Kind; nil is Internal only if err is not nil.
-func KindOf(err error) Kind { return As(err).Kind }
+// KindOf is As(err).Kind for an error, and None for nil (so that a nil error
+// is never taken for an Internal one).
+func KindOf(err error) Kind {
+	if err == nil {
+		return None
+	}
+	return As(err).Kind
+}
