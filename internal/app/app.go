@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -26,6 +27,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/files"
 	"github.com/tutti-dev/tutti/internal/meet"
+	"github.com/tutti-dev/tutti/internal/memlimit"
 	"github.com/tutti-dev/tutti/internal/module"
 	"github.com/tutti-dev/tutti/internal/pubsub"
 	"github.com/tutti-dev/tutti/internal/roar"
@@ -158,6 +160,11 @@ func (m *Main) registerMetrics() {
 		func() float64 { r, w := m.DB.Stats(); return float64(r.InUse + w.InUse) }))
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tutti_db_connections_open", Help: "Open database connections."},
 		func() float64 { r, w := m.DB.Stats(); return float64(r.OpenConnections + w.OpenConnections) }))
+	if _, err := memlimit.PeakResident(os.DirFS("/")); err == nil { // Linux
+		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tutti_process_peak_resident_memory_bytes",
+			Help: "Peak resident memory since the process started (VmHWM); tutti load reports it."},
+			func() float64 { n, _ := memlimit.PeakResident(os.DirFS("/")); return float64(n) }))
+	}
 	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tutti_db_wait_total", Help: "Times a query waited for a pooled connection."},
 		func() float64 { r, w := m.DB.Stats(); return float64(r.WaitCount + w.WaitCount) }))
 }

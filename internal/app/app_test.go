@@ -48,7 +48,7 @@ func TestOperationsAndLanding(t *testing.T) {
 		}
 		code, body, _ = get(t, base+"/metrics")
 		for _, want := range []string{`tutti_http_requests_total{code="200",route="GET /healthz"}`, "tutti_http_request_duration_seconds_bucket",
-			"tutti_cache_hits_total", "tutti_db_connections_open", "go_goroutines"} {
+			"tutti_cache_hits_total", "tutti_db_connections_open", "go_goroutines", "go_gc_gomemlimit_bytes", "process_resident_memory_bytes", "tutti_process_peak_resident_memory_bytes"} {
 			if !strings.Contains(body, want) {
 				t.Errorf("/metrics lacks %s", want)
 			}

@@ -126,6 +126,7 @@ func serve(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	log := NewLogger(cfg, env.Stderr)
+	defer applyMemoryLimit(cfg, env.Getenv, os.DirFS("/"), log)()
 	m, err := New(ctx, cfg, log)
 	if err != nil {
 		return err
