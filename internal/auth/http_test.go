@@ -25,8 +25,10 @@ import (
 	"github.com/tutti-dev/tutti/internal/ratelimit"
 )
 
-// browser drives a running server like a browser without JavaScript.
+// browser drives a running server like a browser without JavaScript
+// (apptest.Web, with this file's short names).
 type browser struct {
+	*apptest.Web
 	t    *testing.T
 	m    *app.Main
 	c    *http.Client
@@ -34,57 +36,32 @@ type browser struct {
 }
 
 func newBrowser(t *testing.T, m *app.Main) *browser {
-	return &browser{t: t, m: m, c: apptest.Client(t), base: m.URL()}
+	w := apptest.NewWeb(t, m)
+	return &browser{Web: w, t: t, m: m, c: w.Client, base: w.Base}
 }
 
 func (b *browser) do(method, path string, body io.Reader, header http.Header) (*http.Response, string) {
 	b.t.Helper()
-	req, err := http.NewRequest(method, b.base+path, body)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	for k, v := range header {
-		req.Header[k] = v
-	}
-	res, err := b.c.Do(req)
-	if err != nil {
-		b.t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer res.Body.Close()
-	out, _ := io.ReadAll(res.Body)
-	return res, string(out)
+	return b.Do(method, path, body, header)
 }
 
-func (b *browser) get(path string) (*http.Response, string) {
-	b.t.Helper()
-	return b.do("GET", path, nil, nil)
-}
+func (b *browser) get(path string) (*http.Response, string) { b.t.Helper(); return b.Get(path) }
 
 func (b *browser) post(path string, form url.Values) (*http.Response, string) {
 	b.t.Helper()
-	return b.do("POST", path, strings.NewReader(form.Encode()), http.Header{"Content-Type": {"application/x-www-form-urlencoded"}})
+	return b.Post(path, form)
 }
 
-func (b *browser) cookie(name string) *http.Cookie {
-	u, _ := url.Parse(b.base)
-	for _, c := range b.c.Jar.Cookies(u) {
-		if c.Name == name {
-			return c
-		}
-	}
-	return nil
-}
+func (b *browser) cookie(name string) *http.Cookie { return b.Cookie(name) }
 
 func wantStatus(t *testing.T, res *http.Response, body string, want int) {
 	t.Helper()
-	if res.StatusCode != want {
-		t.Fatalf("%s %s: status %d; want %d. Body:\n%.1500s", res.Request.Method, res.Request.URL, res.StatusCode, want, body)
-	}
+	apptest.WantStatus(t, res, body, want)
 }
 
 func wantRedirect(t *testing.T, res *http.Response, body, to string) {
 	t.Helper()
-	wantStatus(t, res, body, http.StatusSeeOther)
+	apptest.WantStatus(t, res, body, http.StatusSeeOther)
 	if got := res.Header.Get("Location"); got != to {
 		t.Fatalf("%s %s: redirect to %q; want %q", res.Request.Method, res.Request.URL, got, to)
 	}

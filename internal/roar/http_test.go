@@ -21,47 +21,30 @@ import (
 	"github.com/tutti-dev/tutti/internal/roar"
 )
 
-// browser is one person using the site without JavaScript: a cookie jar.
+// browser is one person using the site without JavaScript: a cookie jar
+// (apptest.Web, with this file's short names).
 type browser struct {
+	*apptest.Web
 	t    *testing.T
 	c    *http.Client
 	base string
 }
 
 func newBrowser(t *testing.T, m *app.Main) *browser {
-	return &browser{t: t, c: apptest.Client(t), base: m.URL()}
+	w := apptest.NewWeb(t, m)
+	return &browser{Web: w, t: t, c: w.Client, base: w.Base}
 }
 
 func (b *browser) do(method, path string, body io.Reader, header http.Header) (*http.Response, string) {
 	b.t.Helper()
-	req, err := http.NewRequest(method, b.base+path, body)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	for k, v := range header {
-		req.Header[k] = v
-	}
-	res, err := b.c.Do(req)
-	if err != nil {
-		b.t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer res.Body.Close()
-	data, err := io.ReadAll(res.Body)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	return res, string(data)
+	return b.Do(method, path, body, header)
 }
 
-func (b *browser) get(path string) (*http.Response, string) {
-	b.t.Helper()
-	return b.do("GET", path, nil, nil)
-}
+func (b *browser) get(path string) (*http.Response, string) { b.t.Helper(); return b.Get(path) }
 
 func (b *browser) post(path string, form url.Values) (*http.Response, string) {
 	b.t.Helper()
-	return b.do("POST", path, strings.NewReader(form.Encode()),
-		http.Header{"Content-Type": {"application/x-www-form-urlencoded"}})
+	return b.Post(path, form)
 }
 
 // user creates an account and returns a browser signed in as it.
