@@ -67,3 +67,7 @@ func (l *Local) Delete(_ context.Context, keys ...string) {
 		l.c.Invalidate(k)
 	}
 }
+
+// Close stops the backend's periodic clean-up goroutine (otter runs one for
+// expiring entries); the cache must not be used after.
+func (l *Local) Close() { l.c.StopAllGoroutines() }
