@@ -11,6 +11,8 @@ type adminView struct {
 	Fields map[string]string
 	View   *pollView
 	Flash  string
+	Base   string           // scheme and host of full links
+	Tokens map[int64]string // participant id -> secret of their private link
 }
 
 // adminShow is the organizer's private page: their link, the edit form, the
@@ -27,15 +29,32 @@ func (a *App) adminShow(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	av := &adminView{Poll: p, Input: p.Input(), View: v}
+	// The private links: only the organizer's page loads their secrets.
+	tokens, err := a.store.EditTokens(r.Context(), p.ID)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	av := &adminView{Poll: p, Input: p.Input(), View: v, Base: a.base(r), Tokens: tokens}
 	q := r.URL.Query()
 	switch {
 	case q.Has("created"):
 		av.Flash = "Your poll is ready. Keep this page's link: it is your private admin link. Share the poll's public link with participants."
+	case q.Has("removed"):
+		av.Flash = "Saved. The times that no longer fit the poll were removed from the answers; everything else is kept."
 	case q.Has("saved"):
 		av.Flash = "Saved."
 	case q.Has("closed"):
 		av.Flash = "The poll is closed on the chosen time."
 	}
 	a.Site.Render(w, r, http.StatusOK, AdminPage(a, av))
+}
+
+// ownLink is the full private link of participant pid, "" if unknown.
+func (av *adminView) ownLink(pid int64) string {
+	tok, ok := av.Tokens[pid]
+	if !ok {
+		return ""
+	}
+	return av.Base + ownURL(av.Poll, &Participant{ID: pid, EditToken: tok})
 }

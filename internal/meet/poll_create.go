@@ -1,7 +1,9 @@
 package meet
 
 import (
+	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -57,7 +59,10 @@ func (a *App) pollCreate(w http.ResponseWriter, r *http.Request) {
 	a.redirect(w, r, adminURL(&p)+"?created=1")
 }
 
-// pollUpdate saves the organizer's edit.
+// pollUpdate saves the organizer's edit. Answers keep their instants and are
+// clipped to the new dates, daily hours and zone; if that takes anything away,
+// the form comes back with who loses what, and only "Save anyway" (which
+// confirms exactly that loss) writes it.
 func (a *App) pollUpdate(w http.ResponseWriter, r *http.Request) {
 	p, err := a.adminPoll(r)
 	if err != nil {
@@ -71,17 +76,31 @@ func (a *App) pollUpdate(w http.ResponseWriter, r *http.Request) {
 	in := pollInputFrom(r)
 	np, fields := in.Validate(a.Now())
 	if len(fields) > 0 {
-		a.Site.Render(w, r, http.StatusUnprocessableEntity, PollFormPage(a, "Edit poll", adminURL(p), in, fields))
+		a.Site.Render(w, r, http.StatusUnprocessableEntity, PollEditPage(a, p, in, fields, nil))
 		return
 	}
 	np.ID, np.AdminToken = p.ID, p.AdminToken
-	v, err := a.store.UpdatePoll(r.Context(), &np)
+	v, lost, err := a.store.UpdatePoll(r.Context(), &np, r.PostForm.Get("confirm"))
+	if errors.Is(err, ErrEditLoses) {
+		people, err := a.store.Participants(r.Context(), p.ID)
+		if err != nil {
+			a.Site.Error(w, r, err)
+			return
+		}
+		zone, loc := a.zone(w, r, p)
+		a.Site.Render(w, r, http.StatusConflict, PollEditPage(a, p, in, nil, describeLoss(lost, people, zone, loc)))
+		return
+	}
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
 	a.raise(p.ID, v, np.Deadline)
-	a.redirect(w, r, adminURL(p)+"?saved=1")
+	saved := "?saved=1"
+	if len(lost) > 0 {
+		saved += "&removed=" + strconv.Itoa(len(lost))
+	}
+	a.redirect(w, r, adminURL(p)+saved)
 }
 
 // pollDelete removes the poll for good.
