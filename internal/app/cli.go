@@ -187,12 +187,16 @@ func seed(ctx context.Context, env Env, args []string) error {
 		return fmt.Errorf("no seed for %q; %s", args[0], which)
 	}
 	var run module.SeedRun
+	var check func() error
 	var seedFn module.SeedFunc
 	cfg, err := parse("seed "+mod.Name, env, args[1:], func(fs *flag.FlagSet) {
-		seedFn = mod.Seed.Flags(fs)
+		check, seedFn = mod.Seed.Flags(fs)
 		fs.StringVar(&run.Out, "out", "", "where to write the ids for the load test (default DATA-DIR/seed/"+mod.Name+".json)")
 		fs.Uint64Var(&run.RNGSeed, "seed", 1, "random seed")
 	})
+	if err == nil {
+		err = check()
+	}
 	if err != nil {
 		return err
 	}

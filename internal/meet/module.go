@@ -40,16 +40,19 @@ func (a *App) LoadDemo(ctx context.Context, log *slog.Logger) error {
 }
 
 // seedFlags is `tutti seed meet`.
-func seedFlags(fs *flag.FlagSet) module.SeedFunc {
+func seedFlags(fs *flag.FlagSet) (func() error, module.SeedFunc) {
 	size := SeedDefault
 	fs.IntVar(&size.Polls, "polls", size.Polls, "polls to create")
 	fs.IntVar(&size.Participants, "participants", size.Participants, "participants, spread over the polls")
 	fs.IntVar(&size.Timeframes, "timeframes", size.Timeframes, "timeframes, spread over the participants")
 	fs.IntVar(&size.Comments, "comments", size.Comments, "comments")
-	return func(ctx context.Context, d *db.DB, run module.SeedRun) (string, error) {
+	check := func() error {
 		if size.Polls < 1 || size.Participants < 1 || size.Timeframes < 0 || size.Comments < 0 {
-			return "", errors.New("need at least one poll and one participant")
+			return errors.New("need at least one poll and one participant")
 		}
+		return nil
+	}
+	return check, func(ctx context.Context, d *db.DB, run module.SeedRun) (string, error) {
 		ids, err := Seed(ctx, d, size, run.Out, run.Progress, run.RNGSeed)
 		if err != nil {
 			return "", err

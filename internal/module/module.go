@@ -100,10 +100,11 @@ type (
 type Seed struct {
 	// Help is one line for the usage text: what a default seed loads.
 	Help string
-	// Flags declares the seed's own flags on fs and returns the function
-	// that loads the data once the flags are parsed. The core declares
+	// Flags declares the seed's own flags on fs and returns, for after
+	// parsing, check (the flags' values make sense; called before the
+	// database is touched) and run (loads the data). The core declares
 	// --out, --seed and the database settings.
-	Flags func(fs *flag.FlagSet) SeedFunc
+	Flags func(fs *flag.FlagSet) (check func() error, run SeedFunc)
 }
 
 // SeedFunc loads seed data into d and writes the ids the load test needs to

@@ -54,17 +54,20 @@ func (a *App) ForgetAccount(ctx context.Context, tx *db.Tx, userID int64) error 
 func (a *App) AccountForgotten(context.Context, int64) { a.changed() }
 
 // seedFlags is `tutti seed roar`.
-func seedFlags(fs *flag.FlagSet) module.SeedFunc {
+func seedFlags(fs *flag.FlagSet) (func() error, module.SeedFunc) {
 	size := SeedDefault
 	fs.IntVar(&size.Users, "users", size.Users, "users to create, all with the same password")
 	fs.IntVar(&size.Roars, "roars", size.Roars, "roars (a fifth of them replies; some with #hashtags and @mentions)")
 	fs.IntVar(&size.Likes, "likes", size.Likes, "likes, mostly on recent roars")
 	fs.IntVar(&size.Follows, "follows", size.Follows, "follows between the users")
 	password := fs.String("password", SeedPassword, "every seeded user's password")
-	return func(ctx context.Context, d *db.DB, run module.SeedRun) (string, error) {
+	check := func() error {
 		if size.Users < 2 || size.Roars < 1 || size.Likes < 0 || size.Follows < 0 {
-			return "", errors.New("need at least two users and one roar")
+			return errors.New("need at least two users and one roar")
 		}
+		return nil
+	}
+	return check, func(ctx context.Context, d *db.DB, run module.SeedRun) (string, error) {
 		start := time.Now()
 		ids, err := Seed(ctx, d, size, *password, run.Out, run.Progress, run.RNGSeed)
 		if err != nil {
