@@ -547,3 +547,35 @@ func TestAnonymousRequestsStayCheap(t *testing.T) {
 		}
 	})
 }
+
+// TestSettingsWithoutAFileKeepsThePicture: a url-encoded form (no multipart)
+// and a multipart form without the file both save the profile and keep the
+// current picture.
+func TestSettingsWithoutAFileKeepsThePicture(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		ctx := context.Background()
+		b := newBrowser(t, m)
+		b.signup("fay", "fay@example.com", "password1")
+		res, body := b.upload(map[string]string{"display_name": "Fay"}, "me.png", pngBytes(t, 64, 64))
+		wantRedirect(t, res, body, "/account/settings?saved=1")
+		u, _ := m.Auth.ByUsername(ctx, "fay")
+		pic := u.AvatarURL()
+		if pic == "" {
+			t.Fatal("no avatar after the upload")
+		}
+
+		res, body = b.post("/account/settings", url.Values{"display_name": {"Fay F."}, "bio": {"Harp."}})
+		wantRedirect(t, res, body, "/account/settings?saved=1")
+		u, _ = m.Auth.ByUsername(ctx, "fay")
+		if u.DisplayName != "Fay F." || u.Bio != "Harp." || u.AvatarURL() != pic {
+			t.Fatalf("after a url-encoded save: name %q bio %q avatar %q; want Fay F., Harp., %q", u.DisplayName, u.Bio, u.AvatarURL(), pic)
+		}
+
+		res, body = b.upload(map[string]string{"display_name": "Fay G.", "bio": "Lute."}, "", nil)
+		wantRedirect(t, res, body, "/account/settings?saved=1")
+		u, _ = m.Auth.ByUsername(ctx, "fay")
+		if u.DisplayName != "Fay G." || u.Bio != "Lute." || u.AvatarURL() != pic {
+			t.Fatalf("after a multipart save without a file: name %q bio %q avatar %q; want Fay G., Lute., %q", u.DisplayName, u.Bio, u.AvatarURL(), pic)
+		}
+	})
+}
