@@ -459,9 +459,24 @@ func TestLoginRateLimit(t *testing.T) {
 		}
 		res, body := b.post("/account/login", url.Values{"login": {"x"}, "password": {"whatever1"}})
 		wantStatus(t, res, body, http.StatusTooManyRequests)
-		if ra := res.Header.Get("Retry-After"); ra == "" || ra == "0" {
+		ra := res.Header.Get("Retry-After")
+		if ra == "" || ra == "0" {
 			t.Errorf("Retry-After %q; want seconds", ra)
 		}
+		// The 429 is the login form again, with the wait in words, the
+		// login kept and the password not.
+		wantForm := func(body, action, kept, secret string) {
+			t.Helper()
+			for _, want := range []string{`action="` + action + `"`, `value="` + kept + `"`, "Please try again in " + ra + " seconds."} {
+				if !strings.Contains(body, want) {
+					t.Errorf("429 page lacks %q:\n%.3000s", want, body)
+				}
+			}
+			if strings.Contains(body, secret) {
+				t.Errorf("429 page echoes the password")
+			}
+		}
+		wantForm(body, "/account/login", "x", "whatever1")
 		m.Auth.SetLimits(auth.Limits{LoginPerAccount: ratelimit.NewLocal(time.Minute, 2)})
 		for i := 0; i < 2; i++ {
 			b.post("/account/login", url.Values{"login": {"Target"}, "password": {"whatever1"}})
@@ -471,8 +486,15 @@ func TestLoginRateLimit(t *testing.T) {
 
 		m.Auth.SetLimits(auth.Limits{SignupPerIP: ratelimit.NewLocal(time.Minute, 1)})
 		b.signup("first", "first@example.com", "password1")
-		res, body = newBrowser(t, m).post("/account/signup", url.Values{"username": {"second"}, "email": {"s@example.com"}, "password": {"password1"}})
+		res, body = newBrowser(t, m).post("/account/signup", url.Values{"username": {"second"}, "email": {"s@example.com"}, "password": {"secret-pw-2"}})
 		wantStatus(t, res, body, http.StatusTooManyRequests)
+		if ra = res.Header.Get("Retry-After"); ra == "" || ra == "0" {
+			t.Errorf("sign-up Retry-After %q; want seconds", ra)
+		}
+		wantForm(body, "/account/signup", "second", "secret-pw-2")
+		if !strings.Contains(body, `value="s@example.com"`) {
+			t.Errorf("sign-up 429 page lost the e-mail")
+		}
 	})
 }
 
