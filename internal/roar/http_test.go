@@ -222,7 +222,7 @@ func TestBadInputWritesNothing(t *testing.T) {
 		res, _ = ann.do("DELETE", "/roar/roars", nil, nil)
 		wantStatus(t, res, 405, "wrong method")
 		res, _ = ann.get("/roar/?before=x")
-		wantStatus(t, res, 422, "bad cursor")
+		wantStatus(t, res, 400, "bad cursor")
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -33,7 +34,12 @@ func (a *App) stream(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	api := r.URL.Query().Get("format") == "json"
+	q := r.URL.Query()
+	if err := checkFeed(q); err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	api := q.Get("format") == "json"
 	data := func(d delivery) []byte {
 		if api {
 			return d.api
@@ -141,9 +147,24 @@ func lastEventID(r *http.Request) (int64, error) {
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || n < 0 {
-		return 0, errs.Fields(map[string]string{"after": "Must be a roar id."})
+		return 0, errs.BadQuery("after", "a roar id (a positive whole number)")
 	}
 	return n, nil
+}
+
+// checkFeed refuses a ?feed= or ?format= the stream does not know.
+func checkFeed(q url.Values) error {
+	switch q.Get("feed") {
+	case "", "public", "home":
+	default:
+		return errs.BadQuery("feed", "public or home")
+	}
+	switch q.Get("format") {
+	case "", "json":
+	default:
+		return errs.BadQuery("format", "json (or absent, for pages)")
+	}
+	return nil
 }
 
 func writeEvent(w io.Writer, e *Event, data []byte) {
@@ -176,6 +197,9 @@ func (f *filter) pass(e *Event) bool {
 // as HTML articles, oldest first (at most 200), for the page's script.
 func (a *App) livePoll(w http.ResponseWriter, r *http.Request) {
 	since, err := queryID(r, "since")
+	if err == nil {
+		err = checkFeed(r.URL.Query())
+	}
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
