@@ -25,6 +25,7 @@ func (a *App) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /roar/reports", a.reportsShow)
 
 	mux.HandleFunc("POST /roar/roars", a.postCreate)
+	mux.HandleFunc("POST /roar/notifications/seen", a.notificationsSeen)
 	mux.HandleFunc("POST /roar/r/{id}/like", a.toggle("liked", "likes", a.Like))
 	mux.HandleFunc("POST /roar/r/{id}/repost", a.toggle("reposted", "reposts", a.Repost))
 	mux.HandleFunc("POST /roar/r/{id}/delete", a.roarDelete)

@@ -35,7 +35,7 @@ func TestRoarIDsFollowCommitOrder(t *testing.T) {
 	defer let() // a failing check must not leave the transaction open
 	go func() {
 		aDone <- d.WithTx(ctx, func(tx *db.Tx) error {
-			id, err := s.insert(ctx, tx, Post{Author: author, Body: "first, committed last"})
+			id, err := s.insert(ctx, tx, Post{Author: author, Body: "first, committed last"}, nil)
 			inserted <- id
 			<-release
 			return err
@@ -46,7 +46,7 @@ func TestRoarIDsFollowCommitOrder(t *testing.T) {
 	go func() {
 		var id int64
 		err := d.WithTx(ctx, func(tx *db.Tx) (err error) {
-			id, err = s.insert(ctx, tx, Post{Author: author, Body: "second"})
+			id, err = s.insert(ctx, tx, Post{Author: author, Body: "second"}, nil)
 			return err
 		})
 		if err != nil {

@@ -46,8 +46,9 @@ func (a *App) stream(w http.ResponseWriter, r *http.Request) {
 		}
 		return d.page
 	}
-	f := &filter{}
+	f := &filter{quiet: q.Get("feed") == "none"}
 	if u := auth.UserFrom(ctx); u != nil {
+		f.me = u.ID
 		if f.rel, err = a.store.Relations(ctx, u.ID); err != nil {
 			a.Site.Error(w, r, err)
 			return
@@ -72,7 +73,7 @@ func (a *App) stream(w http.ResponseWriter, r *http.Request) {
 	// The response writer buffers; each round of events is flushed once.
 	io.WriteString(w, "retry: 2000\n\n")
 	sent := after
-	if after > 0 {
+	if after > 0 && !f.quiet {
 		backlog, err := a.store.Timeline(ctx, Query{Since: after, Limit: 500})
 		if err != nil {
 			return
@@ -155,9 +156,9 @@ func lastEventID(r *http.Request) (int64, error) {
 // checkFeed refuses a ?feed= or ?format= the stream does not know.
 func checkFeed(q url.Values) error {
 	switch q.Get("feed") {
-	case "", "public", "home":
+	case "", "public", "home", "none":
 	default:
-		return errs.BadQuery("feed", "public or home")
+		return errs.BadQuery("feed", "public, home or none")
 	}
 	switch q.Get("format") {
 	case "", "json":
@@ -177,13 +178,22 @@ func writeEvent(w io.Writer, e *Event, data []byte) {
 }
 
 // filter is what one stream shows: not the authors the viewer does not see,
-// and on the home feed only the people they follow.
+// on the home feed only the people they follow, and only the viewer's own
+// "notify" events (feed=none: only those, for a page without a timeline).
 type filter struct {
 	rel     *Relations
 	follows map[int64]bool // nil: everyone
+	me      int64          // the viewer (0: a visitor)
+	quiet   bool           // feed=none
 }
 
 func (f *filter) pass(e *Event) bool {
+	if e.Type == "notify" {
+		return f.me != 0 && e.ID == f.me
+	}
+	if f.quiet {
+		return false
+	}
 	if e.Type != "roar" {
 		return true
 	}
