@@ -1,16 +1,19 @@
 package auth_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"fmt"
 	"image"
 	"image/color"
 	"image/jpeg"
 	"image/png"
 	"io"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -598,6 +601,36 @@ func TestSettingsWithoutAFileKeepsThePicture(t *testing.T) {
 		u, _ = m.Auth.ByUsername(ctx, "fay")
 		if u.DisplayName != "Fay G." || u.Bio != "Lute." || u.AvatarURL() != pic {
 			t.Fatalf("after a multipart save without a file: name %q bio %q avatar %q; want Fay G., Lute., %q", u.DisplayName, u.Bio, u.AvatarURL(), pic)
+		}
+	})
+}
+
+// TestOversizeUploadReads413 drives the real server as a client that sends
+// its whole body before reading (Python's urllib does): an avatar upload
+// over the limit gets the 413 page, not a connection reset.
+func TestOversizeUploadReads413(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		u, _ := url.Parse(m.URL())
+		body := bytes.Repeat([]byte("x"), 12<<20)
+		for _, path := range []string{"/account/settings", "/account/login"} {
+			c, err := net.Dial("tcp", u.Host)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.SetDeadline(time.Now().Add(20 * time.Second))
+			fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: %d\r\n\r\n", path, u.Host, len(body))
+			if _, err := c.Write(body); err != nil {
+				t.Fatalf("%s: writing the whole body: %v; want the server to read it", path, err)
+			}
+			res, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err != nil {
+				t.Fatalf("%s: reading the answer: %v; want 413", path, err)
+			}
+			page, _ := io.ReadAll(res.Body)
+			c.Close()
+			if res.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(page), "The request is too large.") {
+				t.Fatalf("%s: %d %.300s; want the 413 page", path, res.StatusCode, page)
+			}
 		}
 	})
 }
