@@ -160,7 +160,9 @@ document.addEventListener("click", (ev) => {
 });
 function focusOnHash() { const ta = replyBox(); if (location.hash === "#compose" && ta) focusReply(ta); }
 window.addEventListener("hashchange", focusOnHash);
-focusOnHash();
+// The browser's own scroll to the fragment, at load, resets the focus: after it.
+if (document.readyState === "complete") focusOnHash();
+else window.addEventListener("load", () => requestAnimationFrame(focusOnHash));
 
 // The live timeline, and the badge: a page without a timeline listens to
 // feed=none, which carries only the viewer's "notify" events.
