@@ -199,7 +199,7 @@ func (a *App) buildPollView(ctx context.Context, id, zone string, pq pageQuery) 
 	}
 	slots := p.Slots()
 	v.Tally = Tally(slots, tfs)
-	v.Best = Best(v.Tally, BestLimit)
+	v.Best = Best(v.Tally, p.Duration(), BestLimit)
 	v.Grid = BuildGrid(slots, v.Loc)
 	v.HeatJSON = heatJSON(people, v.Tally)
 	return v, nil
