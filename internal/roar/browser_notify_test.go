@@ -74,6 +74,7 @@ func TestBrowserUnreadBadgeAndReplyFocus(t *testing.T) {
 	if eval(ann, `document.getElementById("unseen").hidden`) || !eval(ann, `window.__sameLoad === true`) {
 		t.Fatal("the badge did not show 1 without a reload")
 	}
+	poll(ann, `!document.getElementById("notes-new").hidden`) // the page offers the new ones
 	apptest.Screenshot(t, ann, "roar-badge-live-desktop")
 
 	// A like of bob's roar by ann: bob's badge, on his timeline, says 1.
@@ -82,6 +83,12 @@ func TestBrowserUnreadBadgeAndReplyFocus(t *testing.T) {
 	_, err = chromedp.Run(bob, waitText(`#unseen`, "1"))
 	must(err)
 	apptest.Screenshot(t, bob, "roar-badge-live-phone")
+	// Bob's notifications on the phone: the script marks them read and
+	// hides the no-JS button, shown again here for the screenshot's sake.
+	must(chromedp.Do(bob, chromedp.Navigate(base+"/roar/notifications"), chromedp.WaitVisible(`.note.unseen`)))
+	poll(bob, `document.getElementById("mark-seen").hidden`)
+	eval(bob, `(document.getElementById("mark-seen").hidden = false, true)`)
+	apptest.Screenshot(t, bob, "roar-notifications-phone")
 
 	// Opening the notifications marks them read by the page's POST.
 	must(chromedp.Do(ann, chromedp.Navigate(base+"/roar/notifications"), chromedp.WaitVisible(`.note.unseen`)))

@@ -172,7 +172,13 @@ let source = null, pollTimer = null, failures = 0;
 function connect() {
   source = new EventSource(`${app.dataset.stream || "/roar/stream"}?feed=${feed}&after=${newest()}`);
   source.addEventListener("open", () => { failures = 0; stopPolling(); });
-  source.addEventListener("notify", (e) => { setUnread(JSON.parse(e.data).unread); });
+  source.addEventListener("notify", (e) => {
+    const n = JSON.parse(e.data).unread;
+    setUnread(n);
+    // On the notifications page, offer the new ones.
+    const more = document.getElementById("notes-new");
+    if (more && n > 0) more.hidden = false;
+  });
   source.addEventListener("roar", (e) => { const d = JSON.parse(e.data); insert(d.html, "prepend"); });
   source.addEventListener("like", (e) => { const d = JSON.parse(e.data); setCount(d.id, "like-count", d.likes); });
   source.addEventListener("counts", (e) => {
