@@ -74,3 +74,34 @@ func TestOverLimitBodyStillGets413(t *testing.T) {
 		})
 	}
 }
+
+// TestOverLimitWithExpectContinueAnswersAtOnce: a client that asks
+// "Expect: 100-continue" and announces too much gets the 413 at once and
+// is not waited for (it sends no body after a final answer).
+func TestOverLimitWithExpectContinueAnswersAtOnce(t *testing.T) {
+	assets, _ := NewAssets(StaticFS(), "/static/")
+	site := &Site{Assets: assets, Log: slog.New(slog.DiscardHandler)}
+	srv := httptest.NewServer(site.LimitBody(1<<20, nil)(http.NotFoundHandler()))
+	defer srv.Close()
+	c, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	fmt.Fprintf(c, "POST /x HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n", 8<<20)
+	start := time.Now()
+	br := bufio.NewReader(c)
+	res, err := http.ReadResponse(br, nil)
+	if err != nil || res.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("answer %v %v; want 413", res, err)
+	}
+	io.ReadAll(res.Body)
+	// The server closes the connection without waiting for a body.
+	if _, err := br.ReadByte(); err != io.EOF {
+		t.Errorf("after the 413: %v; want the connection closed", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("closed after %v; want at once (no lingering for a body that never comes)", d)
+	}
+}

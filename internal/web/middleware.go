@@ -245,7 +245,11 @@ func limitBody(n int64, larger map[string]int64, tooLarge http.HandlerFunc) Midd
 			if r.ContentLength > limit {
 				w.Header().Set("Connection", "close")
 				tooLarge(w, r)
-				linger(w, body)
+				// A client that asked "Expect: 100-continue" sends no body
+				// after a final answer: there is nothing to wait for.
+				if !strings.EqualFold(r.Header.Get("Expect"), "100-continue") {
+					linger(w, body)
+				}
 				return
 			}
 			lb := &limitedBody{ReadCloser: http.MaxBytesReader(w, body, limit)}
