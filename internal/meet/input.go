@@ -83,7 +83,7 @@ func (in PollInput) Validate(now time.Time) (Poll, map[string]string) {
 		errs["tz"] = "Pick a time zone from the list."
 	}
 	if d := strings.TrimSpace(in.Deadline); d != "" && loc != nil {
-		t, err := time.ParseInLocation("2006-01-02T15:04", d, loc)
+		t, err := parseLocalDateTime(d, loc)
 		switch {
 		case err != nil:
 			errs["deadline"] = "Give the deadline as a date and time."
@@ -152,6 +152,23 @@ func longestRun(slots []time.Time) time.Duration {
 		best = max(best, run)
 	}
 	return time.Duration(best) * Slot
+}
+
+// parseLocalDateTime reads YYYY-MM-DDTHH:MM (a datetime-local field) as a
+// wall-clock time in loc, by WallTime's rule.
+func parseLocalDateTime(s string, loc *time.Location) (time.Time, error) {
+	t, err := time.Parse("2006-01-02T15:04", s)
+	if err != nil {
+		return time.Time{}, err
+	}
+	w, _ := wallOn(t, t.Hour()*60+t.Minute(), loc)
+	return w, nil
+}
+
+// offsetOf is t's UTC offset in seconds.
+func offsetOf(t time.Time) int {
+	_, off := t.Zone()
+	return off
 }
 
 // parseClock reads HH:MM on the quarter hour as minutes after midnight;
@@ -245,10 +262,17 @@ func ParseTimeframe(p *Poll, date, start, end, tier, tz string) (Timeframe, map[
 	if len(errs) > 0 {
 		return tf, errs
 	}
-	y, m, dd := d.Date()
-	tf.Start = wallTime(y, m, dd, s, loc).UTC()
-	tf.End = wallTime(y, m, dd, e, loc).UTC()
+	t0, sk := wallOn(d, s, loc)
+	t1, ek := wallOn(d, e, loc)
+	tf.Start, tf.End = t0.UTC(), t1.UTC()
 	if !tf.Start.Before(tf.End) {
+		if s < e && sk == WallSkipped && ek == WallSkipped {
+			// Both ends in the same skipped stretch: nothing is left of it.
+			from := t0.In(time.FixedZone("", offsetOf(t0.Add(-time.Second).In(loc))))
+			errs["start"] = fmt.Sprintf("On %s the clocks in %s go forward from %s to %s: %s–%s does not exist that day.",
+				d.Format("Mon 2 Jan 2006"), loc, from.Format("15:04"), t0.Format("15:04"), fmtMinutes(s), fmtMinutes(e))
+			return tf, errs
+		}
 		errs["end"] = "The end must be after the start."
 		return tf, errs
 	}

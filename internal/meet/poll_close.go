@@ -51,8 +51,8 @@ func (in CloseInput) Validate(p *Poll) (start, end time.Time, fields map[string]
 			fields["start"] = "Give the start as a date and a time on the quarter hour."
 			return start, end, fields
 		}
-		y, mo, dd := day.Date()
-		start = wallTime(y, mo, dd, m, loc).UTC()
+		w, _ := wallOn(day, m, loc)
+		start = w.UTC()
 	}
 	if len(fields) > 0 {
 		return start, end, fields

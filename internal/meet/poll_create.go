@@ -20,18 +20,15 @@ func pollInputFrom(r *http.Request) PollInput {
 }
 
 // pollNew shows the empty form, with sensible defaults: the next seven days,
-// 09:00 to 17:00 (the zone is filled in by the browser).
+// 09:00 to 17:00, in the viewer's zone (the cookie; without one the page
+// script puts the browser's zone in the form).
 func (a *App) pollNew(w http.ResponseWriter, r *http.Request) {
-	today := a.Now().UTC()
-	in := PollInput{
-		StartDate: today.Format(time.DateOnly), EndDate: today.AddDate(0, 0, 6).Format(time.DateOnly),
-		DayStart: "09:00", DayEnd: "17:00", TZ: "UTC", Duration: "60",
+	in := PollInput{DayStart: "09:00", DayEnd: "17:00", TZ: "UTC", Duration: "60"}
+	if z := zoneCookie(r); z != "" {
+		in.TZ = z
 	}
-	if c, err := r.Cookie("meet_tz"); err == nil {
-		if _, err := time.LoadLocation(c.Value); err == nil && c.Value != "" {
-			in.TZ = c.Value
-		}
-	}
+	today := a.Now().In(mustLoc(in.TZ))
+	in.StartDate, in.EndDate = today.Format(time.DateOnly), today.AddDate(0, 0, 6).Format(time.DateOnly)
 	a.Site.Render(w, r, http.StatusOK, PollFormPage(a, "New poll", "/meet/polls", in, nil))
 }
 

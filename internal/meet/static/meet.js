@@ -17,7 +17,10 @@ function detectZone() {
     sel.value = zone;
   }
   if (hasCookie) return;
-  document.cookie = "meet_tz=" + encodeURIComponent(zone) + "; path=/meet/; max-age=31536000; samesite=lax";
+  // The name as is: the server reads the cookie raw, and every character of
+  // an IANA name ("America/New_York", "Etc/GMT+5") may stand in a cookie.
+  if (!/^[A-Za-z0-9_+\/-]+$/.test(zone)) return;
+  document.cookie = "meet_tz=" + zone + "; path=/meet/; max-age=31536000; samesite=lax";
   const page = $("[data-zone]");
   if (page && page.dataset.zone !== zone && !location.search.includes("tz=")) location.reload();
 }
