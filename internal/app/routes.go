@@ -76,6 +76,6 @@ func (m *Main) routes() http.Handler {
 		web.SecurityHeaders,
 		web.CrossOrigin(m.Site),
 		m.Auth.Middleware,
-		web.LimitBodyWith(m.Config.MaxBodyBytes, auth.BodyLimits()),
+		m.Site.LimitBody(m.Config.MaxBodyBytes, auth.BodyLimits()),
 	)
 }

@@ -24,6 +24,7 @@ const (
 	Unauthorized             // 401: not signed in
 	TooLarge                 // 413
 	TooMany                  // 429
+	BadRequest               // 400: a malformed request, e.g. a query parameter (no form fields)
 )
 
 // None is no error at all: what KindOf(nil) returns.
@@ -61,6 +62,12 @@ func E(kind Kind, format string, args ...any) *Error {
 // Fields makes an Invalid error carrying field messages.
 func Fields(fields map[string]string) *Error {
 	return &Error{Kind: Invalid, Message: "Please correct the marked fields.", Fields: fields}
+}
+
+// BadQuery makes a BadRequest error for the malformed query parameter name,
+// which must be what (e.g. "a roar id").
+func BadQuery(name, what string) *Error {
+	return E(BadRequest, "The %s parameter must be %s.", name, what)
 }
 
 // Slow makes a TooMany error that tells the client to retry after d.

@@ -151,8 +151,13 @@ func TestPostReadLikeReplyAndNotify(t *testing.T) {
 			}
 		}
 		_, page = ann.get("/roar/")
-		if strings.Contains(page, `id="unseen"`) {
-			t.Error("notifications still unseen after viewing them")
+		if !strings.Contains(page, `id="unseen">2<`) {
+			t.Error("a GET of the notifications marked them seen")
+		}
+		ann.post("/roar/notifications/seen", url.Values{"up_to": {"999999"}})
+		_, page = ann.get("/roar/")
+		if !strings.Contains(page, `id="unseen" hidden>0<`) {
+			t.Error("notifications still unseen after marking them seen")
 		}
 		_, page = bob.get("/roar/notifications")
 		if !strings.Contains(page, "mentioned you") {
@@ -205,7 +210,7 @@ func TestBadInputWritesNothing(t *testing.T) {
 		res, _ = ann.do("DELETE", "/roar/roars", nil, nil)
 		wantStatus(t, res, 405, "wrong method")
 		res, _ = ann.get("/roar/?before=x")
-		wantStatus(t, res, 422, "bad cursor")
+		wantStatus(t, res, 400, "bad cursor")
 	})
 }
 
@@ -533,11 +538,17 @@ type sse struct{ id, event, data string }
 
 func openStream(t *testing.T, ctx context.Context, u, lastID string) <-chan sse {
 	t.Helper()
+	return openStreamWith(t, ctx, http.DefaultClient, u, lastID)
+}
+
+// openStreamWith opens the stream with client c (a signed-in user's jar).
+func openStreamWith(t *testing.T, ctx context.Context, c *http.Client, u, lastID string) <-chan sse {
+	t.Helper()
 	req, _ := http.NewRequestWithContext(ctx, "GET", u, nil)
 	if lastID != "" {
 		req.Header.Set("Last-Event-ID", lastID)
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

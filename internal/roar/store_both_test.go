@@ -46,7 +46,7 @@ func (f *storeFixture) tx(fn func(ctx context.Context, tx *db.Tx) error) error {
 func (f *storeFixture) post(p Post) int64 {
 	f.t.Helper()
 	var id int64
-	if err := f.tx(func(ctx context.Context, tx *db.Tx) (err error) { id, err = f.s.insert(ctx, tx, p); return err }); err != nil {
+	if err := f.tx(func(ctx context.Context, tx *db.Tx) (err error) { id, err = f.s.insert(ctx, tx, p, nil); return err }); err != nil {
 		f.t.Fatalf("insert %+v: %v", p, err)
 	}
 	return id
@@ -111,7 +111,7 @@ func TestStoreTimelinesAndCounts(t *testing.T) {
 			t.Errorf("the repost %+v does not carry its original %d", r, c1)
 		}
 		if err := f.tx(func(ctx context.Context, tx *db.Tx) error {
-			_, err := f.s.insert(ctx, tx, Post{Author: f.bob, RepostOf: c1})
+			_, err := f.s.insert(ctx, tx, Post{Author: f.bob, RepostOf: c1}, nil)
 			return err
 		}); errs.KindOf(err) != errs.Conflict {
 			t.Errorf("reposting twice: %v; want a conflict", err)
@@ -125,14 +125,14 @@ func TestStoreTimelinesAndCounts(t *testing.T) {
 		wantIDs(t, "#jazz (any case)", f.timeline(Query{Tag: "jazz"}), c1, a1)
 		wantIDs(t, "thread of a1 (oldest first)", f.timeline(Query{Thread: a1}), b1, a2)
 		wantIDs(t, "cat's home before following", f.timeline(Query{Home: f.cat}), c1)
-		if err := f.tx(func(ctx context.Context, tx *db.Tx) error { return f.s.relate(ctx, tx, f.cat, f.bob, "follow", true) }); err != nil {
+		if err := f.tx(func(ctx context.Context, tx *db.Tx) error { return f.s.relate(ctx, tx, f.cat, f.bob, "follow", true, nil) }); err != nil {
 			t.Fatal(err)
 		}
 		wantIDs(t, "cat's home following bob", f.timeline(Query{Home: f.cat}), bRepost, c1, b1)
 
 		// Likes: idempotent, counted, and seen by Liked; reposts by Reposted.
 		for _, on := range []bool{true, true} {
-			if err := f.tx(func(ctx context.Context, tx *db.Tx) error { _, err := f.s.like(ctx, tx, a1, f.bob, on); return err }); err != nil {
+			if err := f.tx(func(ctx context.Context, tx *db.Tx) error { _, err := f.s.like(ctx, tx, a1, f.bob, on, nil); return err }); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -145,7 +145,7 @@ func TestStoreTimelinesAndCounts(t *testing.T) {
 		if rep, err := f.s.Reposted(ctx, f.bob, []int64{a1, c1}); err != nil || !rep[c1] || rep[a1] {
 			t.Errorf("Reposted = %v, %v; want only %d", rep, err, c1)
 		}
-		if err := f.tx(func(ctx context.Context, tx *db.Tx) error { _, err := f.s.like(ctx, tx, a1, f.bob, false); return err }); err != nil {
+		if err := f.tx(func(ctx context.Context, tx *db.Tx) error { _, err := f.s.like(ctx, tx, a1, f.bob, false, nil); return err }); err != nil {
 			t.Fatal(err)
 		}
 		if r := f.roar(a1); r.Likes != 0 {
@@ -169,17 +169,17 @@ func TestStoreBlocksRemovalsAndForgetting(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		f := newStoreFixture(t, d)
 		a1 := f.post(Post{Author: f.ann, Body: "ann speaks"})
-		if err := f.tx(func(ctx context.Context, tx *db.Tx) error { return f.s.relate(ctx, tx, f.ann, f.cat, "block", true) }); err != nil {
+		if err := f.tx(func(ctx context.Context, tx *db.Tx) error { return f.s.relate(ctx, tx, f.ann, f.cat, "block", true, nil) }); err != nil {
 			t.Fatal(err)
 		}
 		err := f.tx(func(ctx context.Context, tx *db.Tx) error {
-			_, err := f.s.insert(ctx, tx, Post{Author: f.cat, Body: "hi", ReplyTo: a1})
+			_, err := f.s.insert(ctx, tx, Post{Author: f.cat, Body: "hi", ReplyTo: a1}, nil)
 			return err
 		})
 		if errs.KindOf(err) != errs.Forbidden {
 			t.Errorf("a blocked user's reply: %v; want forbidden", err)
 		}
-		if err := f.tx(func(ctx context.Context, tx *db.Tx) error { _, err := f.s.like(ctx, tx, a1, f.cat, true); return err }); errs.KindOf(err) != errs.Forbidden {
+		if err := f.tx(func(ctx context.Context, tx *db.Tx) error { _, err := f.s.like(ctx, tx, a1, f.cat, true, nil); return err }); errs.KindOf(err) != errs.Forbidden {
 			t.Errorf("a blocked user's like: %v; want forbidden", err)
 		}
 
@@ -203,7 +203,7 @@ func TestStoreBlocksRemovalsAndForgetting(t *testing.T) {
 		}
 
 		// Forgetting bob (account deletion): his like and repost stop counting.
-		if err := f.tx(func(ctx context.Context, tx *db.Tx) error { _, err := f.s.like(ctx, tx, a1, f.bob, true); return err }); err != nil {
+		if err := f.tx(func(ctx context.Context, tx *db.Tx) error { _, err := f.s.like(ctx, tx, a1, f.bob, true, nil); return err }); err != nil {
 			t.Fatal(err)
 		}
 		if err := f.tx(func(ctx context.Context, tx *db.Tx) error {

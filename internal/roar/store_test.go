@@ -37,7 +37,7 @@ func TestRoarIDsFollowCommitOrder(t *testing.T) {
 	defer let() // a failing check must not leave the transaction open
 	go func() {
 		aDone <- d.WithTx(ctx, func(tx *db.Tx) error {
-			id, err := s.insert(ctx, tx, Post{Author: author, Body: "first, committed last"})
+			id, err := s.insert(ctx, tx, Post{Author: author, Body: "first, committed last"}, nil)
 			if err == nil {
 				err = db.Scan(tx.QueryRow(ctx, "SELECT pg_backend_pid()"), &pidA)
 			}
@@ -51,7 +51,7 @@ func TestRoarIDsFollowCommitOrder(t *testing.T) {
 	go func() {
 		var id int64
 		err := d.WithTx(ctx, func(tx *db.Tx) (err error) {
-			id, err = s.insert(ctx, tx, Post{Author: author, Body: "second"})
+			id, err = s.insert(ctx, tx, Post{Author: author, Body: "second"}, nil)
 			return err
 		})
 		if err != nil {
