@@ -115,7 +115,8 @@ func TestPollStream(t *testing.T) {
 		o.Routes(mux)
 		srv := httptest.NewServer(mux)
 		defer srv.Close()
-		s2 := &site{t: t, m: m, c: apptest.Client(t), base: srv.URL}
+		w2 := &apptest.Web{T: t, Client: apptest.Client(t), Base: srv.URL}
+		s2 := &site{Web: w2, t: t, m: m, c: w2.Client, base: w2.Base}
 		s2.join(pub, "Grace")
 		nextEvent(t, events, "answers")
 

@@ -42,6 +42,7 @@ type Deps struct {
 	Live      *live.Group // ends the live streams at shutdown; nil: Shutdown does
 	Auth      *auth.Service
 	PostLimit Limiter          // roars, replies and reposts per user; nil: unlimited
+	Local     *cache.Cache     // this process's own cache, for rendered articles; nil: Cache
 	Now       func() time.Time // nil: time.Now
 }
 
@@ -82,7 +83,10 @@ func New(ctx context.Context, d Deps) (*App, error) {
 		return nil, err
 	}
 	a.version.Store(v)
-	a.frags = cache.New(cache.NewLocal(64 << 20))
+	a.frags = d.Local
+	if a.frags == nil {
+		a.frags = d.Cache
+	}
 	if a.hub, err = live.New(d.Live, live.Options[Event]{
 		Bus: d.Bus, Subject: subject, Encode: message,
 		// Some instance changed roar: visitors' version is old.
@@ -91,9 +95,6 @@ func New(ctx context.Context, d Deps) (*App, error) {
 		return nil, err
 	}
 	a.writes = d.DB.NewBatcher(256)
-	if d.Auth != nil {
-		d.Auth.OnDelete(a.store.forgetUser, func(context.Context, int64) { a.changed() })
-	}
 	return a, nil
 }
 
