@@ -2,6 +2,7 @@ package meet
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +24,7 @@ const testICS = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n" +
 
 func TestParseBusy(t *testing.T) {
 	from, to := utc("2030-03-01 00:00"), utc("2030-03-31 00:00")
-	got, err := ParseBusy(strings.NewReader(testICS), from, to, 100)
+	got, err := ParseBusy(context.Background(), strings.NewReader(testICS), from, to, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,10 +44,10 @@ func TestParseBusy(t *testing.T) {
 			t.Errorf("interval %d = %s-%s; want %s-%s", i, got[i].Start.Format("01-02 15:04"), got[i].End.Format("01-02 15:04"), w[0], w[1])
 		}
 	}
-	if _, err := ParseBusy(strings.NewReader("hello"), from, to, 10); err != ErrBadCalendar {
+	if _, err := ParseBusy(context.Background(), strings.NewReader("hello"), from, to, 10); err != ErrBadCalendar {
 		t.Errorf("garbage: %v; want ErrBadCalendar", err)
 	}
-	if got, _ := ParseBusy(strings.NewReader(testICS), from, to, 2); len(got) != 2 {
+	if got, _ := ParseBusy(context.Background(), strings.NewReader(testICS), from, to, 2); len(got) != 2 {
 		t.Errorf("max 2: got %d", len(got))
 	}
 }
@@ -59,7 +60,7 @@ func TestEventICSAndCSV(t *testing.T) {
 			t.Errorf(".ics lacks %q:\n%s", s, b)
 		}
 	}
-	if back, err := ParseBusy(strings.NewReader(b), utc("2030-03-01 00:00"), utc("2030-03-31 00:00"), 10); err != nil || len(back) != 1 {
+	if back, err := ParseBusy(context.Background(), strings.NewReader(b), utc("2030-03-01 00:00"), utc("2030-03-31 00:00"), 10); err != nil || len(back) != 1 {
 		t.Errorf("our own .ics does not read back: %v %v", back, err)
 	}
 	var buf bytes.Buffer
