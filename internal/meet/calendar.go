@@ -12,37 +12,6 @@ import (
 	"github.com/emersion/go-ical"
 )
 
-// EventICS is the closed poll's chosen time as an iCalendar file.
-func EventICS(p *Poll, start, end time.Time, url string, now time.Time) []byte {
-	cal := ical.NewCalendar()
-	cal.Props.SetText(ical.PropVersion, "2.0")
-	cal.Props.SetText(ical.PropProductID, "-//tutti//meet//EN")
-	cal.Props.SetText(ical.PropCalendarScale, "GREGORIAN")
-	ev := ical.NewEvent()
-	ev.Props.SetText(ical.PropUID, p.ID+"@meet.tutti")
-	ev.Props.SetDateTime(ical.PropDateTimeStamp, now.UTC())
-	ev.Props.SetDateTime(ical.PropDateTimeStart, start.UTC())
-	ev.Props.SetDateTime(ical.PropDateTimeEnd, end.UTC())
-	ev.Props.SetText(ical.PropSummary, p.Title)
-	desc := url
-	if p.Description != "" {
-		desc = p.Description + "\n\n" + url
-	}
-	ev.Props.SetText(ical.PropDescription, desc)
-	if url != "" {
-		u := ical.NewProp(ical.PropURL)
-		u.SetValueType(ical.ValueURI)
-		u.Value = url
-		ev.Props.Set(u)
-	}
-	cal.Children = append(cal.Children, ev.Component)
-	var buf bytes.Buffer
-	if err := ical.NewEncoder(&buf).Encode(cal); err != nil {
-		return nil // the fields above are always valid
-	}
-	return buf.Bytes()
-}
-
 // CalendarError is an .ics file the import refuses; its message is for the
 // user.
 type CalendarError struct{ msg string }

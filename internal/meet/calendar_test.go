@@ -54,7 +54,11 @@ func TestParseBusy(t *testing.T) {
 
 func TestEventICSAndCSV(t *testing.T) {
 	p := &Poll{ID: "AAAAAAAAAAAAAAAAAAAAAA", Title: "Dinner, with; friends", Description: "Bring food", TZ: "UTC"}
-	b := string(EventICS(p, utc("2030-03-04 18:00"), utc("2030-03-04 20:00"), "http://x/meet/polls/A", utc("2030-03-01 00:00")))
+	ics, err := EventICS(p, utc("2030-03-04 18:00"), utc("2030-03-04 20:00"), "http://x/meet/polls/A", utc("2030-03-01 00:00"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := string(ics)
 	for _, s := range []string{"BEGIN:VEVENT", "DTSTART:20300304T180000Z", "DTEND:20300304T200000Z", `SUMMARY:Dinner\, with\; friends`, "UID:AAAAAAAAAAAAAAAAAAAAAA@meet.tutti"} {
 		if !strings.Contains(b, s) {
 			t.Errorf(".ics lacks %q:\n%s", s, b)
@@ -64,7 +68,7 @@ func TestEventICSAndCSV(t *testing.T) {
 		t.Errorf("our own .ics does not read back: %v %v", back, err)
 	}
 	var buf bytes.Buffer
-	err := WriteCSV(&buf, p, []Participant{{ID: 1, Name: "=HYPERLINK(\"x\")"}, {ID: 2, Name: "Ada"}},
+	err = WriteCSV(&buf, p, []Participant{{ID: 1, Name: "=HYPERLINK(\"x\")"}, {ID: 2, Name: "Ada"}},
 		[]Timeframe{{ParticipantID: 1, Start: utc("2030-03-04 09:00"), End: utc("2030-03-04 10:00"), Tier: 2},
 			{ParticipantID: 2, Start: utc("2030-03-04 11:00"), End: utc("2030-03-04 11:15"), Tier: 1}}, time.UTC)
 	want := "participant,date,start,end,tier,tier_name,zone\n\"'=HYPERLINK(\"\"x\"\")\",2030-03-04,09:00,10:00,2,fine,UTC\nAda,2030-03-04,11:00,11:15,1,preferred,UTC\n"
