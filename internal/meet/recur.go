@@ -565,8 +565,8 @@ func (e *expansion) setPosPeriod(first, end int64, ntimes int) error {
 func (e *expansion) subDaily() error {
 	r := e.r
 	unit := map[rrule.Frequency]int64{rrule.HOURLY: 3600, rrule.MINUTELY: 60, rrule.SECONDLY: 1}[r.freq]
-	step := unit * r.interval // civil seconds between active periods
-	startPeriod := r.startSec - r.startSec%unit
+	step := unit * r.interval                              // civil seconds between active periods
+	startPeriod := r.startSec - floorMod(r.startSec, unit) // before 1970 too
 	lastDay := r.dayOf(e.to)
 	day := r.dayOf(e.from)
 	if r.count > 0 {
@@ -581,7 +581,7 @@ func (e *expansion) subDaily() error {
 				}
 				e.left -= int(skip)
 				startPeriod += skip * step
-				day = startPeriod / 86400
+				day = (startPeriod - floorMod(startPeriod, 86400)) / 86400
 			}
 		}
 	}
@@ -760,6 +760,14 @@ func civilFromDays(z int64) (y, m, d int) {
 		y++
 	}
 	return y, m, d
+}
+
+// floorMod is a mod b in [0, b), for a negative a too.
+func floorMod(a, b int64) int64 {
+	if m := a % b; m < 0 {
+		return m + b
+	}
+	return a % b
 }
 
 // weekdayOf is a day's weekday, 0 = Monday (rrule-go's numbering).

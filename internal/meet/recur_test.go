@@ -191,6 +191,9 @@ func TestRecurFarBack(t *testing.T) {
 		{"FREQ=SECONDLY;INTERVAL=86400", time.Date(1990, 1, 1, 12, 0, 0, 0, time.UTC), 61},
 		{"FREQ=SECONDLY;INTERVAL=86400;COUNT=20000", time.Date(1990, 1, 1, 12, 0, 0, 0, time.UTC), 61},
 		{"FREQ=MINUTELY;BYHOUR=12;BYMINUTE=0", time.Date(1990, 1, 1, 12, 0, 0, 0, time.UTC), 61},
+		{"FREQ=HOURLY;INTERVAL=5", time.Date(1960, 5, 5, 10, 30, 0, 0, time.UTC), 293},
+		{"FREQ=HOURLY;INTERVAL=5;COUNT=200000", time.Date(1960, 5, 5, 10, 30, 0, 0, time.UTC), 293},
+		{"FREQ=MINUTELY;INTERVAL=97;BYSECOND=7", time.Date(1969, 12, 31, 23, 59, 0, 0, time.UTC), 906},
 	} {
 		r, err := newRecurRule(c.rule, c.start)
 		if err != nil {
@@ -200,6 +203,15 @@ func TestRecurFarBack(t *testing.T) {
 		got, err := r.expand(w, from, to)
 		if err != nil || len(got) != c.n {
 			t.Errorf("%s from %s: %d occurrences, %v; want %d", c.rule, c.start.Format(time.DateOnly), len(got), err, c.n)
+		}
+		if c.start.Year() < 1970 || strings.HasPrefix(c.rule, "FREQ=HOURLY") {
+			// Cheap enough for rrule-go's walk from DTSTART.
+			opt, _ := rrule.StrToROption(c.rule)
+			opt.Dtstart = c.start
+			rr, _ := rrule.NewRRule(*opt)
+			if want := rr.Between(from, to, true); len(want) != len(got) || len(got) > 0 && !got[0].Equal(want[0]) {
+				t.Errorf("%s from %s: %d occurrences from %v; rrule-go %d from %v", c.rule, c.start, len(got), first(got), len(want), first(want))
+			}
 		}
 		if spent := calendarBudget - w.left; spent > 5000 {
 			t.Errorf("%s from %s: %d work units; want at most 5000", c.rule, c.start.Format(time.DateOnly), spent)
