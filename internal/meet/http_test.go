@@ -396,5 +396,21 @@ func TestBusyImport(t *testing.T) {
 		if res.StatusCode != 422 || !strings.Contains(body, "not a valid calendar") {
 			t.Errorf("garbage upload: %d; want 422 with a message", res.StatusCode)
 		}
+		// Every second since 2020: refused at once with a message (it kept
+		// a core busy for good).
+		start := time.Now()
+		res, body = upload("s.ics", "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:s\r\nDTSTART:20200101T000000Z\r\n"+
+			"DTEND:20200101T000001Z\r\nRRULE:FREQ=SECONDLY\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
+		if res.StatusCode != 422 || !strings.Contains(body, "repeat too often") || time.Since(start) > 5*time.Second {
+			t.Errorf("SECONDLY since 2020: %d after %v; want 422 with a message", res.StatusCode, time.Since(start))
+		}
+		// A weekly meeting since 2016 (a leap year: any date exists) on the poll's first day.
+		first, _ := time.Parse("20060102", day)
+		weekly := "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:w\r\nDTSTART;TZID=Europe/Berlin:2016" + first.Format("0102") +
+			"T100000\r\nDTEND;TZID=Europe/Berlin:2016" + first.Format("0102") + "T110000\r\nRRULE:FREQ=WEEKLY;BYDAY=" +
+			strings.ToUpper(first.Weekday().String()[:2]) + "\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+		if res, _ := upload("weekly.ics", weekly); res.StatusCode != 303 || !strings.Contains(res.Header.Get("Location"), "imported=1") {
+			t.Errorf("weekly since 2016: %d %q; want 303 with imported=1", res.StatusCode, res.Header.Get("Location"))
+		}
 	})
 }

@@ -125,14 +125,19 @@ func TestStoreTimelinesAndCounts(t *testing.T) {
 		wantIDs(t, "#jazz (any case)", f.timeline(Query{Tag: "jazz"}), c1, a1)
 		wantIDs(t, "thread of a1 (oldest first)", f.timeline(Query{Thread: a1}), b1, a2)
 		wantIDs(t, "cat's home before following", f.timeline(Query{Home: f.cat}), c1)
-		if err := f.tx(func(ctx context.Context, tx *db.Tx) error { return f.s.relate(ctx, tx, f.cat, f.bob, "follow", true, nil) }); err != nil {
+		if err := f.tx(func(ctx context.Context, tx *db.Tx) error {
+			return f.s.relate(ctx, tx, f.cat, f.bob, "follow", true, nil)
+		}); err != nil {
 			t.Fatal(err)
 		}
 		wantIDs(t, "cat's home following bob", f.timeline(Query{Home: f.cat}), bRepost, c1, b1)
 
 		// Likes: idempotent, counted, and seen by Liked; reposts by Reposted.
 		for _, on := range []bool{true, true} {
-			if err := f.tx(func(ctx context.Context, tx *db.Tx) error { _, err := f.s.like(ctx, tx, a1, f.bob, on, nil); return err }); err != nil {
+			if err := f.tx(func(ctx context.Context, tx *db.Tx) error {
+				_, err := f.s.like(ctx, tx, a1, f.bob, on, nil)
+				return err
+			}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -145,7 +150,10 @@ func TestStoreTimelinesAndCounts(t *testing.T) {
 		if rep, err := f.s.Reposted(ctx, f.bob, []int64{a1, c1}); err != nil || !rep[c1] || rep[a1] {
 			t.Errorf("Reposted = %v, %v; want only %d", rep, err, c1)
 		}
-		if err := f.tx(func(ctx context.Context, tx *db.Tx) error { _, err := f.s.like(ctx, tx, a1, f.bob, false, nil); return err }); err != nil {
+		if err := f.tx(func(ctx context.Context, tx *db.Tx) error {
+			_, err := f.s.like(ctx, tx, a1, f.bob, false, nil)
+			return err
+		}); err != nil {
 			t.Fatal(err)
 		}
 		if r := f.roar(a1); r.Likes != 0 {
@@ -169,7 +177,9 @@ func TestStoreBlocksRemovalsAndForgetting(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		f := newStoreFixture(t, d)
 		a1 := f.post(Post{Author: f.ann, Body: "ann speaks"})
-		if err := f.tx(func(ctx context.Context, tx *db.Tx) error { return f.s.relate(ctx, tx, f.ann, f.cat, "block", true, nil) }); err != nil {
+		if err := f.tx(func(ctx context.Context, tx *db.Tx) error {
+			return f.s.relate(ctx, tx, f.ann, f.cat, "block", true, nil)
+		}); err != nil {
 			t.Fatal(err)
 		}
 		err := f.tx(func(ctx context.Context, tx *db.Tx) error {
@@ -179,7 +189,10 @@ func TestStoreBlocksRemovalsAndForgetting(t *testing.T) {
 		if errs.KindOf(err) != errs.Forbidden {
 			t.Errorf("a blocked user's reply: %v; want forbidden", err)
 		}
-		if err := f.tx(func(ctx context.Context, tx *db.Tx) error { _, err := f.s.like(ctx, tx, a1, f.cat, true, nil); return err }); errs.KindOf(err) != errs.Forbidden {
+		if err := f.tx(func(ctx context.Context, tx *db.Tx) error {
+			_, err := f.s.like(ctx, tx, a1, f.cat, true, nil)
+			return err
+		}); errs.KindOf(err) != errs.Forbidden {
 			t.Errorf("a blocked user's like: %v; want forbidden", err)
 		}
 
@@ -203,7 +216,10 @@ func TestStoreBlocksRemovalsAndForgetting(t *testing.T) {
 		}
 
 		// Forgetting bob (account deletion): his like and repost stop counting.
-		if err := f.tx(func(ctx context.Context, tx *db.Tx) error { _, err := f.s.like(ctx, tx, a1, f.bob, true, nil); return err }); err != nil {
+		if err := f.tx(func(ctx context.Context, tx *db.Tx) error {
+			_, err := f.s.like(ctx, tx, a1, f.bob, true, nil)
+			return err
+		}); err != nil {
 			t.Fatal(err)
 		}
 		if err := f.tx(func(ctx context.Context, tx *db.Tx) error {
