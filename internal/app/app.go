@@ -66,6 +66,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		return nil, err
 	}
 	m.DB = d
+	d.SetLog(log, web.RequestID)
 	if err := d.Migrate(ctx, log, Migrations()...); err != nil {
 		d.Close()
 		return nil, err
@@ -238,6 +239,7 @@ func (m *Main) Close() error {
 	if m.Roar != nil {
 		m.Roar.Close()
 	}
+	m.DB.CloseBatch() // the writes still queued commit before the bus goes
 	var err error
 	if m.Bus != nil {
 		err = m.Bus.Close()

@@ -94,7 +94,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 		a.hub.close()
 		return nil, err
 	}
-	a.writes = d.DB.NewBatcher(256)
+	a.writes = d.DB.Batch() // the core's, shared with every app
 	if d.Auth != nil {
 		d.Auth.OnDelete(a.store.forgetUser, func(context.Context, int64) { a.changed() })
 	}
@@ -107,10 +107,9 @@ func (a *App) Store() *Store { return a.store }
 // Shutdown ends the live streams (so that the HTTP server can stop).
 func (a *App) Shutdown() { a.hub.close() }
 
-// Close commits the writes still queued and stops listening to the bus; call
-// it after the HTTP server stopped, before the database closes.
+// Close stops listening to the bus; call it after the HTTP server stopped.
+// The writes still queued are the core's to commit (db.CloseBatch).
 func (a *App) Close() {
-	a.writes.Close()
 	if a.unsub != nil {
 		a.unsub()
 	}
