@@ -25,7 +25,10 @@ import (
 	"github.com/tutti-dev/tutti/internal/config"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/files"
+	"github.com/tutti-dev/tutti/internal/jobs"
+	"github.com/tutti-dev/tutti/internal/mail"
 	"github.com/tutti-dev/tutti/internal/meet"
+	"github.com/tutti-dev/tutti/internal/ops"
 	"github.com/tutti-dev/tutti/internal/pubsub"
 	"github.com/tutti-dev/tutti/internal/ratelimit"
 	"github.com/tutti-dev/tutti/internal/roar"
@@ -47,6 +50,9 @@ type Main struct {
 	Auth     *auth.Service
 	Meet     *meet.App
 	Roar     *roar.App
+	Jobs     *jobs.Queue  // background work and the outbox
+	Mail     *mail.Mailer // outgoing mail, fed from the outbox
+	Ops      *ops.Ops     // the operators' pages
 
 	srv *http.Server
 	ln  net.Listener
@@ -55,7 +61,7 @@ type Main struct {
 // Migrations lists every app's migrations, in the order they are applied:
 // auth first, since apps refer to its users.
 func Migrations() []db.Migrations {
-	return []db.Migrations{auth.Migrations, meet.Migrations, roar.Migrations}
+	return []db.Migrations{auth.Migrations, jobs.Migrations, ops.Migrations, meet.Migrations, roar.Migrations}
 }
 
 // New opens the database, migrates it and builds the handler; it does not listen.
@@ -76,6 +82,15 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		return nil, err
 	}
 	m.Cache = cache.New(cache.NewLocal(cfg.CacheSize))
+	m.Jobs = jobs.New(d, jobs.Options{Bus: m.Bus, Log: log})
+	if m.Mail, err = mail.New(mail.Config{SMTPURL: cfg.SMTPURL, From: cfg.MailFrom, PerSecond: float64(cfg.MailPerSecond),
+		Dir: filepath.Join(cfg.DataDir, "mail"), Log: log}, m.Jobs); err != nil {
+		m.Close()
+		return nil, err
+	}
+	if cfg.SMTPURL != "" && cfg.BaseURL == "" {
+		log.Warn("mail is sent but --base-url is not set: links in mail take the host of the request that asked for them")
+	}
 	assets, err := web.NewAssets(web.StaticFS(), "/static/")
 	if err != nil {
 		m.Close()
@@ -104,6 +119,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		m.Close()
 		return nil, err
 	}
+	m.Auth.EnableMail(auth.MailDeps{Jobs: m.Jobs, Mail: m.Mail, BaseURL: cfg.BaseURL})
+	m.Ops = ops.New(ops.Deps{DB: d, Site: m.Site, Jobs: m.Jobs, Mail: m.Mail, Log: log})
 	m.Meet, err = meet.New(meet.Deps{DB: d, Cache: m.Cache, Site: m.Site, Log: log, BaseURL: cfg.BaseURL})
 	if err != nil {
 		m.Close()
@@ -200,6 +217,9 @@ func (m *Main) Serve(ctx context.Context) error {
 	if m.Config.DebugAddr != "" {
 		go m.serveDebug()
 	}
+	if err := m.Jobs.Start(); err != nil {
+		return err
+	}
 	if st := m.Auth.Sessions(); st != nil {
 		go st.RunCleanup(ctx, time.Hour, m.Log)
 	}
@@ -213,7 +233,11 @@ func (m *Main) Serve(ctx context.Context) error {
 	sctx, cancel := context.WithTimeout(context.Background(), m.Config.ShutdownTimeout)
 	defer cancel()
 	if err := m.srv.Shutdown(sctx); err != nil {
+		m.Jobs.Stop(sctx)
 		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := m.Jobs.Stop(sctx); err != nil { // running jobs finish within the same deadline
+		m.Log.Warn("shutdown", "err", err)
 	}
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
@@ -238,6 +262,11 @@ func (m *Main) serveDebug() {
 func (m *Main) Close() error {
 	if m.Roar != nil {
 		m.Roar.Close()
+	}
+	if m.Jobs != nil { // already stopped by Serve; else at once
+		ctx, cancel := context.WithTimeout(context.Background(), m.Config.ShutdownTimeout)
+		m.Jobs.Stop(ctx)
+		cancel()
 	}
 	m.DB.CloseBatch() // the writes still queued commit before the bus goes
 	var err error

@@ -54,6 +54,7 @@ func (m *Main) routes() http.Handler {
 	m.Auth.Routes(mux)
 	m.Meet.Routes(mux)
 	m.Roar.Routes(mux)
+	m.Ops.Routes(mux)
 	for _, a := range m.Site.Apps {
 		if !a.Ready {
 			mux.HandleFunc("GET "+a.Path, func(w http.ResponseWriter, r *http.Request) {

@@ -186,7 +186,7 @@ func (db *DB) Rebind(q string) string {
 
 // Query runs a read on the read pool.
 func (db *DB) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	db.queries.Add(1)
+	db.count(ctx)
 	rows, err := db.read.QueryContext(ctx, db.Rebind(q), args...)
 	return rows, translate(err)
 }
@@ -194,7 +194,7 @@ func (db *DB) Query(ctx context.Context, q string, args ...any) (*sql.Rows, erro
 // QueryRow runs a single-row read on the read pool; Scan returns errs.ErrNotFound
 // through Scan(row, ...) in this package.
 func (db *DB) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
-	db.queries.Add(1)
+	db.count(ctx)
 	return db.read.QueryRowContext(ctx, db.Rebind(q), args...)
 }
 
@@ -207,4 +207,18 @@ func (db *DB) Exec(ctx context.Context, q string, args ...any) (sql.Result, erro
 		return err
 	})
 	return res, err
+}
+
+type uncountedKey struct{}
+
+// Uncounted marks ctx so that the statements run with it are left out of
+// Queries: a background worker's polling is not what a request costs.
+func Uncounted(ctx context.Context) context.Context {
+	return context.WithValue(ctx, uncountedKey{}, true)
+}
+
+func (db *DB) count(ctx context.Context) {
+	if ctx.Value(uncountedKey{}) == nil {
+		db.queries.Add(1)
+	}
 }

@@ -304,7 +304,7 @@ func (q *Queue) worker() {
 	t := time.NewTimer(0)
 	defer t.Stop()
 	for !q.stopping() {
-		j, err := q.claim(context.Background())
+		j, err := q.claim(db.Uncounted(context.Background()))
 		if err != nil {
 			q.log.Warn("jobs: claim", "err", err)
 		}
@@ -347,7 +347,7 @@ func (q *Queue) run(j *Job) {
 	} else {
 		err = call(ctx, h, j)
 	}
-	bg := context.Background()
+	bg := db.Uncounted(context.Background())
 	now := q.o.Now()
 	switch {
 	case err == nil:
