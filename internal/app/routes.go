@@ -15,6 +15,12 @@ import (
 func (m *Main) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /static/", m.Site.Assets)
+	// Pages link their icon (web.Layout); clients that ask for the old
+	// default name are sent to it rather than answered 404.
+	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=86400")
+		http.Redirect(w, r, m.Site.Assets.URL("favicon.svg"), http.StatusMovedPermanently)
+	})
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		w.Write([]byte("ok\n"))

@@ -66,7 +66,7 @@ func TestEventICSAndCSV(t *testing.T) {
 	err := WriteCSV(&buf, p, []Participant{{ID: 1, Name: "=HYPERLINK(\"x\")"}, {ID: 2, Name: "Ada"}},
 		[]Timeframe{{ParticipantID: 1, Start: utc("2030-03-04 09:00"), End: utc("2030-03-04 10:00"), Tier: 2},
 			{ParticipantID: 2, Start: utc("2030-03-04 11:00"), End: utc("2030-03-04 11:15"), Tier: 1}}, time.UTC)
-	want := "participant,date,start,end,tier,tier_name,zone\n\"'=HYPERLINK(\"\"x\"\")\",2030-03-04,09:00,10:00,2,fine,UTC\nAda,2030-03-04,11:00,11:15,1,preferred,UTC\n"
+	want := "participant,date,start,end,tier,tier_name,zone,start_at,end_at\n\"'=HYPERLINK(\"\"x\"\")\",2030-03-04,09:00,10:00,2,fine,UTC,2030-03-04T09:00:00Z,2030-03-04T10:00:00Z\nAda,2030-03-04,11:00,11:15,1,preferred,UTC,2030-03-04T11:00:00Z,2030-03-04T11:15:00Z\n"
 	if err != nil || buf.String() != want {
 		t.Errorf("csv = %q, %v; want %q", buf.String(), err, want)
 	}

@@ -30,6 +30,7 @@ type participantView struct {
 	Form        map[string]string // form values kept on error
 	CommentText string
 	Flash       string
+	Base        string // scheme and host of full links
 }
 
 // participantAdd adds the viewer to the poll by name and sends them to their
@@ -109,6 +110,7 @@ func (a *App) renderParticipant(w http.ResponseWriter, r *http.Request, p *Poll,
 	v := &participantView{Poll: p, Who: pt, Own: own, Locked: a.locked(p), Fields: fields, Form: form, CommentText: comment}
 	zone, loc := a.zone(w, r, p)
 	v.Zone, v.Loc = zone, loc
+	v.Base = a.base(r)
 	var err error
 	if v.Timeframes, err = a.store.ParticipantTimeframes(ctx, p.ID, pt.ID); err != nil {
 		a.Site.Error(w, r, err)

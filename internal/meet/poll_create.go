@@ -1,11 +1,11 @@
 package meet
 
 import (
+	"errors"
 	"net/http"
-	"strings"
+	"strconv"
 	"time"
 
-	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -15,23 +15,20 @@ func pollInputFrom(r *http.Request) PollInput {
 		Title: f.Get("title"), Description: f.Get("description"),
 		StartDate: f.Get("start_date"), EndDate: f.Get("end_date"),
 		DayStart: f.Get("day_start"), DayEnd: f.Get("day_end"),
-		TZ: f.Get("tz"), Deadline: f.Get("deadline"),
+		TZ: f.Get("tz"), Deadline: f.Get("deadline"), Duration: f.Get("duration"),
 	}
 }
 
 // pollNew shows the empty form, with sensible defaults: the next seven days,
-// 09:00 to 17:00 (the zone is filled in by the browser).
+// 09:00 to 17:00, in the viewer's zone (the cookie; without one the page
+// script puts the browser's zone in the form).
 func (a *App) pollNew(w http.ResponseWriter, r *http.Request) {
-	today := a.Now().UTC()
-	in := PollInput{
-		StartDate: today.Format(time.DateOnly), EndDate: today.AddDate(0, 0, 6).Format(time.DateOnly),
-		DayStart: "09:00", DayEnd: "17:00", TZ: "UTC",
+	in := PollInput{DayStart: "09:00", DayEnd: "17:00", TZ: "UTC", Duration: "60"}
+	if z := zoneCookie(r); z != "" {
+		in.TZ = z
 	}
-	if c, err := r.Cookie("meet_tz"); err == nil {
-		if _, err := time.LoadLocation(c.Value); err == nil && c.Value != "" {
-			in.TZ = c.Value
-		}
-	}
+	today := a.Now().In(mustLoc(in.TZ))
+	in.StartDate, in.EndDate = today.Format(time.DateOnly), today.AddDate(0, 0, 6).Format(time.DateOnly)
 	a.Site.Render(w, r, http.StatusOK, PollFormPage(a, "New poll", "/meet/polls", in, nil))
 }
 
@@ -57,7 +54,10 @@ func (a *App) pollCreate(w http.ResponseWriter, r *http.Request) {
 	a.redirect(w, r, adminURL(&p)+"?created=1")
 }
 
-// pollUpdate saves the organizer's edit.
+// pollUpdate saves the organizer's edit. Answers keep their instants and are
+// clipped to the new dates, daily hours and zone; if that takes anything away,
+// the form comes back with who loses what, and only "Save anyway" (which
+// confirms exactly that loss) writes it.
 func (a *App) pollUpdate(w http.ResponseWriter, r *http.Request) {
 	p, err := a.adminPoll(r)
 	if err != nil {
@@ -71,17 +71,31 @@ func (a *App) pollUpdate(w http.ResponseWriter, r *http.Request) {
 	in := pollInputFrom(r)
 	np, fields := in.Validate(a.Now())
 	if len(fields) > 0 {
-		a.Site.Render(w, r, http.StatusUnprocessableEntity, PollFormPage(a, "Edit poll", adminURL(p), in, fields))
+		a.Site.Render(w, r, http.StatusUnprocessableEntity, PollEditPage(a, p, in, fields, nil))
 		return
 	}
 	np.ID, np.AdminToken = p.ID, p.AdminToken
-	v, err := a.store.UpdatePoll(r.Context(), &np)
+	v, lost, err := a.store.UpdatePoll(r.Context(), &np, r.PostForm.Get("confirm"))
+	if errors.Is(err, ErrEditLoses) {
+		people, err := a.store.Participants(r.Context(), p.ID)
+		if err != nil {
+			a.Site.Error(w, r, err)
+			return
+		}
+		zone, loc := a.zone(w, r, p)
+		a.Site.Render(w, r, http.StatusConflict, PollEditPage(a, p, in, nil, describeLoss(lost, people, zone, loc)))
+		return
+	}
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
 	a.raise(p.ID, v, np.Deadline)
-	a.redirect(w, r, adminURL(p)+"?saved=1")
+	saved := "?saved=1"
+	if len(lost) > 0 {
+		saved += "&removed=" + strconv.Itoa(len(lost))
+	}
+	a.redirect(w, r, adminURL(p)+saved)
 }
 
 // pollDelete removes the poll for good.
@@ -120,38 +134,6 @@ func (a *App) pollDuplicate(w http.ResponseWriter, r *http.Request) {
 	}
 	rememberPoll(w, r, &np)
 	a.redirect(w, r, adminURL(&np)+"?created=1")
-}
-
-// pollClose records the chosen time; the poll then shows the decision and
-// offers an .ics file.
-func (a *App) pollClose(w http.ResponseWriter, r *http.Request) {
-	p, err := a.adminPoll(r)
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
-	if err := web.ParseForm(r, 1<<16); err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
-	s, e := r.PostForm.Get("start"), r.PostForm.Get("end")
-	if c := r.PostForm.Get("choice"); c != "" {
-		s, e, _ = strings.Cut(c, "/")
-	}
-	start, err1 := time.Parse(time.RFC3339, s)
-	end, err2 := time.Parse(time.RFC3339, e)
-	if err1 != nil || err2 != nil || p.CheckRange(start.UTC(), end.UTC()) != nil {
-		a.Site.Error(w, r, errs.Fields(map[string]string{"start": "Pick one of the proposed times."}))
-		return
-	}
-	start, end = start.UTC(), end.UTC()
-	v, err := a.store.ClosePoll(r.Context(), p.ID, &start, &end)
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
-	a.raise(p.ID, v, p.Deadline)
-	a.redirect(w, r, adminURL(p)+"?closed=1")
 }
 
 // pollReopen undoes a close.

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"hash/fnv"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/cache"
@@ -103,19 +105,44 @@ func (a *App) zoneName(w http.ResponseWriter, r *http.Request) string {
 	if r.URL.RawQuery == "" && len(r.Header["Cookie"]) == 0 {
 		return ""
 	}
-	if tz := r.URL.Query().Get("tz"); tz != "" {
-		if _, err := time.LoadLocation(tz); err == nil && tz != "Local" {
-			http.SetCookie(w, &http.Cookie{Name: "meet_tz", Value: tz, Path: "/meet/", MaxAge: 365 * 86400,
-				SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
-			return tz
+	if tz := r.URL.Query().Get("tz"); validZone(tz) {
+		http.SetCookie(w, &http.Cookie{Name: "meet_tz", Value: tz, Path: "/meet/", MaxAge: 365 * 86400,
+			SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+		return tz
+	}
+	return zoneCookie(r)
+}
+
+// zoneCookie is the zone in the meet_tz cookie (the browser's detected zone,
+// or the one picked in the switcher), or "". The value is an IANA name as
+// is ("America/New_York": every character of such names may stand in a
+// cookie), but a percent-encoded one ("America%2FNew_York", as earlier page
+// scripts wrote it) is read too.
+func zoneCookie(r *http.Request) string {
+	c, err := r.Cookie("meet_tz")
+	if err != nil {
+		return ""
+	}
+	z := c.Value
+	if strings.Contains(z, "%") {
+		if u, err := url.QueryUnescape(z); err == nil {
+			z = u
 		}
 	}
-	if c, err := r.Cookie("meet_tz"); err == nil && c.Value != "Local" {
-		if _, err := time.LoadLocation(c.Value); err == nil {
-			return c.Value
-		}
+	if !validZone(z) {
+		return ""
 	}
-	return ""
+	return z
+}
+
+// validZone reports whether z names a zone of the database ("Local" and ""
+// are not zones a viewer can have).
+func validZone(z string) bool {
+	if z == "" || z == "Local" || len(z) > 64 {
+		return false
+	}
+	_, err := time.LoadLocation(z)
+	return err == nil
 }
 
 func (a *App) renderPoll(ctx context.Context, id, zone string, pq pageQuery, etag string) ([]byte, time.Duration, error) {
@@ -181,7 +208,7 @@ func (a *App) buildPollView(ctx context.Context, id, zone string, pq pageQuery) 
 	}
 	slots := p.Slots()
 	v.Tally = Tally(slots, tfs)
-	v.Best = Best(v.Tally, BestLimit)
+	v.Best = Best(v.Tally, p.Duration(), BestLimit)
 	v.Grid = BuildGrid(slots, v.Loc)
 	v.HeatJSON = heatJSON(people, v.Tally)
 	return v, nil

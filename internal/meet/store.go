@@ -24,14 +24,14 @@ type Store struct {
 var ErrLocked = errs.E(errs.Conflict, "This poll is locked: its answer deadline has passed or it has been closed.")
 
 const pollCols = `id, admin_token, title, description, start_date, end_date, day_start, day_end, tz,
-	deadline, closed_start, closed_end, version, created_at, updated_at`
+	deadline, closed_start, closed_end, version, created_at, updated_at, duration_minutes`
 
 func scanPoll(sc interface{ Scan(...any) error }) (*Poll, error) {
 	var p Poll
 	var deadline, cs, ce sql.NullInt64
 	var created, updated int64
 	err := sc.Scan(&p.ID, &p.AdminToken, &p.Title, &p.Description, &p.StartDate, &p.EndDate,
-		&p.DayStart, &p.DayEnd, &p.TZ, &deadline, &cs, &ce, &p.Version, &created, &updated)
+		&p.DayStart, &p.DayEnd, &p.TZ, &deadline, &cs, &ce, &p.Version, &created, &updated, &p.DurationMinutes)
 	if err != nil {
 		return nil, err
 	}
@@ -104,66 +104,102 @@ func (s *Store) PollsByID(ctx context.Context, ids []string) ([]Poll, error) {
 func (s *Store) CreatePoll(ctx context.Context, p *Poll) error {
 	now := s.now().UTC().Truncate(time.Second)
 	p.Version, p.CreatedAt, p.UpdatedAt = 1, now, now
-	_, err := s.db.Exec(ctx, `INSERT INTO meet_polls (`+pollCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+	p.DurationMinutes = int(p.Duration() / time.Minute)
+	_, err := s.db.Exec(ctx, `INSERT INTO meet_polls (`+pollCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		p.ID, p.AdminToken, p.Title, p.Description, p.StartDate, p.EndDate, p.DayStart, p.DayEnd, p.TZ,
-		nullUnix(p.Deadline), nullUnix(p.ClosedStart), nullUnix(p.ClosedEnd), p.Version, now.Unix(), now.Unix())
+		nullUnix(p.Deadline), nullUnix(p.ClosedStart), nullUnix(p.ClosedEnd), p.Version, now.Unix(), now.Unix(),
+		p.DurationMinutes)
 	if err != nil {
 		return fmt.Errorf("meet: create poll: %w", err)
 	}
 	return nil
 }
 
-// UpdatePoll saves the organizer's edit of p's settings. Timeframes that no
-// longer fit the new dates or window are removed, since nobody could see them.
-func (s *Store) UpdatePoll(ctx context.Context, p *Poll) (int64, error) {
+// ErrEditLoses is returned by UpdatePoll when the edit would take answers
+// away and the organizer has not confirmed exactly that loss.
+var ErrEditLoses = errs.E(errs.Conflict, "This change removes answers that no longer fit the poll; confirm to save it.")
+
+// UpdatePoll saves the organizer's edit of p's settings in one transaction.
+// Answers keep their instants: each timeframe is clipped to the new slots
+// (ClipTimeframes), what still fits is kept. If anything would be lost and
+// confirm is not LossToken of exactly that loss, nothing is written and the
+// error is ErrEditLoses, with the lost stretches returned for the organizer
+// to confirm.
+func (s *Store) UpdatePoll(ctx context.Context, p *Poll, confirm string) (int64, []Timeframe, error) {
 	var v int64
+	var lost []Timeframe
 	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
+		// The UPDATE comes first: it locks the poll's row, so that no answer
+		// arrives between the clipping and the commit.
 		err := db.Scan(tx.QueryRow(ctx, `UPDATE meet_polls SET title = ?, description = ?, start_date = ?, end_date = ?,
-			day_start = ?, day_end = ?, tz = ?, deadline = ?, version = version + 1, updated_at = ?
+			day_start = ?, day_end = ?, tz = ?, deadline = ?, duration_minutes = ?, version = version + 1, updated_at = ?
 			WHERE id = ? RETURNING version`,
 			p.Title, p.Description, p.StartDate, p.EndDate, p.DayStart, p.DayEnd, p.TZ, nullUnix(p.Deadline),
-			s.now().Unix(), p.ID), &v)
+			int(p.Duration()/time.Minute), s.now().Unix(), p.ID), &v)
+		if err != nil {
+			return notFound(err)
+		}
+		tfs, err := txTimeframes(ctx, tx, p.ID)
 		if err != nil {
 			return err
 		}
-		return pruneOutside(ctx, tx, p)
+		var kept []Timeframe
+		var changed []int64
+		kept, lost, changed = ClipTimeframes(p.Slots(), tfs)
+		if len(lost) > 0 && confirm != LossToken(lost) {
+			return ErrEditLoses
+		}
+		for start := 0; start < len(changed); start += 500 {
+			chunk := changed[start:min(start+500, len(changed))]
+			args := make([]any, len(chunk))
+			for i, id := range chunk {
+				args[i] = id
+			}
+			if _, err := tx.Exec(ctx, `DELETE FROM meet_timeframes WHERE id IN (`+
+				strings.TrimSuffix(strings.Repeat("?,", len(chunk)), ",")+`)`, args...); err != nil {
+				return err
+			}
+		}
+		const per = 200
+		for start := 0; start < len(kept); start += per {
+			chunk := kept[start:min(start+per, len(kept))]
+			args := make([]any, 0, 5*len(chunk))
+			for _, t := range chunk {
+				args = append(args, p.ID, t.ParticipantID, t.Start.Unix(), t.End.Unix(), t.Tier)
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO meet_timeframes (poll_id, participant_id, start_at, end_at, tier) VALUES `+
+				strings.TrimSuffix(strings.Repeat("(?,?,?,?,?),", len(chunk)), ","), args...); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
-		return 0, fmt.Errorf("meet: update poll: %w", err)
+		return 0, lost, fmt.Errorf("meet: update poll: %w", err)
 	}
 	p.Version = v
-	return v, nil
+	return v, lost, nil
 }
 
-// pruneOutside deletes timeframes that no longer fit p's slots.
-func pruneOutside(ctx context.Context, tx *db.Tx, p *Poll) error {
-	rows, err := tx.Query(ctx, `SELECT id, start_at, end_at FROM meet_timeframes WHERE poll_id = ?`, p.ID)
+// txTimeframes reads every timeframe of a poll inside tx.
+func txTimeframes(ctx context.Context, tx *db.Tx, pollID string) ([]Timeframe, error) {
+	rows, err := tx.Query(ctx, `SELECT id, participant_id, start_at, end_at, tier FROM meet_timeframes
+		WHERE poll_id = ? ORDER BY participant_id, start_at, id`, pollID)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var drop []any
+	defer rows.Close()
+	var out []Timeframe
 	for rows.Next() {
-		var id, a, b int64
-		if err := rows.Scan(&id, &a, &b); err != nil {
-			rows.Close()
-			return err
+		var t Timeframe
+		var a, b int64
+		if err := rows.Scan(&t.ID, &t.ParticipantID, &a, &b, &t.Tier); err != nil {
+			return nil, err
 		}
-		if p.CheckRange(time.Unix(a, 0).UTC(), time.Unix(b, 0).UTC()) != nil {
-			drop = append(drop, id)
-		}
+		t.Start, t.End = time.Unix(a, 0).UTC(), time.Unix(b, 0).UTC()
+		out = append(out, t)
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	for start := 0; start < len(drop); start += 500 {
-		chunk := drop[start:min(start+500, len(drop))]
-		if _, err := tx.Exec(ctx, `DELETE FROM meet_timeframes WHERE id IN (`+
-			strings.TrimSuffix(strings.Repeat("?,", len(chunk)), ",")+`)`, chunk...); err != nil {
-			return err
-		}
-	}
-	return nil
+	return out, rows.Err()
 }
 
 // DeletePoll removes the poll and everything in it.

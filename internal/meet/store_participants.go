@@ -15,7 +15,8 @@ import (
 func nameKey(name string) string { return strings.ToLower(strings.Join(strings.Fields(name), " ")) }
 
 // ErrNameTaken is returned when a poll already has a participant of that name.
-var ErrNameTaken = errs.E(errs.Conflict, "Someone in this poll already uses that name.")
+var ErrNameTaken = errs.E(errs.Conflict, "Someone in this poll already uses that name. If that is you, open your private link instead: "+
+	"this page shows it in the browser you answered from, and the organizer can send it to you.")
 
 // AddParticipant adds a participant (EditToken set by the caller) and returns
 // the poll's new version.
@@ -56,6 +57,26 @@ func (s *Store) Participant(ctx context.Context, pollID string, id int64) (*Part
 	}
 	p.CreatedAt = time.Unix(created, 0).UTC()
 	return &p, nil
+}
+
+// EditTokens returns the secret of every participant's private link, by
+// participant id, for the organizer's page only.
+func (s *Store) EditTokens(ctx context.Context, pollID string) (map[int64]string, error) {
+	rows, err := s.db.Query(ctx, `SELECT id, edit_token FROM meet_participants WHERE poll_id = ?`, pollID)
+	if err != nil {
+		return nil, fmt.Errorf("meet: edit tokens: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64]string{}
+	for rows.Next() {
+		var id int64
+		var tok string
+		if err := rows.Scan(&id, &tok); err != nil {
+			return nil, fmt.Errorf("meet: edit tokens: %w", err)
+		}
+		out[id] = tok
+	}
+	return out, rows.Err()
 }
 
 // Participants returns every participant of the poll in order of joining
@@ -110,18 +131,71 @@ func (s *Store) timeframes(ctx context.Context, q string, args ...any) ([]Timefr
 	return out, rows.Err()
 }
 
-// AddTimeframe adds one timeframe of a participant.
+// AddTimeframe adds one timeframe of a participant, merged with the ones
+// they already gave: the list stays a union without duplicates or overlaps,
+// where an overlap keeps the better tier (as the tally counts it). Rows that
+// the merge leaves as they were are not rewritten. t.ID becomes the ID of the
+// merged timeframe that holds t's start.
 func (s *Store) AddTimeframe(ctx context.Context, pollID string, t *Timeframe) (int64, error) {
 	return s.change(ctx, pollID, "add timeframe", func(tx *db.Tx) error {
-		var n int
-		if err := db.Scan(tx.QueryRow(ctx, `SELECT COUNT(*) FROM meet_timeframes WHERE participant_id = ?`, t.ParticipantID), &n); err != nil {
+		rows, err := tx.Query(ctx, `SELECT id, start_at, end_at, tier FROM meet_timeframes
+			WHERE poll_id = ? AND participant_id = ? ORDER BY start_at, id`, pollID, t.ParticipantID)
+		if err != nil {
 			return err
 		}
-		if n >= MaxTimeframes {
+		var old []Timeframe
+		for rows.Next() {
+			o := Timeframe{ParticipantID: t.ParticipantID}
+			var a, b int64
+			if err := rows.Scan(&o.ID, &a, &b, &o.Tier); err != nil {
+				rows.Close()
+				return err
+			}
+			o.Start, o.End = time.Unix(a, 0).UTC(), time.Unix(b, 0).UTC()
+			old = append(old, o)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		merged := MergeTimeframes(append(old, *t))
+		if len(merged) > MaxTimeframes {
 			return errs.E(errs.Conflict, "You already have %d timeframes; remove some first.", MaxTimeframes)
 		}
-		return db.Scan(tx.QueryRow(ctx, `INSERT INTO meet_timeframes (poll_id, participant_id, start_at, end_at, tier)
-			VALUES (?,?,?,?,?) RETURNING id`, pollID, t.ParticipantID, t.Start.Unix(), t.End.Unix(), t.Tier), &t.ID)
+		// Keep the rows the merge did not change; delete the others and
+		// insert what replaces them.
+		same := map[[3]int64]int64{}
+		for _, o := range old {
+			k := [3]int64{o.Start.Unix(), o.End.Unix(), int64(o.Tier)}
+			if _, dup := same[k]; !dup {
+				same[k] = o.ID
+			}
+		}
+		keep := map[int64]bool{}
+		for i, m := range merged {
+			if id, ok := same[[3]int64{m.Start.Unix(), m.End.Unix(), int64(m.Tier)}]; ok && !keep[id] {
+				keep[id], merged[i].ID = true, id
+			}
+		}
+		for _, o := range old {
+			if !keep[o.ID] {
+				if _, err := tx.Exec(ctx, `DELETE FROM meet_timeframes WHERE id = ?`, o.ID); err != nil {
+					return err
+				}
+			}
+		}
+		for i, m := range merged {
+			if m.ID == 0 {
+				if err := db.Scan(tx.QueryRow(ctx, `INSERT INTO meet_timeframes (poll_id, participant_id, start_at, end_at, tier)
+					VALUES (?,?,?,?,?) RETURNING id`, pollID, t.ParticipantID, m.Start.Unix(), m.End.Unix(), m.Tier), &merged[i].ID); err != nil {
+					return err
+				}
+			}
+			if !m.Start.After(t.Start) && m.End.After(t.Start) {
+				t.ID = merged[i].ID
+			}
+		}
+		return nil
 	})
 }
 

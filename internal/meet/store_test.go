@@ -64,9 +64,17 @@ func TestStore(t *testing.T) {
 		if v, dl, err := s.Version(ctx, p.ID); err != nil || v != 10 || dl != nil {
 			t.Errorf("Version = %d, %v, %v; want 10, nil", v, dl, err)
 		}
-		// Narrowing the window drops timeframes that no longer fit.
+		// Narrowing the window drops timeframes that no longer fit, once
+		// the organizer has confirmed exactly that loss.
 		p.DayStart = 10 * 60
-		if _, err := s.UpdatePoll(ctx, p); err != nil {
+		_, lost, err := s.UpdatePoll(ctx, p, "")
+		if !errors.Is(err, ErrEditLoses) || len(lost) != 1 {
+			t.Fatalf("unconfirmed loss: %v, %d lost; want ErrEditLoses, 1", err, len(lost))
+		}
+		if tfs, _ := s.Timeframes(ctx, p.ID); len(tfs) != 1 {
+			t.Errorf("%d timeframes after an unconfirmed edit; want 1", len(tfs))
+		}
+		if _, _, err := s.UpdatePoll(ctx, p, LossToken(lost)); err != nil {
 			t.Fatal(err)
 		}
 		if tfs, _ := s.Timeframes(ctx, p.ID); len(tfs) != 0 {
@@ -75,7 +83,7 @@ func TestStore(t *testing.T) {
 		// Past the deadline nothing is written.
 		past := now.Add(-time.Minute)
 		p.Deadline = &past
-		if _, err := s.UpdatePoll(ctx, p); err != nil {
+		if _, _, err := s.UpdatePoll(ctx, p, ""); err != nil {
 			t.Fatal(err)
 		}
 		before, _, _ := s.Version(ctx, p.ID)
