@@ -286,7 +286,11 @@ func (q *Queue) Stop(ctx context.Context) error {
 	case <-ctx.Done():
 	}
 	q.hcancel()
-	<-done
+	select { // a handler that ignores its context is not waited for long
+	case <-done:
+	case <-time.After(time.Second):
+		return fmt.Errorf("jobs: running jobs ignored the shutdown deadline; their leases will run out: %w", ctx.Err())
+	}
 	return fmt.Errorf("jobs: running jobs cut short at the shutdown deadline: %w", ctx.Err())
 }
 
