@@ -58,8 +58,9 @@ func (m *Main) routes() http.Handler {
 	})
 	mux.Handle("GET "+files.Prefix, files.Handler(m.Files, files.Prefix))
 	m.Auth.Routes(mux)
-	m.Meet.Routes(mux)
-	m.Roar.Routes(mux)
+	for _, a := range m.Apps {
+		a.Routes(mux)
+	}
 	m.Ops.Routes(mux)
 	for _, a := range m.Site.Apps {
 		if !a.Ready {
@@ -76,6 +77,6 @@ func (m *Main) routes() http.Handler {
 		web.SecurityHeaders,
 		web.CrossOrigin(m.Site),
 		m.Auth.Middleware,
-		web.LimitBodyWith(m.Config.MaxBodyBytes, auth.BodyLimits()),
+		m.Site.LimitBody(m.Config.MaxBodyBytes, auth.BodyLimits()),
 	)
 }

@@ -2,6 +2,8 @@ package meet
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -85,10 +87,19 @@ func FuzzParseBusy(f *testing.F) {
 	f.Add([]byte("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:1\r\nDTSTART:20300302T090000Z\r\nDTEND:20300302T100000Z\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"))
 	f.Add([]byte("BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:2\r\nDTSTART;TZID=W. Europe Standard Time:20300302T090000\r\nDURATION:PT1H\r\nRRULE:FREQ=DAILY;COUNT=5\r\nEXDATE;TZID=W. Europe Standard Time:20300303T090000\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"))
 	f.Add([]byte("not a calendar"))
+	for _, ics := range hostileCalendars() {
+		if len(ics) < 4096 {
+			f.Add([]byte(ics))
+		}
+	}
 	from, to := time.Date(2030, 3, 1, 0, 0, 0, 0, time.UTC), time.Date(2030, 3, 10, 0, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		busy, err := ParseBusy(bytes.NewReader(data), from, to, 100)
+		busy, err := ParseBusy(context.Background(), bytes.NewReader(data), from, to, 100)
 		if err != nil {
+			var ce *CalendarError
+			if !errors.As(err, &ce) {
+				t.Fatalf("error %v; want a CalendarError", err)
+			}
 			return
 		}
 		if len(busy) > 100 {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/cache"
 	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -51,12 +52,25 @@ type pageQuery struct {
 	all    bool      // every participant (the organizer's page)
 }
 
-func parsePageQuery(r *http.Request) pageQuery {
+// parsePageQuery reads the cursors; a malformed one is a bad request (400),
+// not silently the first page.
+func parsePageQuery(r *http.Request) (pageQuery, error) {
 	if r.URL.RawQuery == "" {
-		return pageQuery{}
+		return pageQuery{}, nil
 	}
 	q := r.URL.Query()
-	return pageQuery{after: db.ParseCursor(q.Get("after")), before: db.ParseCursor(q.Get("before"))}
+	var pq pageQuery
+	for _, c := range []struct {
+		name string
+		dst  *db.Cursor
+	}{{"after", &pq.after}, {"before", &pq.before}} {
+		if s := q.Get(c.name); s != "" {
+			if *c.dst = db.ParseCursor(s); c.dst.IsZero() {
+				return pageQuery{}, errs.BadQuery(c.name, "a cursor from the page's own links")
+			}
+		}
+	}
+	return pq, nil
 }
 
 // pollShow serves the poll page from the cache: the key is the poll's stamp
@@ -75,7 +89,11 @@ func (a *App) pollShow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	zone := a.zoneName(w, r)
-	pq := parsePageQuery(r)
+	pq, err := parsePageQuery(r)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
 	h := fnv.New64a()
 	h.Write([]byte(zone))
 	h.Write([]byte("|" + pq.after.String() + "|" + pq.before.String()))
