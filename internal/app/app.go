@@ -26,10 +26,13 @@ import (
 	"github.com/tutti-dev/tutti/internal/config"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/files"
+	"github.com/tutti-dev/tutti/internal/jobs"
 	"github.com/tutti-dev/tutti/internal/live"
+	"github.com/tutti-dev/tutti/internal/mail"
 	"github.com/tutti-dev/tutti/internal/meet"
 	"github.com/tutti-dev/tutti/internal/memlimit"
 	"github.com/tutti-dev/tutti/internal/module"
+	"github.com/tutti-dev/tutti/internal/ops"
 	"github.com/tutti-dev/tutti/internal/pubsub"
 	"github.com/tutti-dev/tutti/internal/roar"
 	"github.com/tutti-dev/tutti/internal/web"
@@ -50,6 +53,9 @@ type Main struct {
 	Files    files.Storage
 	Auth     *auth.Service
 	Apps     []module.App // the built apps, in the order of Modules
+	Jobs     *jobs.Queue  // background work and the outbox
+	Mail     *mail.Mailer // outgoing mail, fed from the outbox
+	Ops      *ops.Ops     // the operators' pages
 
 	// Typed handles on two apps, for tests that look inside them; nothing
 	// else needs them (an app is reached through Apps).
@@ -68,6 +74,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		return nil, err
 	}
 	m.DB = d
+	d.SetLog(log, web.RequestID)
 	if err := d.Migrate(ctx, log, Migrations()...); err != nil {
 		d.Close()
 		return nil, err
@@ -77,6 +84,12 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		return nil, err
 	}
 	m.Cache = cache.New(cache.NewLocal(cfg.CacheSize))
+	m.Jobs = jobs.New(d, jobs.Options{Bus: m.Bus, Log: log})
+	if m.Mail, err = mail.New(mail.Config{SMTPURL: cfg.SMTPURL, From: cfg.MailFrom, PerSecond: float64(cfg.MailPerSecond),
+		Dir: filepath.Join(cfg.DataDir, "mail"), Log: log}, m.Jobs); err != nil {
+		m.Close()
+		return nil, err
+	}
 	assets, err := web.NewAssets(web.StaticFS(), "/static/")
 	if err != nil {
 		m.Close()
@@ -105,6 +118,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		m.Close()
 		return nil, err
 	}
+	m.Auth.EnableMail(auth.MailDeps{Jobs: m.Jobs, Mail: m.Mail, BaseURL: cfg.BaseURL})
+	m.Ops = ops.New(ops.Deps{DB: d, Site: m.Site, Jobs: m.Jobs, Mail: m.Mail, Log: log})
 	if !cfg.RateLimits {
 		m.Auth.SetLimits(auth.Limits{})
 		log.Warn("rate limits are off (--rate-limits=false): for load tests only")
@@ -204,6 +219,9 @@ func (m *Main) Serve(ctx context.Context) error {
 	if m.Config.DebugAddr != "" {
 		go m.serveDebug()
 	}
+	if err := m.Jobs.Start(); err != nil {
+		return err
+	}
 	if st := m.Auth.Sessions(); st != nil {
 		go st.RunCleanup(ctx, time.Hour, m.Log)
 	}
@@ -222,7 +240,11 @@ func (m *Main) Serve(ctx context.Context) error {
 	sctx, cancel := context.WithTimeout(context.Background(), m.Config.ShutdownTimeout)
 	defer cancel()
 	if err := m.srv.Shutdown(sctx); err != nil {
+		m.Jobs.Stop(sctx)
 		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := m.Jobs.Stop(sctx); err != nil { // running jobs finish within the same deadline
+		m.Log.Warn("shutdown", "err", err)
 	}
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
@@ -250,6 +272,12 @@ func (m *Main) Close() error {
 			c.Close()
 		}
 	}
+	if m.Jobs != nil { // already stopped by Serve; else at once
+		ctx, cancel := context.WithTimeout(context.Background(), m.Config.ShutdownTimeout)
+		m.Jobs.Stop(ctx)
+		cancel()
+	}
+	m.DB.CloseBatch() // the writes still queued commit before the bus goes
 	var err error
 	if m.Bus != nil {
 		err = m.Bus.Close()

@@ -38,6 +38,10 @@ Usage:
   tutti seed APP [flags]       bulk-load an app's load-test data set and write its ids
 %s  tutti moderator add|remove USERNAME [flags]
                                grant or revoke moderation (roar's reports)
+  tutti operator add|remove USERNAME [flags]
+                               grant or revoke the operators' pages (/ops/: jobs, mail)
+  tutti jobs [list [STATE]] | tutti jobs retry ID [flags]
+                               background jobs: counts, the newest, retry a dead one
   tutti load run|list|compare  run the load scenarios (tutti load help)
   tutti version                print the version
   tutti help                   this text
@@ -73,6 +77,10 @@ func Run(ctx context.Context, env Env) int {
 		err = seed(ctx, env, args)
 	case "moderator":
 		err = moderator(ctx, env, args)
+	case "operator":
+		err = operator(ctx, env, args)
+	case "jobs":
+		err = jobsCmd(ctx, env, args)
 	case "load":
 		return load.Main(ctx, args, env.Stdout, env.Stderr, Scenarios())
 	case "version", "--version", "-v":

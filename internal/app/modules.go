@@ -5,9 +5,11 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/jobs"
 	"github.com/tutti-dev/tutti/internal/load"
 	"github.com/tutti-dev/tutti/internal/meet"
 	"github.com/tutti-dev/tutti/internal/module"
+	"github.com/tutti-dev/tutti/internal/ops"
 	"github.com/tutti-dev/tutti/internal/roar"
 	"github.com/tutti-dev/tutti/internal/web"
 )
@@ -40,13 +42,19 @@ func Apps() []web.AppLink {
 }
 
 // Migrations lists every migration set in the order they are applied: the
-// core's accounts first, since apps refer to its users, then each module's.
+// core's first (accounts, since everything refers to users; then jobs and
+// the operators), then each module's.
 func Migrations() []db.Migrations {
-	sets := []db.Migrations{auth.Migrations}
+	sets := coreMigrations()
 	for _, m := range Modules() {
 		sets = append(sets, m.Migrations)
 	}
 	return sets
+}
+
+// coreMigrations are the core's migration sets: accounts, jobs, operators.
+func coreMigrations() []db.Migrations {
+	return []db.Migrations{auth.Migrations, jobs.Migrations, ops.Migrations}
 }
 
 // Scenarios are the load scenarios of every app, by name.

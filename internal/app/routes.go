@@ -61,6 +61,7 @@ func (m *Main) routes() http.Handler {
 	for _, a := range m.Apps {
 		a.Routes(mux)
 	}
+	m.Ops.Routes(mux)
 	for _, a := range m.Site.Apps {
 		if !a.Ready {
 			mux.HandleFunc("GET "+a.Path, func(w http.ResponseWriter, r *http.Request) {

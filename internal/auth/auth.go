@@ -121,6 +121,7 @@ type Service struct {
 	mu         sync.Mutex
 	txHooks    []TxHook
 	afterHooks []func(ctx context.Context, userID int64)
+	mailing    *mailing // nil until EnableMail: no reset, no e-mail change
 	images     *files.ImageBudget
 }
 

@@ -22,6 +22,7 @@ func (s *Service) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /account/delete", s.deleteShow)
 	mux.HandleFunc("POST /account/delete", s.deletePost)
 	mux.HandleFunc("GET /account/u/{username}", s.profileShow)
+	s.mailRoutes(mux) // password reset and e-mail change (account_reset.go)
 }
 
 // BodyLimits are the routes that take more than the default request body.

@@ -36,6 +36,9 @@ type Config struct {
 	DebugAddr       string        // if set, net/http/pprof listens here (keep it on loopback)
 	RoarPostsPerMin int           // roars a user may post per minute (bursts of up to 10); 0: no limit
 	RateLimits      bool          // false turns off the login, sign-up and posting limits (load tests)
+	SMTPURL         string        // smtp://user:pass@host:port for outgoing mail; empty: .eml files in DataDir/mail
+	MailFrom        string        // the From address of outgoing mail
+	MailPerSecond   int           // mails sent per second per instance
 }
 
 // Default is the configuration of `tutti serve` with nothing set.
@@ -51,6 +54,8 @@ func Default() Config {
 		MaxBodyBytes:    1 << 20,
 		RoarPostsPerMin: 30,
 		RateLimits:      true,
+		MailFrom:        "tutti <noreply@localhost>",
+		MailPerSecond:   10,
 	}
 }
 
@@ -88,6 +93,10 @@ func Flags(fs *flag.FlagSet, c *Config, getenv func(string) string) []Var {
 	str(&c.LogFormat, "log-format", "TUTTI_LOG_FORMAT", d.LogFormat, "log format: text or json")
 	str(&c.DebugAddr, "debug-addr", "TUTTI_DEBUG_ADDR", "", "if set, serve Go profiles (net/http/pprof) on this address; keep it private")
 	str(&c.BaseURL, "base-url", "TUTTI_BASE_URL", "", "public base URL for links in calendars and mail; empty means taken from each request")
+	str(&c.SMTPURL, "smtp-url", "TUTTI_SMTP_URL", "", "smtp://user:password@host:port (STARTTLS when offered) or smtps://... for outgoing mail; empty means mail is written as .eml files in DATA-DIR/mail")
+	str(&c.MailFrom, "mail-from", "TUTTI_MAIL_FROM", d.MailFrom, "the From address of outgoing mail")
+	fs.IntVar(&c.MailPerSecond, "mail-per-second", intFrom(env("TUTTI_MAIL_PER_SECOND", ""), d.MailPerSecond), "mails sent per second by each instance (env TUTTI_MAIL_PER_SECOND)")
+	vars = append(vars, Var{"mail-per-second", "TUTTI_MAIL_PER_SECOND", fmt.Sprint(d.MailPerSecond), "mails sent per second by each instance"})
 	fs.TextVar(&c.LogLevel, "log-level", levelFrom(env("TUTTI_LOG_LEVEL", "info")), "log level: debug, info, warn, error (env TUTTI_LOG_LEVEL)")
 	vars = append(vars, Var{"log-level", "TUTTI_LOG_LEVEL", "info", "log level: debug, info, warn, error"})
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", durFrom(env("TUTTI_SHUTDOWN_TIMEOUT", ""), d.ShutdownTimeout), "graceful shutdown deadline (env TUTTI_SHUTDOWN_TIMEOUT)")
@@ -152,6 +161,18 @@ func (c *Config) Validate() error {
 	}
 	if c.RoarPostsPerMin < 0 {
 		errs = append(errs, fmt.Errorf("roar-posts-per-minute %d: want 0 or more", c.RoarPostsPerMin))
+	}
+	if c.SMTPURL != "" && !strings.HasPrefix(c.SMTPURL, "smtp://") && !strings.HasPrefix(c.SMTPURL, "smtps://") {
+		errs = append(errs, errors.New("smtp-url must start with smtp:// or smtps://"))
+	}
+	if c.SMTPURL != "" && c.BaseURL == "" {
+		// Links in mail (password reset, e-mail change) must not take their
+		// host from a request: a forged Host header would mail a user a
+		// reset link to someone else's site.
+		errs = append(errs, errors.New("smtp-url needs base-url: links in mail are built from the site's public URL, never from a request's Host header"))
+	}
+	if c.MailPerSecond < 1 {
+		errs = append(errs, fmt.Errorf("mail-per-second %d: want 1 or more", c.MailPerSecond))
 	}
 	if c.MaxBodyBytes <= 0 {
 		c.MaxBodyBytes = Default().MaxBodyBytes

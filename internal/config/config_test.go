@@ -41,6 +41,7 @@ func TestValidate(t *testing.T) {
 		{"--addr", "nope"}, {"--database-url", "mysql://x"}, {"--log-format", "xml"}, {"--cache-bytes", "10"}, {"--data-dir", ""},
 		{"--redis-url", "127.0.0.1:6379"}, {"--session-store", "redis"}, {"--session-store", "memcached"},
 		{"--memory-limit", "lots"}, {"--memory-limit", "1MiB"},
+		{"--smtp-url", "smtp://127.0.0.1:25"}, // without --base-url
 	} {
 		if _, err := parse(t, nil, args...); err == nil {
 			t.Errorf("%v: accepted", args)

@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 
@@ -24,6 +25,8 @@ var ErrClosed = errs.E(errs.Internal, "The server is shutting down; please try a
 // outside the transaction and must set (not accumulate) what they capture.
 type Batcher struct {
 	db   *DB
+	log  *slog.Logger
+	id   func(context.Context) string
 	max  int
 	jobs chan *job
 
@@ -45,7 +48,13 @@ func (db *DB) NewBatcher(max int) *Batcher {
 	if max < 1 {
 		max = 1
 	}
-	b := &Batcher{db: db, max: max, jobs: make(chan *job, 4*max), done: make(chan struct{})}
+	b := &Batcher{db: db, log: db.log, id: db.requestID, max: max, jobs: make(chan *job, 4*max), done: make(chan struct{})}
+	if b.log == nil {
+		b.log = slog.New(slog.DiscardHandler)
+	}
+	if b.id == nil {
+		b.id = func(context.Context) string { return "" }
+	}
 	go b.loop()
 	return b
 }
@@ -113,6 +122,7 @@ func (b *Batcher) commit(batch []*job) {
 	live := batch[:0:0]
 	for _, j := range batch {
 		if err := j.ctx.Err(); err != nil {
+			b.log.Debug("db: batched write withdrawn by its caller", "id", b.id(j.ctx), "err", err)
 			j.err <- err // withdrawn before it started
 			continue
 		}
@@ -139,12 +149,22 @@ func (b *Batcher) commit(batch []*job) {
 			}
 			return
 		}
+		ids := make([]string, len(live))
+		for i, j := range live {
+			ids[i] = b.id(j.ctx)
+		}
+		b.log.Debug("db: batch rolled back; its writes run alone", "writes", len(live), "ids", ids, "err", err)
 	}
 	for _, j := range live {
 		err := b.db.WithTx(ctx, func(tx *Tx) error { return j.fn(ctx, tx) })
-		if err == nil {
+		switch {
+		case err == nil:
 			b.batches.Add(1)
 			b.writes.Add(1)
+		case errs.KindOf(err) == errs.Internal:
+			b.log.Warn("db: batched write failed", "id", b.id(j.ctx), "err", err)
+		default: // refused (not found, conflict, ...): the caller reports it
+			b.log.Debug("db: batched write refused", "id", b.id(j.ctx), "err", err)
 		}
 		j.err <- err
 	}

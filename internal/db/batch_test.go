@@ -3,12 +3,15 @@ package db_test
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/db/dbtest"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/web"
 )
 
 func TestBatcherCommitsEveryWriteAndIsolatesFailures(t *testing.T) {
@@ -108,4 +111,49 @@ func TestBatcherCloseDrainsQueuedWrites(t *testing.T) {
 	if rows != accepted {
 		t.Errorf("got %d rows; want %d (every accepted write committed)", rows, accepted)
 	}
+}
+
+func TestBatcherLogsCarryTheRequestID(t *testing.T) {
+	ctx := context.Background()
+	d := dbtest.Open(t, "")
+	var buf syncBuffer
+	d.SetLog(slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})), web.RequestID)
+	if _, err := d.SQL().ExecContext(ctx, "CREATE TABLE batch_l (n INTEGER PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	b := d.Batch()
+	if d.Batch() != b {
+		t.Fatal("Batch made a second batcher; want one per database")
+	}
+	err := b.Do(web.ContextWithRequestID(ctx, "req-42"), func(ctx context.Context, tx *db.Tx) error {
+		_, err := tx.Exec(ctx, "INSERT INTO batch_nope (n) VALUES (1)") // no such table: an internal error
+		return err
+	})
+	if err == nil {
+		t.Fatal("a write into a missing table succeeded")
+	}
+	d.CloseBatch()
+	if got := buf.String(); !strings.Contains(got, "db: batched write failed") || !strings.Contains(got, "id=req-42") {
+		t.Errorf("log %q; want the failed write's line with id=req-42", got)
+	}
+	if err := b.Do(ctx, func(context.Context, *db.Tx) error { return nil }); !errors.Is(err, db.ErrClosed) {
+		t.Errorf("Do after CloseBatch: %v; want ErrClosed", err)
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -14,6 +14,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -42,6 +43,35 @@ type DB struct {
 	write   *sql.DB
 	queries atomic.Int64
 	rebinds sync.Map // query -> rebound query (PostgreSQL)
+
+	log       *slog.Logger                 // for the batcher; SetLog
+	requestID func(context.Context) string // the request id a write's ctx carries
+	batchOnce sync.Once
+	batch     *Batcher
+}
+
+// SetLog gives the database a logger and a way to read a request id from a
+// context, which the batcher's log lines then carry. Call it right after
+// Open, before Batch.
+func (db *DB) SetLog(log *slog.Logger, requestID func(context.Context) string) {
+	db.log, db.requestID = log, requestID
+}
+
+// Batch is the database's one group-committing batcher (see Batcher),
+// shared by every app that writes through it, created on first use and
+// closed by CloseBatch or Close.
+func (db *DB) Batch() *Batcher {
+	db.batchOnce.Do(func() { db.batch = db.NewBatcher(256) })
+	return db.batch
+}
+
+// CloseBatch commits the writes queued in Batch and refuses new ones (on
+// graceful shutdown, after the HTTP server stopped). A no-op without one.
+func (db *DB) CloseBatch() {
+	db.batchOnce.Do(func() {}) // none was made: make none now
+	if db.batch != nil {
+		db.batch.Close()
+	}
 }
 
 // Open opens url: "postgres://..." for PostgreSQL, "sqlite:PATH" or "" for the
@@ -103,8 +133,9 @@ func openPostgres(ctx context.Context, url string) (*DB, error) {
 	return &DB{Dialect: Postgres, read: p, write: p}, nil
 }
 
-// Close closes both pools.
+// Close commits the batcher's queued writes, then closes both pools.
 func (db *DB) Close() error {
+	db.CloseBatch()
 	err := db.read.Close()
 	if db.write != db.read {
 		err = errors.Join(err, db.write.Close())
@@ -155,7 +186,7 @@ func (db *DB) Rebind(q string) string {
 
 // Query runs a read on the read pool.
 func (db *DB) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	db.queries.Add(1)
+	db.count(ctx)
 	rows, err := db.read.QueryContext(ctx, db.Rebind(q), args...)
 	return rows, translate(err)
 }
@@ -163,7 +194,7 @@ func (db *DB) Query(ctx context.Context, q string, args ...any) (*sql.Rows, erro
 // QueryRow runs a single-row read on the read pool; Scan returns errs.ErrNotFound
 // through Scan(row, ...) in this package.
 func (db *DB) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
-	db.queries.Add(1)
+	db.count(ctx)
 	return db.read.QueryRowContext(ctx, db.Rebind(q), args...)
 }
 
@@ -176,4 +207,18 @@ func (db *DB) Exec(ctx context.Context, q string, args ...any) (sql.Result, erro
 		return err
 	})
 	return res, err
+}
+
+type uncountedKey struct{}
+
+// Uncounted marks ctx so that the statements run with it are left out of
+// Queries: a background worker's polling is not what a request costs.
+func Uncounted(ctx context.Context) context.Context {
+	return context.WithValue(ctx, uncountedKey{}, true)
+}
+
+func (db *DB) count(ctx context.Context) {
+	if ctx.Value(uncountedKey{}) == nil {
+		db.queries.Add(1)
+	}
 }

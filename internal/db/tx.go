@@ -44,7 +44,7 @@ func (db *DB) WithTx(ctx context.Context, fn func(tx *Tx) error) error {
 }
 
 func (db *DB) tx(ctx context.Context, fn func(tx *Tx) error) (err error) {
-	db.queries.Add(1)
+	db.count(ctx)
 	stx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("db: begin: %w", translate(err))
@@ -72,21 +72,21 @@ func (tx *Tx) Dialect() Dialect { return tx.db.Dialect }
 
 // Exec runs a statement in the transaction.
 func (tx *Tx) Exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	tx.db.queries.Add(1)
+	tx.db.count(ctx)
 	res, err := tx.tx.ExecContext(ctx, tx.db.Rebind(q), args...)
 	return res, translate(err)
 }
 
 // Query runs a read in the transaction.
 func (tx *Tx) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	tx.db.queries.Add(1)
+	tx.db.count(ctx)
 	rows, err := tx.tx.QueryContext(ctx, tx.db.Rebind(q), args...)
 	return rows, translate(err)
 }
 
 // QueryRow runs a single-row read in the transaction.
 func (tx *Tx) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
-	tx.db.queries.Add(1)
+	tx.db.count(ctx)
 	return tx.tx.QueryRowContext(ctx, tx.db.Rebind(q), args...)
 }
 

@@ -94,7 +94,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 	}); err != nil {
 		return nil, err
 	}
-	a.writes = d.DB.NewBatcher(256)
+	a.writes = d.DB.Batch() // the core's, shared with every app
 	return a, nil
 }
 
@@ -105,10 +105,9 @@ func (a *App) Store() *Store { return a.store }
 // does it for every app at once.
 func (a *App) Shutdown() { a.hub.Shutdown() }
 
-// Close commits the writes still queued and stops listening to the bus; call
-// it after the HTTP server stopped, before the database closes.
+// Close stops listening to the bus; call it after the HTTP server stopped.
+// The writes still queued are the core's to commit (db.CloseBatch).
 func (a *App) Close() {
-	a.writes.Close()
 	a.hub.Close()
 }
 

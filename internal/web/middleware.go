@@ -38,6 +38,12 @@ func RequestID(ctx context.Context) string {
 	return id
 }
 
+// ContextWithRequestID returns ctx carrying id as its request id (background
+// work carries the id of the request that asked for it).
+func ContextWithRequestID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, requestIDKey, id)
+}
+
 // WithRequestID gives each request an id: the incoming X-Request-Id if sane
 // (nginx sets one in cluster mode; it is echoed back), otherwise this
 // process's random prefix and a counter (cheap, unique per process start),

@@ -1,0 +1,208 @@
+// Package mail sends tutti's e-mail from the outbox. A message is enqueued as
+// a job (internal/jobs) in the transaction of the change it follows; the
+// job's handler sends it, at a bounded rate per instance, through SMTP
+// (github.com/wneessen/go-mail) when --smtp-url is set, or else writes it as
+// an .eml file in DATA-DIR/mail, which the operators' page lists so that a
+// newcomer can read what the site would have sent.
+package mail
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/mail"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	gomail "github.com/wneessen/go-mail"
+	"golang.org/x/time/rate"
+
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/jobs"
+	"github.com/tutti-dev/tutti/internal/web"
+)
+
+// Kind is the job kind of an outgoing message.
+const Kind = "mail.send"
+
+// Message is one plain-text e-mail.
+type Message struct {
+	To      string `json:"to"`
+	Subject string `json:"subject"`
+	Text    string `json:"text"`
+}
+
+// Config sets up a Mailer.
+type Config struct {
+	SMTPURL   string  // smtp://[user:pass@]host:port (STARTTLS when offered) or smtps://... (TLS); empty: write .eml files
+	From      string  // the From address
+	PerSecond float64 // sends per second per instance (bursts of as many); <= 0: 10
+	Dir       string  // where .eml files go without SMTP
+	Log       *slog.Logger
+}
+
+// Mailer enqueues and sends mail.
+type Mailer struct {
+	cfg   Config
+	q     *jobs.Queue
+	lim   *rate.Limiter
+	smtp  []gomail.Option
+	host  string
+	log   *slog.Logger
+	nowFn func() time.Time
+}
+
+// New checks cfg and registers the sending handler on q.
+func New(cfg Config, q *jobs.Queue) (*Mailer, error) {
+	if cfg.PerSecond <= 0 {
+		cfg.PerSecond = 10
+	}
+	if cfg.From == "" {
+		cfg.From = "tutti@localhost"
+	}
+	if _, err := mail.ParseAddress(cfg.From); err != nil {
+		return nil, fmt.Errorf("mail-from %q: %w", cfg.From, err)
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	m := &Mailer{cfg: cfg, q: q, log: cfg.Log, nowFn: time.Now,
+		lim: rate.NewLimiter(rate.Limit(cfg.PerSecond), max(1, int(cfg.PerSecond)))}
+	if cfg.SMTPURL != "" {
+		host, opts, err := ParseSMTPURL(cfg.SMTPURL)
+		if err != nil {
+			return nil, err
+		}
+		m.host, m.smtp = host, opts
+	} else if err := os.MkdirAll(cfg.Dir, 0o750); err != nil {
+		return nil, fmt.Errorf("mail: %w", err)
+	}
+	q.Handle(Kind, func(ctx context.Context, j *jobs.Job) error {
+		var msg Message
+		if err := j.Decode(&msg); err != nil {
+			return err
+		}
+		return m.Send(ctx, msg)
+	})
+	return m, nil
+}
+
+// ParseSMTPURL reads smtp://[user:pass@]host[:port] (port 587 by default;
+// STARTTLS if the server offers it) or smtps://... (TLS from the start, port
+// 465) into go-mail options.
+func ParseSMTPURL(s string) (host string, opts []gomail.Option, err error) {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || (u.Scheme != "smtp" && u.Scheme != "smtps") {
+		return "", nil, errors.New("smtp-url must look like smtp://user:password@host:port or smtps://...")
+	}
+	host = u.Hostname()
+	port := 587
+	if u.Scheme == "smtps" {
+		port = 465
+		opts = append(opts, gomail.WithSSL())
+	} else {
+		opts = append(opts, gomail.WithTLSPolicy(gomail.TLSOpportunistic))
+	}
+	if p := u.Port(); p != "" {
+		if port, err = strconv.Atoi(p); err != nil {
+			return "", nil, fmt.Errorf("smtp-url port %q", p)
+		}
+	}
+	opts = append(opts, gomail.WithPort(port), gomail.WithTimeout(30*time.Second))
+	if u.User != nil {
+		pw, _ := u.User.Password()
+		opts = append(opts, gomail.WithSMTPAuth(gomail.SMTPAuthAutoDiscover),
+			gomail.WithUsername(u.User.Username()), gomail.WithPassword(pw))
+	}
+	return host, opts, nil
+}
+
+// SMTP reports whether mail goes out through SMTP (else to .eml files).
+func (m *Mailer) SMTP() bool { return m.host != "" }
+
+// Dir is where .eml files are written without SMTP.
+func (m *Mailer) Dir() string { return m.cfg.Dir }
+
+// Enqueue puts msg in the outbox within tx: it is sent if and only if tx
+// commits. Call Notify after the commit to send it at once.
+func (m *Mailer) Enqueue(ctx context.Context, tx *db.Tx, msg Message) error {
+	if _, err := mail.ParseAddress(msg.To); err != nil {
+		return fmt.Errorf("mail: recipient %q: %w", msg.To, err)
+	}
+	_, err := m.q.Enqueue(ctx, tx, Kind, msg)
+	return err
+}
+
+// Notify wakes the workers after a commit that enqueued mail.
+func (m *Mailer) Notify() { m.q.Notify() }
+
+// Send sends msg now (the outbox's handler), waiting for the rate limit.
+func (m *Mailer) Send(ctx context.Context, msg Message) error {
+	if err := m.lim.Wait(ctx); err != nil {
+		return err
+	}
+	g := gomail.NewMsg()
+	if err := g.From(m.cfg.From); err != nil {
+		return jobs.Permanent(fmt.Errorf("mail: from: %w", err))
+	}
+	if err := g.To(msg.To); err != nil {
+		return jobs.Permanent(fmt.Errorf("mail: to: %w", err))
+	}
+	g.Subject(msg.Subject)
+	g.SetDateWithValue(m.nowFn())
+	g.SetMessageID()
+	if id := web.RequestID(ctx); id != "" {
+		g.SetGenHeader("X-Tutti-Request-Id", id)
+	}
+	g.SetBodyString(gomail.TypeTextPlain, msg.Text)
+	if m.SMTP() {
+		c, err := gomail.NewClient(m.host, m.smtp...)
+		if err != nil {
+			return jobs.Permanent(fmt.Errorf("mail: smtp client: %w", err))
+		}
+		if err := c.DialAndSendWithContext(ctx, g); err != nil {
+			return fmt.Errorf("mail: send to %s via %s: %w", msg.To, m.host, err)
+		}
+		m.log.InfoContext(ctx, "mail sent", "id", web.RequestID(ctx), "subject", msg.Subject)
+		return nil
+	}
+	return m.writeFile(g)
+}
+
+// writeFile writes the message as DIR/<time>-<random>.eml, atomically.
+func (m *Mailer) writeFile(g *gomail.Msg) error {
+	b := make([]byte, 4)
+	rand.Read(b)
+	name := m.nowFn().UTC().Format("20060102T150405.000") + "-" + hex.EncodeToString(b) + ".eml"
+	tmp := filepath.Join(m.cfg.Dir, "."+name)
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o640)
+	if err != nil {
+		return fmt.Errorf("mail: %w", err)
+	}
+	if _, err := g.WriteTo(f); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("mail: write %s: %w", name, err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("mail: write %s: %w", name, err)
+	}
+	if err := os.Rename(tmp, filepath.Join(m.cfg.Dir, name)); err != nil {
+		return fmt.Errorf("mail: %w", err)
+	}
+	return nil
+}
+
+// ValidName reports whether name is an .eml file name this package writes
+// (no path, nothing hidden), for the page that shows one.
+func ValidName(name string) bool {
+	return strings.HasSuffix(name, ".eml") && !strings.ContainsAny(name, `/\`) && !strings.HasPrefix(name, ".") && len(name) < 100
+}

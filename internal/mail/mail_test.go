@@ -1,0 +1,222 @@
+package mail_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/db/dbtest"
+	"github.com/tutti-dev/tutti/internal/jobs"
+	"github.com/tutti-dev/tutti/internal/mail"
+)
+
+func newQueue(t *testing.T) (*db.DB, *jobs.Queue) {
+	t.Helper()
+	d := dbtest.Open(t, "", jobs.Migrations)
+	return d, jobs.New(d, jobs.Options{})
+}
+
+// enqueue puts msgs in the outbox in one transaction.
+func enqueue(t *testing.T, d *db.DB, m *mail.Mailer, msgs ...mail.Message) {
+	t.Helper()
+	ctx := context.Background()
+	if err := d.WithTx(ctx, func(tx *db.Tx) error {
+		for _, msg := range msgs {
+			if err := m.Enqueue(ctx, tx, msg); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func runAll(t *testing.T, q *jobs.Queue) {
+	t.Helper()
+	for {
+		ran, err := q.RunOne(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ran {
+			break
+		}
+	}
+	if c, _ := q.Counts(context.Background()); c != (jobs.Counts{}) {
+		t.Fatalf("jobs left: %+v", c)
+	}
+}
+
+func TestWithoutSMTPMailIsWrittenAsEMLFiles(t *testing.T) {
+	d, q := newQueue(t)
+	dir := t.TempDir()
+	m, err := mail.New(mail.Config{Dir: dir, From: "tutti <noreply@example.org>"}, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := "https://tutti.example.org/account/reset/" + strings.Repeat("Ab3_", 12) // longer than a QP line
+	enqueue(t, d, m, mail.Message{To: "zoé@example.com", Subject: "Réinitialiser", Text: "Open this link:\n\n" + link + "\n"},
+		mail.Message{To: "b@example.com", Subject: "second", Text: "hi"})
+	runAll(t, q)
+	list, err := m.List(10)
+	if err != nil || len(list) != 2 {
+		t.Fatalf("List: %v, %v; want 2 messages", list, err)
+	}
+	var got *mail.Stored
+	for _, s := range list {
+		if s.Subject == "Réinitialiser" {
+			got, err = m.Read(s.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if got == nil || got.To != "<zoé@example.com>" || !strings.Contains(got.From, "noreply@example.org") {
+		t.Fatalf("stored message %+v; want the reset mail to zoé from noreply", got)
+	}
+	if !strings.Contains(got.Text, link) {
+		t.Errorf("body %q does not hold the link %q whole", got.Text, link)
+	}
+	for _, bad := range []string{"../x.eml", ".hidden.eml", "x.txt"} {
+		if _, err := m.Read(bad); err == nil {
+			t.Errorf("Read(%q) succeeded; want not found", bad)
+		}
+	}
+}
+
+func TestEnqueueRefusesABadRecipientAndRollsBackWithTheTx(t *testing.T) {
+	d, q := newQueue(t)
+	m, _ := mail.New(mail.Config{Dir: t.TempDir()}, q)
+	ctx := context.Background()
+	err := d.WithTx(ctx, func(tx *db.Tx) error { return m.Enqueue(ctx, tx, mail.Message{To: "not an address"}) })
+	if err == nil {
+		t.Error("enqueued mail to a bad address")
+	}
+	if c, _ := q.Counts(ctx); c != (jobs.Counts{}) {
+		t.Errorf("jobs %+v; want none", c)
+	}
+}
+
+func TestParseSMTPURL(t *testing.T) {
+	for _, s := range []string{"smtp://u:p@mail.example.org:2525", "smtps://mail.example.org", "smtp://127.0.0.1:25"} {
+		if _, _, err := mail.ParseSMTPURL(s); err != nil {
+			t.Errorf("ParseSMTPURL(%q): %v", s, err)
+		}
+	}
+	for _, s := range []string{"http://x", "smtp://", "mail.example.org:25", "smtp://h:port"} {
+		if _, _, err := mail.ParseSMTPURL(s); err == nil {
+			t.Errorf("ParseSMTPURL(%q) accepted", s)
+		}
+	}
+}
+
+// smtpServer starts Debian's aiosmtpd (python3-aiosmtpd) on a free port
+// with its Debugging handler, which prints every message it receives.
+func smtpServer(t *testing.T) (addr string, received func() string) {
+	t.Helper()
+	if err := exec.Command("/usr/bin/python3", "-c", "import aiosmtpd").Run(); err != nil {
+		t.Skip("no real SMTP server: install Debian's python3-aiosmtpd (apt-get install python3-aiosmtpd)")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr = ln.Addr().String()
+	ln.Close()
+	cmd := exec.Command("/usr/bin/python3", "-m", "aiosmtpd", "-n", "-l", addr, "-c", "aiosmtpd.handlers.Debugging")
+	cmd.Env = append(cmd.Environ(), "PYTHONUNBUFFERED=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	var mu sync.Mutex
+	var buf strings.Builder
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			mu.Lock()
+			buf.WriteString(sc.Text() + "\n")
+			mu.Unlock()
+		}
+	}()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("aiosmtpd did not listen on %s", addr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return addr, func() string { mu.Lock(); defer mu.Unlock(); return buf.String() }
+}
+
+func TestSendsThroughARealSMTPServerAtABoundedRate(t *testing.T) {
+	addr, received := smtpServer(t)
+	d, q := newQueue(t)
+	m, err := mail.New(mail.Config{SMTPURL: "smtp://" + addr, From: "noreply@example.org", PerSecond: 5}, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.SMTP() {
+		t.Fatal("SMTP() false with an smtp-url")
+	}
+	var msgs []mail.Message
+	for i := range 10 {
+		msgs = append(msgs, mail.Message{To: fmt.Sprintf("user%d@example.com", i), Subject: fmt.Sprintf("hello %d", i), Text: fmt.Sprintf("marker-%d", i)})
+	}
+	enqueue(t, d, m, msgs...)
+	start := time.Now()
+	runAll(t, q)
+	took := time.Since(start)
+	// 5 a second with bursts of 5: the last 5 wait 200 ms each.
+	if took < 900*time.Millisecond {
+		t.Errorf("10 mails at 5/s took %v; want at least ~1 s", took)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got := received()
+		missing := ""
+		for i := range 10 {
+			if !strings.Contains(got, fmt.Sprintf("marker-%d", i)) || !strings.Contains(got, fmt.Sprintf("user%d@example.com", i)) {
+				missing = fmt.Sprint(i)
+			}
+		}
+		if missing == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the SMTP server did not receive message %s; it printed:\n%s", missing, got)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestSMTPDownRetriesLater(t *testing.T) {
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there
+	d, q := newQueue(t)
+	m, _ := mail.New(mail.Config{SMTPURL: "smtp://" + addr}, q)
+	enqueue(t, d, m, mail.Message{To: "a@example.com", Subject: "s", Text: "t"})
+	q.RunOne(context.Background())
+	list, _ := q.List(context.Background(), jobs.Ready, 1)
+	if len(list) != 1 || list[0].Attempts != 1 || list[0].LastError == "" {
+		t.Fatalf("after a refused connection: %+v; want the mail ready for a retry with its error", list)
+	}
+}
