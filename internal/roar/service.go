@@ -5,13 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/text"
 )
 
 // The actions below are roar's service layer, shared by the HTML handlers and
@@ -170,17 +169,18 @@ func (a *App) Relate(ctx context.Context, u *auth.User, username, kind string, o
 	})
 }
 
+// reasonField is the rule for a report's reason (package text).
+var reasonField = text.Field{Name: "The reason", Min: 1, Max: 1000, Multiline: true,
+	Empty: "Say what is wrong with this roar."}
+
 // Report files u's report of roar id.
 func (a *App) Report(ctx context.Context, u *auth.User, id int64, reason string) error {
 	if u == nil {
 		return errSignIn
 	}
-	reason = strings.TrimSpace(reason)
-	switch n := utf8.RuneCountInString(reason); {
-	case n == 0:
-		return errs.Fields(map[string]string{"reason": "Say what is wrong with this roar."})
-	case n > 1000:
-		return errs.Fields(map[string]string{"reason": "Keep it under 1,000 characters."})
+	reason, msg := reasonField.Clean(reason)
+	if msg != "" {
+		return errs.Fields(map[string]string{"reason": msg})
 	}
 	if _, err := a.store.Roar(ctx, id); err != nil {
 		return err
