@@ -78,3 +78,25 @@ func TestTimeframeOutsidePollMessage(t *testing.T) {
 		}
 	})
 }
+
+// The painted grid's JSON: bad input is a problem whose field message is
+// written for the user, not an error's text.
+func TestAvailabilityProblemMessage(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		s := newSite(t, m)
+		pub, _ := s.createPoll("Rights")
+		ada := s.join(pub, "Ada")
+		day := time.Now().AddDate(0, 0, 10).Format("2006-01-02")
+		slot := slotAt(t, day, "Europe/Berlin", "09:00")
+		for _, tc := range []struct{ body, want string }{
+			{`{"slots":[{"start":"` + slot + `","tier":5}]}`, `"slots":"Each tier must be 1, 2 or 3."`},
+			{`{"slots":[{"start":"1999-01-01T00:00:00Z","tier":1}]}`, `"slots":"1999-01-01T00:00:00Z is not a time of this poll."`},
+			{`not json`, `"slots":"The availability could not be read as JSON."`},
+		} {
+			res, body := s.do("POST", ada+"/availability", strings.NewReader(tc.body), http.Header{"Content-Type": {"application/json"}})
+			if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, tc.want) {
+				t.Errorf("%s: %d %s; want 422 with %s", tc.body, res.StatusCode, body, tc.want)
+			}
+		}
+	})
+}

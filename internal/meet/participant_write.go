@@ -92,7 +92,7 @@ func (a *App) availabilityPut(w http.ResponseWriter, r *http.Request) {
 	}
 	tfs, err := ParseAvailability(p, body)
 	if err != nil {
-		a.Site.Error(w, r, errs.Fields(map[string]string{"slots": err.Error()}))
+		a.Site.Error(w, r, err) // an Invalid error with a written message
 		return
 	}
 	v, err := a.store.ReplaceAvailability(r.Context(), p.ID, pt.ID, tfs)
@@ -162,7 +162,11 @@ func (a *App) busyImport(w http.ResponseWriter, r *http.Request) {
 			a.Site.Error(w, r, err)
 			return
 		}
-		a.renderParticipant(w, r, p, pt, true, http.StatusUnprocessableEntity, map[string]string{"calendar": err.Error()}, nil, "")
+		if !errors.Is(err, ErrBadCalendar) {
+			a.Site.Error(w, r, err)
+			return
+		}
+		a.renderParticipant(w, r, p, pt, true, http.StatusUnprocessableEntity, map[string]string{"calendar": "This file is not a valid calendar (.ics)."}, nil, "")
 		return
 	}
 	if err := a.store.ReplaceBusy(r.Context(), pt.ID, busy); err != nil {
