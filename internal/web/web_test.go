@@ -175,3 +175,30 @@ func TestAcceptsGzip(t *testing.T) {
 		}
 	}
 }
+
+func TestWantsJSON(t *testing.T) {
+	for _, tc := range []struct {
+		method, path, ctype, accept string
+		want                        bool
+	}{
+		{"POST", "/roar/u/api/follow", "application/x-www-form-urlencoded", "text/html", false},
+		{"GET", "/roar/u/api", "", "", false},
+		{"GET", "/roar/tags/api/", "", "", false},
+		{"GET", "/roar/api/roars", "", "", true},
+		{"POST", "/roar/api/roars", "application/json", "", true},
+		{"POST", "/roar/roars", "application/json", "", true},
+		{"POST", "/roar/r/1/like", "application/x-www-form-urlencoded", "application/json", true},
+		{"GET", "/roar/", "", "text/html,application/json;q=0.9", false},
+	} {
+		r := httptest.NewRequest(tc.method, tc.path, nil)
+		if tc.ctype != "" {
+			r.Header.Set("Content-Type", tc.ctype)
+		}
+		if tc.accept != "" {
+			r.Header.Set("Accept", tc.accept)
+		}
+		if got := WantsJSON(r); got != tc.want {
+			t.Errorf("WantsJSON(%s %s, %q, %q) = %v; want %v", tc.method, tc.path, tc.ctype, tc.accept, got, tc.want)
+		}
+	}
+}
