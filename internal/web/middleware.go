@@ -197,9 +197,10 @@ func IsAPI(path string) bool {
 // handler answers 413 (see IsTooLarge).
 func LimitBody(n int64) Middleware { return LimitBodyWith(n, nil) }
 
-// LimitBodyWith is LimitBody with larger caps for the exact paths in larger
-// (upload routes, e.g. "/account/settings": 5 MiB + form overhead).
-func LimitBodyWith(n int64, larger map[string]int64) Middleware {
+// LimitBodyWith is LimitBody where a route of routes registered with MaxBody
+// gets its own limit instead of n (looked up before the handler runs, so a
+// Content-Length past the route's limit is refused unread).
+func LimitBodyWith(n int64, routes *http.ServeMux) Middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Body == nil || r.Body == http.NoBody {
@@ -207,8 +208,12 @@ func LimitBodyWith(n int64, larger map[string]int64) Middleware {
 				return
 			}
 			limit := n
-			if l, ok := larger[r.URL.Path]; ok {
-				limit = l
+			if routes != nil {
+				if h, _ := routes.Handler(r); h != nil {
+					if mb, ok := h.(maxBody); ok {
+						limit = mb.n
+					}
+				}
 			}
 			if r.ContentLength > limit {
 				w.Header().Set("Connection", "close")
@@ -220,6 +225,22 @@ func LimitBodyWith(n int64, larger map[string]int64) Middleware {
 		})
 	}
 }
+
+// MaxBody gives the route h a request body limit of n bytes instead of the
+// server's default. Use it where the route is registered, e.g. an upload:
+//
+//	mux.Handle("POST /account/settings", web.MaxBody(6<<20, http.HandlerFunc(s.settingsPost)))
+//
+// LimitBodyWith applies the limit; MaxBody itself only carries it, so it must
+// be the handler given to the mux (the outermost wrapper).
+func MaxBody(n int64, h http.Handler) http.Handler { return maxBody{n: n, h: h} }
+
+type maxBody struct {
+	n int64
+	h http.Handler
+}
+
+func (m maxBody) ServeHTTP(w http.ResponseWriter, r *http.Request) { m.h.ServeHTTP(w, r) }
 
 // CrossOrigin refuses cross-origin unsafe requests (CSRF) using the browser's
 // Sec-Fetch-Site and Origin headers.

@@ -202,3 +202,51 @@ func TestWantsJSON(t *testing.T) {
 		}
 	}
 }
+
+// Body limits are per route: MaxBody where a route is registered, the
+// default for every other route.
+func TestMaxBodyPerRoute(t *testing.T) {
+	read := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, err := io.Copy(io.Discard, r.Body)
+		if err != nil {
+			w.WriteHeader(http.StatusRequestEntityTooLarge)
+			return
+		}
+		fmt.Fprint(w, n)
+	})
+	mux := http.NewServeMux()
+	mux.Handle("POST /upload", MaxBody(3000, read))
+	mux.Handle("POST /tiny", MaxBody(10, read))
+	mux.Handle("POST /form", read)
+	h := LimitBodyWith(1000, mux)(mux)
+	for _, tc := range []struct {
+		path    string
+		size    int
+		chunked bool
+		want    int
+	}{
+		{"/form", 1000, false, 200},
+		{"/form", 1001, false, 413},
+		{"/form", 1001, true, 413},
+		{"/upload", 3000, false, 200},
+		{"/upload", 3000, true, 200},
+		{"/upload", 3001, false, 413},
+		{"/upload", 3001, true, 413},
+		{"/tiny", 11, false, 413},
+		{"/tiny", 11, true, 413},
+		{"/nowhere", 1001, false, 413},
+	} {
+		r := httptest.NewRequest("POST", tc.path, strings.NewReader(strings.Repeat("x", tc.size)))
+		if tc.chunked {
+			r.ContentLength = -1
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != tc.want {
+			t.Errorf("POST %s with %d bytes (chunked %v): %d; want %d", tc.path, tc.size, tc.chunked, w.Code, tc.want)
+		}
+		if tc.want == 200 && w.Body.String() != fmt.Sprint(tc.size) {
+			t.Errorf("POST %s read %s bytes; want %d", tc.path, w.Body.String(), tc.size)
+		}
+	}
+}
