@@ -266,11 +266,21 @@ func (a *App) timeline(ctx context.Context, q Query) ([]Roar, int64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	if len(roars) > n {
-		return roars[:n], roars[n-1].ID, nil
-	}
-	return roars, 0, nil
+	roars, next := db.Trim(roars, n, roarCursor)
+	return roars, next.ID, nil
 }
+
+// roarCursor is a roar's keyset position: its id (roar pages by id).
+func roarCursor(r Roar) db.Cursor { return db.Cursor{ID: r.ID} }
+
+// noteCursor is a notification's keyset position: its id.
+func noteCursor(n Notification) db.Cursor { return db.Cursor{ID: n.ID} }
+
+// Page sizes of the thread and notification pages.
+const (
+	threadPageSize = 100
+	notesPageSize  = 50
+)
 
 // viewerOf loads what marks roars for u: likes, reposts, blocks and mutes,
 // unseen notifications. A fixed number of queries, whatever the page size.
