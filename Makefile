@@ -4,7 +4,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 PG_URL    ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 
-.PHONY: build test test-postgres test-browser generate check-generated fuzz bench load-smoke run demo
+.PHONY: build test test-postgres test-browser generate check-generated check-migrations fuzz bench load-smoke run demo
 
 build: ## the tutti binary in ./bin
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/tutti ./cmd/tutti
@@ -24,6 +24,9 @@ generate: ## templ components -> Go
 
 check-generated: generate ## fail if generated files are not committed
 	git diff --exit-code -- '*_templ.go'
+
+check-migrations: ## fail if a landed migration file was edited or removed
+	./scripts/check-migrations.sh
 
 FUZZ_PKGS ?= ./internal/meet ./internal/roar ./internal/web ./internal/auth
 

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -26,8 +27,9 @@ import (
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/files"
 	"github.com/tutti-dev/tutti/internal/meet"
+	"github.com/tutti-dev/tutti/internal/memlimit"
+	"github.com/tutti-dev/tutti/internal/module"
 	"github.com/tutti-dev/tutti/internal/pubsub"
-	"github.com/tutti-dev/tutti/internal/ratelimit"
 	"github.com/tutti-dev/tutti/internal/roar"
 	"github.com/tutti-dev/tutti/internal/web"
 )
@@ -45,17 +47,15 @@ type Main struct {
 	Handler  http.Handler
 	Files    files.Storage
 	Auth     *auth.Service
-	Meet     *meet.App
-	Roar     *roar.App
+	Apps     []module.App // the built apps, in the order of Modules
+
+	// Typed handles on two apps, for tests that look inside them; nothing
+	// else needs them (an app is reached through Apps).
+	Meet *meet.App
+	Roar *roar.App
 
 	srv *http.Server
 	ln  net.Listener
-}
-
-// Migrations lists every app's migrations, in the order they are applied:
-// auth first, since apps refer to its users.
-func Migrations() []db.Migrations {
-	return []db.Migrations{auth.Migrations, meet.Migrations, roar.Migrations}
 }
 
 // New opens the database, migrates it and builds the handler; it does not listen.
@@ -103,21 +103,28 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		m.Close()
 		return nil, err
 	}
-	m.Meet, err = meet.New(meet.Deps{DB: d, Cache: m.Cache, Site: m.Site, Log: log, BaseURL: cfg.BaseURL})
-	if err != nil {
-		m.Close()
-		return nil, err
-	}
-	rd := roar.Deps{DB: d, Cache: m.Cache, Site: m.Site, Log: log, Bus: m.Bus, Auth: m.Auth}
 	if !cfg.RateLimits {
 		m.Auth.SetLimits(auth.Limits{})
 		log.Warn("rate limits are off (--rate-limits=false): for load tests only")
-	} else if n := cfg.RoarPostsPerMin; n > 0 {
-		rd.PostLimit = ratelimit.NewLocal(time.Minute/time.Duration(n), 10)
 	}
-	if m.Roar, err = roar.New(ctx, rd); err != nil {
-		m.Close()
-		return nil, err
+	core := module.Core{Config: cfg, Log: log, DB: d, Cache: m.Cache, Local: m.Cache,
+		Site: m.Site, Bus: m.Bus, Auth: m.Auth, Files: m.Files}
+	for _, mod := range Modules() {
+		a, err := mod.New(ctx, core)
+		if err != nil {
+			m.Close()
+			return nil, fmt.Errorf("%s: %w", mod.Name, err)
+		}
+		m.Apps = append(m.Apps, a)
+		if h, ok := a.(module.AccountHook); ok {
+			m.Auth.OnDelete(h.ForgetAccount, h.AccountForgotten)
+		}
+		switch a := a.(type) {
+		case *meet.App:
+			m.Meet = a
+		case *roar.App:
+			m.Roar = a
+		}
 	}
 	m.registerMetrics()
 	m.Handler = m.routes()
@@ -140,17 +147,6 @@ func openRedis(ctx context.Context, url string) (*redis.Client, error) {
 	return c, nil
 }
 
-// Apps is the navigation: every app, ready or coming soon.
-func Apps() []web.AppLink {
-	return []web.AppLink{
-		{Path: "/meet/", Name: "meet", Blurb: "Find the time that suits everyone: group polls with preference tiers, a paintable grid and a heat map.", Ready: true},
-		{Path: "/roar/", Name: "roar", Blurb: "A microblog with a live timeline and a REST API.", Ready: true},
-		{Path: "/music/", Name: "music", Blurb: "Share songs and playlists with friends; comments, likes, hashtags and what is trending."},
-		{Path: "/rent/", Name: "rent", Blurb: "Rent instruments from people near you, by the day."},
-		{Path: "/race/", Name: "race", Blurb: "Race registration that takes the opening rush without losing a runner."},
-	}
-}
-
 func (m *Main) registerMetrics() {
 	reg := m.Registry
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -164,6 +160,11 @@ func (m *Main) registerMetrics() {
 		func() float64 { r, w := m.DB.Stats(); return float64(r.InUse + w.InUse) }))
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tutti_db_connections_open", Help: "Open database connections."},
 		func() float64 { r, w := m.DB.Stats(); return float64(r.OpenConnections + w.OpenConnections) }))
+	if _, err := memlimit.PeakResident(os.DirFS("/")); err == nil { // Linux
+		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tutti_process_peak_resident_memory_bytes",
+			Help: "Peak resident memory since the process started (VmHWM); tutti load reports it."},
+			func() float64 { n, _ := memlimit.PeakResident(os.DirFS("/")); return float64(n) }))
+	}
 	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tutti_db_wait_total", Help: "Times a query waited for a pooled connection."},
 		func() float64 { r, w := m.DB.Stats(); return float64(r.WaitCount + w.WaitCount) }))
 }
@@ -208,7 +209,11 @@ func (m *Main) Serve(ctx context.Context) error {
 	case <-ctx.Done():
 	}
 	m.Log.Info("shutting down", "deadline", m.Config.ShutdownTimeout)
-	m.Roar.Shutdown() // live streams end, so that the server can stop
+	for _, a := range m.Apps {
+		if s, ok := a.(module.Shutdowner); ok {
+			s.Shutdown() // live streams end, so that the server can stop
+		}
+	}
 	sctx, cancel := context.WithTimeout(context.Background(), m.Config.ShutdownTimeout)
 	defer cancel()
 	if err := m.srv.Shutdown(sctx); err != nil {
@@ -235,8 +240,10 @@ func (m *Main) serveDebug() {
 
 // Close commits the writes still queued, then releases the bus and the database.
 func (m *Main) Close() error {
-	if m.Roar != nil {
-		m.Roar.Close()
+	for i := len(m.Apps) - 1; i >= 0; i-- {
+		if c, ok := m.Apps[i].(module.Closer); ok {
+			c.Close()
+		}
 	}
 	var err error
 	if m.Bus != nil {

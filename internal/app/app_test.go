@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 
@@ -48,7 +49,7 @@ func TestOperationsAndLanding(t *testing.T) {
 		}
 		code, body, _ = get(t, base+"/metrics")
 		for _, want := range []string{`tutti_http_requests_total{code="200",route="GET /healthz"}`, "tutti_http_request_duration_seconds_bucket",
-			"tutti_cache_hits_total", "tutti_db_connections_open", "go_goroutines"} {
+			"tutti_cache_hits_total", "tutti_db_connections_open", "go_goroutines", "go_gc_gomemlimit_bytes", "process_resident_memory_bytes", "tutti_process_peak_resident_memory_bytes"} {
 			if !strings.Contains(body, want) {
 				t.Errorf("/metrics lacks %s", want)
 			}
@@ -79,6 +80,27 @@ func TestCLI(t *testing.T) {
 	env.Args = []string{"seed", "meet", "--data-dir", dir, "--polls", "3", "--participants", "6", "--timeframes", "12", "--comments", "4"}
 	if code := app.Run(context.Background(), env); code != 0 || !strings.Contains(out.String(), "3 polls, 6 participants") {
 		t.Fatalf("seed: %d %q %q", code, out.String(), errb.String())
+	}
+	out.Reset()
+	env.Args = []string{"seed", "roar", "--data-dir", dir, "--users", "3", "--roars", "5", "--likes", "2", "--follows", "2", "--password", "pw-for-all"}
+	if code := app.Run(context.Background(), env); code != 0 || !strings.Contains(out.String(), `3 users (password "pw-for-all"), 5 roars`) {
+		t.Fatalf("seed roar: %d %q %q", code, out.String(), errb.String())
+	}
+	for _, args := range [][]string{{"seed"}, {"seed", "nope"}} {
+		errb.Reset()
+		env.Args = args
+		if code := app.Run(context.Background(), env); code != 1 || !strings.Contains(errb.String(), "tutti seed meet|roar") {
+			t.Errorf("%v: %d %q; want exit 1 naming the seedable apps", args, code, errb.String())
+		}
+	}
+	errb.Reset()
+	fresh := t.TempDir()
+	env.Args = []string{"seed", "meet", "--data-dir", fresh, "--polls", "0"}
+	if code := app.Run(context.Background(), env); code != 1 || !strings.Contains(errb.String(), "at least one poll") {
+		t.Errorf("seed meet --polls 0: %d %q", code, errb.String())
+	}
+	if entries, _ := os.ReadDir(fresh); len(entries) != 0 {
+		t.Errorf("seed with bad flags wrote %d files in the data dir; want none", len(entries))
 	}
 	out.Reset()
 	env.Args = []string{"migrate", "--data-dir", dir}

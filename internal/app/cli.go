@@ -11,15 +11,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"time"
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/config"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/load"
-	"github.com/tutti-dev/tutti/internal/meet"
-	"github.com/tutti-dev/tutti/internal/roar"
+	"github.com/tutti-dev/tutti/internal/module"
 )
 
 // Env is the process environment the CLI reads (a value, so tests can fake it).
@@ -37,8 +35,8 @@ Usage:
   tutti serve [flags]          serve every app (default: 127.0.0.1:8080, data in ./tutti-data)
   tutti serve --demo           ... and load a small demo data set
   tutti migrate [flags]        apply pending database migrations and exit
-  tutti seed meet|roar [flags] bulk-load an app's load-test data set and write its ids
-  tutti moderator add|remove USERNAME [flags]
+  tutti seed APP [flags]       bulk-load an app's load-test data set and write its ids
+%s  tutti moderator add|remove USERNAME [flags]
                                grant or revoke moderation (roar's reports)
   tutti load run|list|compare  run the load scenarios (tutti load help)
   tutti version                print the version
@@ -47,10 +45,21 @@ Usage:
 Run "tutti serve -h" for the settings; each also reads a TUTTI_* variable.
 `
 
+// usageText is usage with the seedable apps filled in.
+func usageText() string {
+	var seeds strings.Builder
+	for _, m := range Modules() {
+		if m.Seed != nil {
+			fmt.Fprintf(&seeds, "    %-27s%s\n", m.Name+":", m.Seed.Help)
+		}
+	}
+	return fmt.Sprintf(usage, seeds.String())
+}
+
 // Run is the command line; it returns the process exit code.
 func Run(ctx context.Context, env Env) int {
 	if len(env.Args) == 0 {
-		fmt.Fprint(env.Stderr, usage)
+		fmt.Fprint(env.Stderr, usageText())
 		return 2
 	}
 	cmd, args := env.Args[0], env.Args[1:]
@@ -69,9 +78,9 @@ func Run(ctx context.Context, env Env) int {
 	case "version", "--version", "-v":
 		fmt.Fprintf(env.Stdout, "tutti %s (%s, %s/%s)\n", env.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	case "help", "-h", "--help":
-		fmt.Fprint(env.Stdout, usage)
+		fmt.Fprint(env.Stdout, usageText())
 	default:
-		fmt.Fprintf(env.Stderr, "tutti: unknown command %q\n\n%s", cmd, usage)
+		fmt.Fprintf(env.Stderr, "tutti: unknown command %q\n\n%s", cmd, usageText())
 		return 2
 	}
 	if errors.Is(err, flag.ErrHelp) {
@@ -82,15 +91,6 @@ func Run(ctx context.Context, env Env) int {
 		return 1
 	}
 	return 0
-}
-
-// Scenarios are the load scenarios of every app.
-func Scenarios() map[string]load.Factory {
-	m := map[string]load.Factory{"meet": meet.LoadScenario}
-	for name, f := range roar.LoadScenarios() {
-		m[name] = f
-	}
-	return m
 }
 
 // parse reads the shared settings (plus extra flags) for a command.
@@ -126,21 +126,15 @@ func serve(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	log := NewLogger(cfg, env.Stderr)
+	defer applyMemoryLimit(cfg, env.Getenv, os.DirFS("/"), log)()
 	m, err := New(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	defer m.Close()
 	if cfg.Demo {
-		pub, admin, err := m.Meet.Demo(ctx)
-		if err != nil {
-			return fmt.Errorf("demo data: %w", err)
-		}
-		log.Info("demo data loaded", "poll", pub, "admin", admin)
-		if pw, err := m.Auth.Demo(ctx); err != nil {
-			return fmt.Errorf("demo user: %w", err)
-		} else if pw != "" {
-			log.Info("demo user created", "username", "demo", "password", pw)
+		if err := m.LoadDemo(ctx); err != nil {
+			return err
 		}
 	}
 	if err := m.Listen(); err != nil {
@@ -176,45 +170,50 @@ func openMigrated(ctx context.Context, cfg config.Config, log *slog.Logger) (*db
 	return d, nil
 }
 
+// seed is tutti seed APP: the app's module declares its flags and loads.
 func seed(ctx context.Context, env Env, args []string) error {
-	if len(args) > 0 && args[0] == "roar" {
-		return seedRoar(ctx, env, args[1:])
+	var names []string
+	for _, m := range Modules() {
+		if m.Seed != nil {
+			names = append(names, m.Name)
+		}
 	}
-	if len(args) == 0 || args[0] != "meet" {
-		return errors.New("which app? tutti seed meet|roar")
+	which := "which app? tutti seed " + strings.Join(names, "|")
+	if len(args) == 0 {
+		return errors.New(which)
 	}
-	size := meet.SeedDefault
-	var out string
-	var rngSeed uint64
-	cfg, err := parse("seed meet", env, args[1:], func(fs *flag.FlagSet) {
-		fs.IntVar(&size.Polls, "polls", size.Polls, "polls to create")
-		fs.IntVar(&size.Participants, "participants", size.Participants, "participants, spread over the polls")
-		fs.IntVar(&size.Timeframes, "timeframes", size.Timeframes, "timeframes, spread over the participants")
-		fs.IntVar(&size.Comments, "comments", size.Comments, "comments")
-		fs.StringVar(&out, "out", "", "where to write the ids for the load test (default DATA-DIR/seed/meet.json)")
-		fs.Uint64Var(&rngSeed, "seed", 1, "random seed")
+	mod, ok := moduleNamed(args[0])
+	if !ok || mod.Seed == nil {
+		return fmt.Errorf("no seed for %q; %s", args[0], which)
+	}
+	var run module.SeedRun
+	var check func() error
+	var seedFn module.SeedFunc
+	cfg, err := parse("seed "+mod.Name, env, args[1:], func(fs *flag.FlagSet) {
+		check, seedFn = mod.Seed.Flags(fs)
+		fs.StringVar(&run.Out, "out", "", "where to write the ids for the load test (default DATA-DIR/seed/"+mod.Name+".json)")
+		fs.Uint64Var(&run.RNGSeed, "seed", 1, "random seed")
 	})
+	if err == nil {
+		err = check()
+	}
 	if err != nil {
 		return err
 	}
-	if size.Polls < 1 || size.Participants < 1 || size.Timeframes < 0 || size.Comments < 0 {
-		return errors.New("need at least one poll and one participant")
+	if run.Out == "" {
+		run.Out = filepath.Join(cfg.DataDir, "seed", mod.Name+".json")
 	}
-	if out == "" {
-		out = filepath.Join(cfg.DataDir, "seed", "meet.json")
-	}
-	log := NewLogger(cfg, env.Stderr)
-	d, err := openMigrated(ctx, cfg, log)
+	run.Progress = progressTo(env)
+	d, err := openMigrated(ctx, cfg, NewLogger(cfg, env.Stderr))
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	ids, err := meet.Seed(ctx, d, size, out, progressTo(env), rngSeed)
+	summary, err := seedFn(ctx, d, run)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "seeded meet: %d polls, %d participants, %d timeframes, %d comments; ids in %s\n",
-		len(ids.Polls), len(ids.Participants), size.Timeframes, size.Comments, out)
+	fmt.Fprintln(env.Stdout, summary)
 	return nil
 }
 
@@ -223,43 +222,6 @@ func progressTo(env Env) io.Writer {
 	if f, ok := env.Stderr.(*os.File); ok && f != nil {
 		return f
 	}
-	return nil
-}
-
-func seedRoar(ctx context.Context, env Env, args []string) error {
-	size := roar.SeedDefault
-	var out, password string
-	var rngSeed uint64
-	cfg, err := parse("seed roar", env, args, func(fs *flag.FlagSet) {
-		fs.IntVar(&size.Users, "users", size.Users, "users to create, all with the same password")
-		fs.IntVar(&size.Roars, "roars", size.Roars, "roars (a fifth of them replies; some with #hashtags and @mentions)")
-		fs.IntVar(&size.Likes, "likes", size.Likes, "likes, mostly on recent roars")
-		fs.IntVar(&size.Follows, "follows", size.Follows, "follows between the users")
-		fs.StringVar(&password, "password", roar.SeedPassword, "every seeded user's password")
-		fs.StringVar(&out, "out", "", "where to write the ids for the load test (default DATA-DIR/seed/roar.json)")
-		fs.Uint64Var(&rngSeed, "seed", 1, "random seed")
-	})
-	if err != nil {
-		return err
-	}
-	if size.Users < 2 || size.Roars < 1 || size.Likes < 0 || size.Follows < 0 {
-		return errors.New("need at least two users and one roar")
-	}
-	if out == "" {
-		out = filepath.Join(cfg.DataDir, "seed", "roar.json")
-	}
-	d, err := openMigrated(ctx, cfg, NewLogger(cfg, env.Stderr))
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	start := time.Now()
-	ids, err := roar.Seed(ctx, d, size, password, out, progressTo(env), rngSeed)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(env.Stdout, "seeded roar in %.1f s: %d users (password %q), %d roars, up to %d likes and %d follows; ids in %s\n",
-		time.Since(start).Seconds(), len(ids.Users), password, len(ids.Roars), size.Likes, size.Follows, out)
 	return nil
 }
 

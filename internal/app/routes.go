@@ -14,6 +14,12 @@ import (
 func (m *Main) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /static/", m.Site.Assets)
+	// Pages link their icon (web.Layout); clients that ask for the old
+	// default name are sent to it rather than answered 404.
+	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=86400")
+		http.Redirect(w, r, m.Site.Assets.URL("favicon.svg"), http.StatusMovedPermanently)
+	})
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		w.Write([]byte("ok\n"))
@@ -51,8 +57,9 @@ func (m *Main) routes() http.Handler {
 	})
 	mux.Handle("GET "+files.Prefix, files.Handler(m.Files, files.Prefix))
 	m.Auth.Routes(mux)
-	m.Meet.Routes(mux)
-	m.Roar.Routes(mux)
+	for _, a := range m.Apps {
+		a.Routes(mux)
+	}
 	for _, a := range m.Site.Apps {
 		if !a.Ready {
 			mux.HandleFunc("GET "+a.Path, func(w http.ResponseWriter, r *http.Request) {
@@ -68,6 +75,6 @@ func (m *Main) routes() http.Handler {
 		web.SecurityHeaders,
 		web.CrossOrigin(m.Site),
 		m.Auth.Middleware,
-		web.LimitBodyWith(m.Config.MaxBodyBytes, mux),
+		m.Site.LimitBody(m.Config.MaxBodyBytes, mux),
 	)
 }

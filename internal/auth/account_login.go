@@ -44,8 +44,13 @@ func (s *Service) loginPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if _, err := s.Login(w, r, in.Login, pw); err != nil {
-		if e := errs.As(err); e.Kind == errs.Unauthorized {
+		switch e := errs.As(err); e.Kind {
+		case errs.Unauthorized:
 			s.Site.Render(w, r, http.StatusUnauthorized, LoginPage(s, s.head(r, "Sign in"), in, map[string]string{"": e.Message}, ""))
+			return
+		case errs.TooMany: // the form again, with the wait (never the password)
+			retryAfter(w, e)
+			s.Site.Render(w, r, http.StatusTooManyRequests, LoginPage(s, s.head(r, "Sign in"), in, map[string]string{"": e.Message}, ""))
 			return
 		}
 		s.Site.Error(w, r, err)

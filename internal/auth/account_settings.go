@@ -2,6 +2,7 @@ package auth
 
 import (
 	"errors"
+	"mime/multipart"
 	"net/http"
 
 	"github.com/tutti-dev/tutti/internal/errs"
@@ -52,7 +53,14 @@ func (s *Service) settingsPost(w http.ResponseWriter, r *http.Request) {
 	if r.PostForm.Get("remove_avatar") == "1" {
 		avatar = new(string)
 	}
-	file, hdr, err := r.FormFile("avatar")
+	// A url-encoded form, or a multipart one without the file, keeps the
+	// current picture (r.FormFile would answer "not multipart" to the former).
+	var file multipart.File
+	var hdr *multipart.FileHeader
+	err := http.ErrMissingFile
+	if r.MultipartForm != nil {
+		file, hdr, err = r.FormFile("avatar")
+	}
 	switch {
 	case errors.Is(err, http.ErrMissingFile):
 	case err != nil:

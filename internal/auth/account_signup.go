@@ -28,9 +28,13 @@ func (s *Service) signupPost(w http.ResponseWriter, r *http.Request) {
 	in := Signup{Username: f.Get("username"), Email: f.Get("email"), Password: f.Get("password")}
 	next := SafeNext(f.Get("next"))
 	if _, err := s.SignupAndLogin(w, r, in); err != nil {
-		if e := errs.As(err); e.Kind == errs.Invalid && len(e.Fields) > 0 {
-			in.Password = ""
+		switch e := errs.As(err); {
+		case e.Kind == errs.Invalid && len(e.Fields) > 0:
 			s.Site.Render(w, r, http.StatusUnprocessableEntity, SignupPage(s, s.head(r, "Create your account"), trimmed(in), next, e.Fields))
+			return
+		case e.Kind == errs.TooMany: // the form again, with the wait
+			retryAfter(w, e)
+			s.Site.Render(w, r, http.StatusTooManyRequests, SignupPage(s, s.head(r, "Create your account"), trimmed(in), next, map[string]string{"": e.Message}))
 			return
 		}
 		s.Site.Error(w, r, err)

@@ -55,6 +55,9 @@ type Deps struct {
 	Site  *web.Site
 	Log   *slog.Logger
 	Files files.Storage // avatars
+	// Images bounds the memory that decoding pictures holds at once; share
+	// one across the process. nil: a budget of files.DefaultImageBudget.
+	Images *files.ImageBudget
 
 	// SessionStore keeps sessions; nil: the database (DBStore). Cluster mode
 	// can pass a Redis store.
@@ -118,6 +121,7 @@ type Service struct {
 	mu         sync.Mutex
 	txHooks    []TxHook
 	afterHooks []func(ctx context.Context, userID int64)
+	images     *files.ImageBudget
 }
 
 // New builds the service.
@@ -135,7 +139,10 @@ func New(d Deps) (*Service, error) {
 	if d.Limits.SignupPerIP == nil {
 		d.Limits.SignupPerIP = def.SignupPerIP
 	}
-	s := &Service{Deps: d, store: &Store{db: d.DB, now: d.Now}}
+	s := &Service{Deps: d, store: &Store{db: d.DB, now: d.Now}, images: d.Images}
+	if s.images == nil {
+		s.images = files.NewImageBudget(files.DefaultImageBudget)
+	}
 	s.SetLimits(d.Limits)
 	if d.SessionStore == nil {
 		s.sessions = NewDBStore(d.DB)

@@ -1,16 +1,19 @@
 package auth_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"fmt"
 	"image"
 	"image/color"
 	"image/jpeg"
 	"image/png"
 	"io"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -25,8 +28,10 @@ import (
 	"github.com/tutti-dev/tutti/internal/ratelimit"
 )
 
-// browser drives a running server like a browser without JavaScript.
+// browser drives a running server like a browser without JavaScript
+// (apptest.Web, with this file's short names).
 type browser struct {
+	*apptest.Web
 	t    *testing.T
 	m    *app.Main
 	c    *http.Client
@@ -34,57 +39,32 @@ type browser struct {
 }
 
 func newBrowser(t *testing.T, m *app.Main) *browser {
-	return &browser{t: t, m: m, c: apptest.Client(t), base: m.URL()}
+	w := apptest.NewWeb(t, m)
+	return &browser{Web: w, t: t, m: m, c: w.Client, base: w.Base}
 }
 
 func (b *browser) do(method, path string, body io.Reader, header http.Header) (*http.Response, string) {
 	b.t.Helper()
-	req, err := http.NewRequest(method, b.base+path, body)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	for k, v := range header {
-		req.Header[k] = v
-	}
-	res, err := b.c.Do(req)
-	if err != nil {
-		b.t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer res.Body.Close()
-	out, _ := io.ReadAll(res.Body)
-	return res, string(out)
+	return b.Do(method, path, body, header)
 }
 
-func (b *browser) get(path string) (*http.Response, string) {
-	b.t.Helper()
-	return b.do("GET", path, nil, nil)
-}
+func (b *browser) get(path string) (*http.Response, string) { b.t.Helper(); return b.Get(path) }
 
 func (b *browser) post(path string, form url.Values) (*http.Response, string) {
 	b.t.Helper()
-	return b.do("POST", path, strings.NewReader(form.Encode()), http.Header{"Content-Type": {"application/x-www-form-urlencoded"}})
+	return b.Post(path, form)
 }
 
-func (b *browser) cookie(name string) *http.Cookie {
-	u, _ := url.Parse(b.base)
-	for _, c := range b.c.Jar.Cookies(u) {
-		if c.Name == name {
-			return c
-		}
-	}
-	return nil
-}
+func (b *browser) cookie(name string) *http.Cookie { return b.Cookie(name) }
 
 func wantStatus(t *testing.T, res *http.Response, body string, want int) {
 	t.Helper()
-	if res.StatusCode != want {
-		t.Fatalf("%s %s: status %d; want %d. Body:\n%.1500s", res.Request.Method, res.Request.URL, res.StatusCode, want, body)
-	}
+	apptest.WantStatus(t, res, body, want)
 }
 
 func wantRedirect(t *testing.T, res *http.Response, body, to string) {
 	t.Helper()
-	wantStatus(t, res, body, http.StatusSeeOther)
+	apptest.WantStatus(t, res, body, http.StatusSeeOther)
 	if got := res.Header.Get("Location"); got != to {
 		t.Fatalf("%s %s: redirect to %q; want %q", res.Request.Method, res.Request.URL, got, to)
 	}
@@ -459,9 +439,24 @@ func TestLoginRateLimit(t *testing.T) {
 		}
 		res, body := b.post("/account/login", url.Values{"login": {"x"}, "password": {"whatever1"}})
 		wantStatus(t, res, body, http.StatusTooManyRequests)
-		if ra := res.Header.Get("Retry-After"); ra == "" || ra == "0" {
+		ra := res.Header.Get("Retry-After")
+		if ra == "" || ra == "0" {
 			t.Errorf("Retry-After %q; want seconds", ra)
 		}
+		// The 429 is the login form again, with the wait in words, the
+		// login kept and the password not.
+		wantForm := func(body, action, kept, secret string) {
+			t.Helper()
+			for _, want := range []string{`action="` + action + `"`, `value="` + kept + `"`, "Please try again in " + ra + " seconds."} {
+				if !strings.Contains(body, want) {
+					t.Errorf("429 page lacks %q:\n%.3000s", want, body)
+				}
+			}
+			if strings.Contains(body, secret) {
+				t.Errorf("429 page echoes the password")
+			}
+		}
+		wantForm(body, "/account/login", "x", "whatever1")
 		m.Auth.SetLimits(auth.Limits{LoginPerAccount: ratelimit.NewLocal(time.Minute, 2)})
 		for i := 0; i < 2; i++ {
 			b.post("/account/login", url.Values{"login": {"Target"}, "password": {"whatever1"}})
@@ -471,8 +466,15 @@ func TestLoginRateLimit(t *testing.T) {
 
 		m.Auth.SetLimits(auth.Limits{SignupPerIP: ratelimit.NewLocal(time.Minute, 1)})
 		b.signup("first", "first@example.com", "password1")
-		res, body = newBrowser(t, m).post("/account/signup", url.Values{"username": {"second"}, "email": {"s@example.com"}, "password": {"password1"}})
+		res, body = newBrowser(t, m).post("/account/signup", url.Values{"username": {"second"}, "email": {"s@example.com"}, "password": {"secret-pw-2"}})
 		wantStatus(t, res, body, http.StatusTooManyRequests)
+		if ra = res.Header.Get("Retry-After"); ra == "" || ra == "0" {
+			t.Errorf("sign-up Retry-After %q; want seconds", ra)
+		}
+		wantForm(body, "/account/signup", "second", "secret-pw-2")
+		if !strings.Contains(body, `value="s@example.com"`) {
+			t.Errorf("sign-up 429 page lost the e-mail")
+		}
 	})
 }
 
@@ -544,6 +546,68 @@ func TestAnonymousRequestsStayCheap(t *testing.T) {
 		wantStatus(t, res, body, 200)
 		if !strings.Contains(body, `data-state="user"`) {
 			t.Error("profile page for a signed-in viewer: header not rendered with the user")
+		}
+	})
+}
+
+// TestSettingsWithoutAFileKeepsThePicture: a url-encoded form (no multipart)
+// and a multipart form without the file both save the profile and keep the
+// current picture.
+func TestSettingsWithoutAFileKeepsThePicture(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		ctx := context.Background()
+		b := newBrowser(t, m)
+		b.signup("fay", "fay@example.com", "password1")
+		res, body := b.upload(map[string]string{"display_name": "Fay"}, "me.png", pngBytes(t, 64, 64))
+		wantRedirect(t, res, body, "/account/settings?saved=1")
+		u, _ := m.Auth.ByUsername(ctx, "fay")
+		pic := u.AvatarURL()
+		if pic == "" {
+			t.Fatal("no avatar after the upload")
+		}
+
+		res, body = b.post("/account/settings", url.Values{"display_name": {"Fay F."}, "bio": {"Harp."}})
+		wantRedirect(t, res, body, "/account/settings?saved=1")
+		u, _ = m.Auth.ByUsername(ctx, "fay")
+		if u.DisplayName != "Fay F." || u.Bio != "Harp." || u.AvatarURL() != pic {
+			t.Fatalf("after a url-encoded save: name %q bio %q avatar %q; want Fay F., Harp., %q", u.DisplayName, u.Bio, u.AvatarURL(), pic)
+		}
+
+		res, body = b.upload(map[string]string{"display_name": "Fay G.", "bio": "Lute."}, "", nil)
+		wantRedirect(t, res, body, "/account/settings?saved=1")
+		u, _ = m.Auth.ByUsername(ctx, "fay")
+		if u.DisplayName != "Fay G." || u.Bio != "Lute." || u.AvatarURL() != pic {
+			t.Fatalf("after a multipart save without a file: name %q bio %q avatar %q; want Fay G., Lute., %q", u.DisplayName, u.Bio, u.AvatarURL(), pic)
+		}
+	})
+}
+
+// TestOversizeUploadReads413 drives the real server as a client that sends
+// its whole body before reading (Python's urllib does): an avatar upload
+// over the limit gets the 413 page, not a connection reset.
+func TestOversizeUploadReads413(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		u, _ := url.Parse(m.URL())
+		body := bytes.Repeat([]byte("x"), 12<<20)
+		for _, path := range []string{"/account/settings", "/account/login"} {
+			c, err := net.Dial("tcp", u.Host)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.SetDeadline(time.Now().Add(20 * time.Second))
+			fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: %d\r\n\r\n", path, u.Host, len(body))
+			if _, err := c.Write(body); err != nil {
+				t.Fatalf("%s: writing the whole body: %v; want the server to read it", path, err)
+			}
+			res, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err != nil {
+				t.Fatalf("%s: reading the answer: %v; want 413", path, err)
+			}
+			page, _ := io.ReadAll(res.Body)
+			c.Close()
+			if res.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(page), "The request is too large.") {
+				t.Fatalf("%s: %d %.300s; want the 413 page", path, res.StatusCode, page)
+			}
 		}
 	})
 }

@@ -3,9 +3,11 @@ package auth
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -103,10 +105,10 @@ func (s *Service) Login(w http.ResponseWriter, r *http.Request, login, password 
 	ctx := r.Context()
 	login = strings.TrimSpace(login)
 	if ok, retry := s.lim().LoginPerIP.Allow(ctx, "login:ip:"+clientIP(r)); !ok {
-		return nil, errs.Slow(retry, "Too many login attempts. Please wait a moment and try again.")
+		return nil, tooMany(retry, "Too many login attempts.")
 	}
 	if ok, retry := s.lim().LoginPerAccount.Allow(ctx, "login:acct:"+strings.ToLower(login)); !ok {
-		return nil, errs.Slow(retry, "Too many login attempts for this account. Please wait a moment and try again.")
+		return nil, tooMany(retry, "Too many login attempts for this account.")
 	}
 	a, err := s.store.byLogin(ctx, login)
 	if err != nil && !errors.Is(err, errs.ErrNotFound) {
@@ -127,6 +129,26 @@ func (s *Service) Login(w http.ResponseWriter, r *http.Request, login, password 
 		return nil, err
 	}
 	return &a.User, nil
+}
+
+// tooMany is a rate limit's refusal: what happened and how many seconds to
+// wait (the same number as the Retry-After header, rounded up).
+func tooMany(retry time.Duration, what string) error {
+	n := int(math.Ceil(retry.Seconds()))
+	if n < 1 {
+		n = 1
+	}
+	wait := strconv.Itoa(n) + " seconds"
+	if n == 1 {
+		wait = "1 second"
+	}
+	return errs.Slow(time.Duration(n)*time.Second, "%s Please try again in %s.", what, wait)
+}
+
+// retryAfter sets the Retry-After header of a rate limit's refusal that is
+// answered with a page rather than Site.Error.
+func retryAfter(w http.ResponseWriter, e *errs.Error) {
+	w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
 }
 
 // startSession gives the request's session a new token and the user.
@@ -163,7 +185,7 @@ func (s *Service) SignupAndLogin(w http.ResponseWriter, r *http.Request, in Sign
 		return nil, errs.Fields(f)
 	}
 	if ok, retry := s.lim().SignupPerIP.Allow(ctx, "signup:ip:"+clientIP(r)); !ok {
-		return nil, errs.Slow(retry, "Too many sign-ups from here. Please wait a moment and try again.")
+		return nil, tooMany(retry, "Too many sign-ups from here.")
 	}
 	u, err := s.Create(ctx, in)
 	if err != nil {

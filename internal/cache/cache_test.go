@@ -7,11 +7,18 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
 func TestFetchComputesOnceAndCaches(t *testing.T) {
-	c := New(NewLocal(1 << 20))
+	synctest.Test(t, fetchComputesOnceAndCaches)
+}
+
+func fetchComputesOnceAndCaches(t *testing.T) {
+	l := NewLocal(1 << 20)
+	defer l.Close()
+	c := New(l)
 	ctx := context.Background()
 	var calls atomic.Int32
 	release := make(chan struct{})
@@ -31,7 +38,10 @@ func TestFetchComputesOnceAndCaches(t *testing.T) {
 			}
 		}()
 	}
-	time.Sleep(20 * time.Millisecond)
+	synctest.Wait() // every Fetch is in: one in fn, the others waiting for it
+	if n := calls.Load(); n != 1 {
+		t.Errorf("while computing: fn called %d times; want 1", n)
+	}
 	close(release)
 	wg.Wait()
 	if n := calls.Load(); n != 1 {
@@ -56,7 +66,13 @@ func TestFetchDoesNotCacheErrors(t *testing.T) {
 }
 
 func TestDeleteAndTTL(t *testing.T) {
-	c := New(NewLocal(1 << 20))
+	synctest.Test(t, deleteAndTTL)
+}
+
+func deleteAndTTL(t *testing.T) {
+	l := NewLocal(1 << 20)
+	defer l.Close()
+	c := New(l)
 	ctx := context.Background()
 	c.Set(ctx, "a", []byte("1"), time.Minute)
 	c.Set(ctx, "b", []byte("2"), 10*time.Millisecond)
@@ -64,12 +80,16 @@ func TestDeleteAndTTL(t *testing.T) {
 	if _, ok := c.Get(ctx, "a"); ok {
 		t.Error("a still present after Delete")
 	}
-	time.Sleep(50 * time.Millisecond)
+	time.Sleep(10*time.Millisecond - time.Nanosecond) // the bubble's clock: no real wait
+	if _, ok := c.Get(ctx, "b"); !ok {
+		t.Error("b gone before its ttl")
+	}
+	time.Sleep(time.Nanosecond)
 	if _, ok := c.Get(ctx, "b"); ok {
 		t.Error("b still present after its ttl")
 	}
-	if h, m := c.Stats(); h != 0 || m != 2 {
-		t.Errorf("stats = %d hits, %d misses; want 0, 2", h, m)
+	if h, m := c.Stats(); h != 1 || m != 2 {
+		t.Errorf("stats = %d hits, %d misses; want 1, 2", h, m)
 	}
 }
 

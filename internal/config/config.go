@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/tutti-dev/tutti/internal/memlimit"
 )
 
 // Config is every setting of a tutti process. It is a value: nothing global.
@@ -28,6 +30,7 @@ type Config struct {
 	Demo            bool          // load the demo data set on start
 	ShutdownTimeout time.Duration // graceful shutdown deadline
 	CacheSize       int           // in-process cache capacity in bytes
+	MemoryLimit     string        // Go's soft memory limit: "auto" (half the machine's or the container's memory), "off", or a size
 	MaxBodyBytes    int64         // default request body limit
 	BaseURL         string        // public URL, for links in mail and calendars; empty: from the request
 	DebugAddr       string        // if set, net/http/pprof listens here (keep it on loopback)
@@ -44,6 +47,7 @@ func Default() Config {
 		LogFormat:       "text",
 		ShutdownTimeout: 15 * time.Second,
 		CacheSize:       256 << 20,
+		MemoryLimit:     "auto",
 		MaxBodyBytes:    1 << 20,
 		RoarPostsPerMin: 30,
 		RateLimits:      true,
@@ -80,6 +84,7 @@ func Flags(fs *flag.FlagSet, c *Config, getenv func(string) string) []Var {
 	str(&c.NATSURL, "nats-url", "TUTTI_NATS_URL", "", "nats://... of a NATS cluster with JetStream; empty means NATS embedded in the process, stored in the data directory")
 	str(&c.RedisURL, "redis-url", "TUTTI_REDIS_URL", "", "redis://[user:password@]host:port/db of the shared Redis (sessions); empty means none")
 	str(&c.SessionStore, "session-store", "TUTTI_SESSION_STORE", "", "where sessions live: db (the database) or redis; empty means redis when --redis-url is set, else db")
+	str(&c.MemoryLimit, "memory-limit", "TUTTI_MEMORY_LIMIT", d.MemoryLimit, "the Go runtime's soft memory limit: auto (half of the machine's or the container's memory), off, or a size such as 512MiB; GOMEMLIMIT in the environment wins")
 	str(&c.LogFormat, "log-format", "TUTTI_LOG_FORMAT", d.LogFormat, "log format: text or json")
 	str(&c.DebugAddr, "debug-addr", "TUTTI_DEBUG_ADDR", "", "if set, serve Go profiles (net/http/pprof) on this address; keep it private")
 	str(&c.BaseURL, "base-url", "TUTTI_BASE_URL", "", "public base URL for links in calendars and mail; empty means taken from each request")
@@ -135,6 +140,15 @@ func (c *Config) Validate() error {
 	}
 	if c.CacheSize < 1<<20 {
 		errs = append(errs, fmt.Errorf("cache-bytes %d: want at least 1 MiB", c.CacheSize))
+	}
+	switch c.MemoryLimit {
+	case "auto", "off":
+	default:
+		if n, err := memlimit.ParseSize(c.MemoryLimit); err != nil {
+			errs = append(errs, fmt.Errorf("memory-limit: %w (or auto, off)", err))
+		} else if n < 32<<20 {
+			errs = append(errs, fmt.Errorf("memory-limit %s: want at least 32MiB", c.MemoryLimit))
+		}
 	}
 	if c.RoarPostsPerMin < 0 {
 		errs = append(errs, fmt.Errorf("roar-posts-per-minute %d: want 0 or more", c.RoarPostsPerMin))

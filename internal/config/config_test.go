@@ -40,6 +40,7 @@ func TestValidate(t *testing.T) {
 	for _, args := range [][]string{
 		{"--addr", "nope"}, {"--database-url", "mysql://x"}, {"--log-format", "xml"}, {"--cache-bytes", "10"}, {"--data-dir", ""},
 		{"--redis-url", "127.0.0.1:6379"}, {"--session-store", "redis"}, {"--session-store", "memcached"},
+		{"--memory-limit", "lots"}, {"--memory-limit", "1MiB"},
 	} {
 		if _, err := parse(t, nil, args...); err == nil {
 			t.Errorf("%v: accepted", args)
@@ -59,6 +60,23 @@ func TestSessionStoreFollowsRedis(t *testing.T) {
 		got, err := parse(t, nil, c.args...)
 		if err != nil || got.SessionStore != c.want {
 			t.Errorf("%v: session store %q (%v), want %q", c.args, got.SessionStore, err, c.want)
+		}
+	}
+}
+
+func TestMemoryLimitSetting(t *testing.T) {
+	for _, c := range []struct {
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{nil, nil, "auto"},
+		{map[string]string{"TUTTI_MEMORY_LIMIT": "off"}, nil, "off"},
+		{map[string]string{"TUTTI_MEMORY_LIMIT": "off"}, []string{"--memory-limit", "1GiB"}, "1GiB"},
+	} {
+		got, err := parse(t, c.env, c.args...)
+		if err != nil || got.MemoryLimit != c.want {
+			t.Errorf("%v %v: memory limit %q (%v); want %q", c.env, c.args, got.MemoryLimit, err, c.want)
 		}
 	}
 }

@@ -24,7 +24,11 @@ const (
 	Unauthorized             // 401: not signed in
 	TooLarge                 // 413
 	TooMany                  // 429
+	BadRequest               // 400: a malformed request, e.g. a query parameter (no form fields)
 )
+
+// None is no error at all: what KindOf(nil) returns.
+const None Kind = -1
 
 // Error is an error with a kind and a safe message.
 type Error struct {
@@ -60,6 +64,12 @@ func Fields(fields map[string]string) *Error {
 	return &Error{Kind: Invalid, Message: "Please correct the marked fields.", Fields: fields}
 }
 
+// BadQuery makes a BadRequest error for the malformed query parameter name,
+// which must be what (e.g. "a roar id").
+func BadQuery(name, what string) *Error {
+	return E(BadRequest, "The %s parameter must be %s.", name, what)
+}
+
 // Slow makes a TooMany error that tells the client to retry after d.
 func Slow(d time.Duration, format string, args ...any) *Error {
 	e := E(TooMany, format, args...)
@@ -76,5 +86,11 @@ func As(err error) *Error {
 	return &Error{Kind: Internal, Message: "Something went wrong on our side.", Err: err}
 }
 
-// KindOf is As(err).Kind; nil is Internal only if err is not nil.
-func KindOf(err error) Kind { return As(err).Kind }
+// KindOf is As(err).Kind for an error, and None for nil (so that a nil error
+// is never taken for an Internal one).
+func KindOf(err error) Kind {
+	if err == nil {
+		return None
+	}
+	return As(err).Kind
+}

@@ -92,6 +92,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, scenarios
 	maxErrors := fs.Int64("max-errors", -1, "exit 1 if the run has more errors than this (-1: no limit)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	quiet := fs.Bool("quiet", false, "no progress bar")
+	memoryEvery := fs.Duration("memory-every", time.Second, "read the server's resident memory from its /metrics this often, and report the peak (0: never)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -138,7 +139,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, scenarios
 		}
 	}
 	cfg := Config{Target: u, Phases: phases, Closed: *closed, Duration: *duration, Warmup: *warmup, Timeout: *timeout,
-		MaxSessions: *maxSessions, Seed: *seed}
+		MaxSessions: *maxSessions, Seed: *seed, MemoryEvery: *memoryEvery}
 	var total time.Duration
 	if cfg.Closed > 0 {
 		total = cfg.Warmup + cfg.Duration

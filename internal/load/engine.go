@@ -55,6 +55,9 @@ type Config struct {
 	MaxSessions int64         // sessions alive at once, at most
 	Grace       time.Duration // after the last phase, in-flight sessions may finish within this
 	Seed        uint64
+	// MemoryEvery is how often the server's resident memory is read from
+	// its /metrics (Result.Server); 0: never.
+	MemoryEvery time.Duration
 	Progress    func(elapsed time.Duration, arrivals, active, requests, errors int64)
 }
 
@@ -138,6 +141,10 @@ func Run(ctx context.Context, sc *Scenario, cfg Config) (*Result, error) {
 		return len(bounds) - 1
 	}
 	rec := newRecorder(start.Add(cfg.Warmup), len(bounds), phaseAt)
+	stopMemory := func() *Server { return nil }
+	if cfg.MemoryEvery > 0 {
+		stopMemory = sampleMemory(ctx, cfg.Target, cfg.MemoryEvery)
+	}
 	state := &runState{rec: rec}
 	transport := &http.Transport{
 		Proxy: nil, DialContext: (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
@@ -263,7 +270,9 @@ func Run(ctx context.Context, sc *Scenario, cfg Config) (*Result, error) {
 	}
 	wg.Wait()
 	close(progressDone)
-	return rec.result(sc, cfg, time.Since(start)-cfg.Warmup), nil
+	res := rec.result(sc, cfg, time.Since(start)-cfg.Warmup)
+	res.Server = stopMemory()
+	return res, nil
 }
 
 // rng64exp draws from the exponential distribution with mean 1.

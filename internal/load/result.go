@@ -26,6 +26,7 @@ type Result struct {
 	Phases   []PhaseStat       `json:"phases"`
 	Timeline []Second          `json:"timeline"`
 	Extra    map[string]string `json:"extra,omitempty"`
+	Server   *Server           `json:"server,omitempty"` // the server's memory, from its /metrics; nil if unreadable
 }
 
 // Settings say how the run was made.
@@ -195,8 +196,8 @@ func (r *recorder) result(sc *Scenario, cfg Config, took time.Duration) *Result 
 // WriteText prints the Tsung-style summary.
 func (res *Result) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "\n%s: %s model against %s, %.1f s\n", res.Settings.Scenario, res.Settings.Model, res.Settings.Target, res.Seconds)
-	fmt.Fprintf(w, "requests %d (%.1f/s), errors %d, sessions %d (%d failed)\n\n",
-		res.Totals.Requests, res.Totals.RequestsPerSec, res.Totals.Errors, res.Totals.Sessions, res.Totals.SessionsFailed)
+	fmt.Fprintf(w, "requests %d (%.1f/s), errors %d, sessions %d (%d failed), %s\n\n",
+		res.Totals.Requests, res.Totals.RequestsPerSec, res.Totals.Errors, res.Totals.Sessions, res.Totals.SessionsFailed, res.Server.memory())
 	table := func(title string, stats []Stat) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "%s\thighest 10s mean\tlowest 10s mean\thighest rate\tmean\tcount\terrors\tp50\tp90\tp99\tp99.9\tmax\t\n", title)
@@ -280,6 +281,7 @@ func Compare(w io.Writer, a, b *Result, an, bn string) {
 	}
 	row("ALL", Stat{RatePerSecond: a.Totals.RequestsPerSec, Errors: a.Totals.Errors}, Stat{RatePerSecond: b.Totals.RequestsPerSec, Errors: b.Totals.Errors})
 	tw.Flush()
+	fmt.Fprintf(w, "\na: %s\nb: %s\n", a.Server.memory(), b.Server.memory())
 }
 
 func ratio(b, a float64) string {
@@ -287,4 +289,16 @@ func ratio(b, a float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.2f", b/a)
+}
+
+// memory is the server's memory for the summary line.
+func (s *Server) memory() string {
+	if s == nil {
+		return "server memory unknown (no /metrics)"
+	}
+	out := fmt.Sprintf("server peak RSS %.0f MiB", float64(s.PeakRSS)/(1<<20))
+	if s.ProcessPeakRSS > 0 {
+		out += fmt.Sprintf(" (%.0f MiB since it started)", float64(s.ProcessPeakRSS)/(1<<20))
+	}
+	return out
 }

@@ -2,6 +2,8 @@ package meet
 
 import (
 	"net/http"
+	"strconv"
+	"time"
 )
 
 // adminView is the organizer's page.
@@ -13,6 +15,9 @@ type adminView struct {
 	Flash  string
 	Base   string           // scheme and host of full links
 	Tokens map[int64]string // participant id -> secret of their private link
+	// The "close the poll on" form as typed, and its messages.
+	Close       CloseInput
+	CloseFields map[string]string
 }
 
 // adminShow is the organizer's private page: their link, the edit form, the
@@ -23,6 +28,24 @@ func (a *App) adminShow(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
+	q := r.URL.Query()
+	a.renderAdmin(w, r, p, http.StatusOK, func(av *adminView) {
+		switch {
+		case q.Has("created"):
+			av.Flash = "Your poll is ready. Keep this page's link: it is your private admin link. Share the poll's public link with participants."
+		case q.Has("removed"):
+			av.Flash = "Saved. The times that no longer fit the poll were removed from the answers; everything else is kept."
+		case q.Has("saved"):
+			av.Flash = "Saved."
+		case q.Has("closed"):
+			av.Flash = "The poll is closed on the chosen time."
+		}
+	})
+}
+
+// renderAdmin renders the organizer's page with status; edit fills in what
+// differs from the page as it is (a flash, a form as typed with messages).
+func (a *App) renderAdmin(w http.ResponseWriter, r *http.Request, p *Poll, status int, edit func(*adminView)) {
 	zone, _ := a.zone(w, r, p)
 	v, err := a.buildPollView(r.Context(), p.ID, zone, pageQuery{all: true})
 	if err != nil {
@@ -35,19 +58,21 @@ func (a *App) adminShow(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	av := &adminView{Poll: p, Input: p.Input(), View: v, Base: a.base(r), Tokens: tokens}
-	q := r.URL.Query()
-	switch {
-	case q.Has("created"):
-		av.Flash = "Your poll is ready. Keep this page's link: it is your private admin link. Share the poll's public link with participants."
-	case q.Has("removed"):
-		av.Flash = "Saved. The times that no longer fit the poll were removed from the answers; everything else is kept."
-	case q.Has("saved"):
-		av.Flash = "Saved."
-	case q.Has("closed"):
-		av.Flash = "The poll is closed on the chosen time."
+	av := &adminView{Poll: p, Input: p.Input(), View: v, Base: a.base(r), Tokens: tokens,
+		Close: CloseInput{TZ: v.Zone, Duration: strconv.Itoa(int(p.Duration() / time.Minute))}}
+	if len(v.Best) == 0 {
+		av.Close.Choice = "other"
+	} else {
+		av.Close.Choice = rfc(v.Best[0].Start)
 	}
-	a.Site.Render(w, r, http.StatusOK, AdminPage(a, av))
+	if first, _ := p.Range(); !first.IsZero() {
+		av.Close.Date = first.In(v.Loc).Format(time.DateOnly)
+		av.Close.Time = first.In(v.Loc).Format("15:04")
+	}
+	if edit != nil {
+		edit(av)
+	}
+	a.Site.Render(w, r, status, AdminPage(a, av))
 }
 
 // ownLink is the full private link of participant pid, "" if unknown.

@@ -181,12 +181,23 @@ func TestBrowserComeBackToAnswers(t *testing.T) {
 	apptest.Screenshot(t, phone, "meet-admin-links-phone")
 
 	// The organizer removes Hedy: her browser's poll page forgets her.
+	// Wait for the removal's own navigation to end (the admin page without
+	// Hedy) before leaving, or the new navigation aborts it.
 	must(chromedp.Do(phone,
 		chromedp.Evaluate[chromedp.Void](`window.confirm = () => true`),
 		chromedp.Click(`#participants li:last-child form[data-confirm] button`),
-		chromedp.WaitVisible(`#participants`),
-		chromedp.Navigate(pubURL),
 	))
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		// An evaluation that meets the navigation fails: try again.
+		gone, err := chromedp.Run(phone, chromedp.Evaluate[bool](`document.readyState === "complete" && !!document.querySelector("#participants") && !document.querySelector("#participants").textContent.includes("Hedy")`))
+		if err == nil && gone {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the organizer's page still lists Hedy after removing her (%v)", err)
+		}
+	}
+	must(chromedp.Do(phone, chromedp.Navigate(pubURL)))
 	if n, err := chromedp.Run(phone, chromedp.Poll[int](`document.readyState === "complete" && document.querySelectorAll("#my-answers li").length + 1`,
 		chromedp.WithPollingTimeout(5*time.Second))); err != nil || n != 1 {
 		t.Errorf("after the organizer removed Hedy, her poll page still shows %d remembered answers (%v)", n-1, err)

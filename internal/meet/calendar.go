@@ -2,6 +2,7 @@ package meet
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"sort"
@@ -9,52 +10,42 @@ import (
 	"time"
 
 	"github.com/emersion/go-ical"
-	"github.com/teambition/rrule-go"
 )
 
-// EventICS is the closed poll's chosen time as an iCalendar file.
-func EventICS(p *Poll, start, end time.Time, url string, now time.Time) []byte {
-	cal := ical.NewCalendar()
-	cal.Props.SetText(ical.PropVersion, "2.0")
-	cal.Props.SetText(ical.PropProductID, "-//tutti//meet//EN")
-	cal.Props.SetText(ical.PropCalendarScale, "GREGORIAN")
-	ev := ical.NewEvent()
-	ev.Props.SetText(ical.PropUID, p.ID+"@meet.tutti")
-	ev.Props.SetDateTime(ical.PropDateTimeStamp, now.UTC())
-	ev.Props.SetDateTime(ical.PropDateTimeStart, start.UTC())
-	ev.Props.SetDateTime(ical.PropDateTimeEnd, end.UTC())
-	ev.Props.SetText(ical.PropSummary, p.Title)
-	desc := url
-	if p.Description != "" {
-		desc = p.Description + "\n\n" + url
-	}
-	ev.Props.SetText(ical.PropDescription, desc)
-	if url != "" {
-		u := ical.NewProp(ical.PropURL)
-		u.SetValueType(ical.ValueURI)
-		u.Value = url
-		ev.Props.Set(u)
-	}
-	cal.Children = append(cal.Children, ev.Component)
-	var buf bytes.Buffer
-	if err := ical.NewEncoder(&buf).Encode(cal); err != nil {
-		return nil // the fields above are always valid
-	}
-	return buf.Bytes()
-}
+// CalendarError is an .ics file the import refuses; its message is for the
+// user.
+type CalendarError struct{ msg string }
 
-// ErrBadCalendar is the user's message for a file that is not a calendar.
-var ErrBadCalendar = errors.New("This file is not a valid calendar (.ics).")
+func (e *CalendarError) Error() string { return e.msg }
 
-// maxOccurrences bounds the expansion of one recurring event.
-const maxOccurrences = 5000
+// The import's refusals.
+var (
+	ErrBadCalendar        = &CalendarError{"This file is not a valid calendar (.ics)."}
+	ErrCalendarTooBig     = &CalendarError{"This calendar is too large to import (at most 1 MB): export only the weeks of the poll."}
+	ErrCalendarTooComplex = &CalendarError{"This calendar has too many events or events that repeat too often (every few seconds or minutes) to import: export only the weeks of the poll."}
+)
 
 // ParseBusy reads the busy times of a calendar between from and to: events
 // with DTSTART/DTEND or DURATION (all-day events cover their dates), in their
 // TZID zones, recurring ones expanded (RRULE, RDATE, EXDATE, and RECURRENCE-ID
 // overrides); cancelled and transparent (free) events are skipped. The
 // intervals are clipped to [from, to], merged, and at most max are returned.
-func ParseBusy(r io.Reader, from, to time.Time, max int) (_ []Busy, err error) {
+//
+// The work is bounded whatever the file (see recur.go): its size, the zones
+// it names, and a budget of work units for its events and their
+// occurrences; a file beyond them is refused with ErrCalendarTooBig or
+// ErrCalendarTooComplex, and ctx ends the work early with its error.
+func ParseBusy(ctx context.Context, r io.Reader, from, to time.Time, max int) (_ []Busy, err error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxCalendarBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxCalendarBytes {
+		return nil, ErrCalendarTooBig
+	}
+	if c, sep := shape(data); c > maxComponents || sep > maxSeparators {
+		return nil, ErrCalendarTooComplex
+	}
 	// go-ical's decoder panics on some malformed lines (found by
 	// FuzzParseBusy): a bad upload is the user's error, not a crash.
 	defer func() {
@@ -62,17 +53,28 @@ func ParseBusy(r io.Reader, from, to time.Time, max int) (_ []Busy, err error) {
 			err = ErrBadCalendar
 		}
 	}()
-	cal, err := ical.NewDecoder(r).Decode()
+	cal, err := ical.NewDecoder(bytes.NewReader(data)).Decode()
 	if err != nil || cal == nil || cal.Name != ical.CompCalendar {
 		return nil, ErrBadCalendar
 	}
+	w := &calendarWork{ctx: ctx, left: calendarBudget}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	zones := zoneCache{}
 	events := cal.Events()
 	// Overrides: UID -> original start -> replaced.
 	overridden := map[string]map[int64]bool{}
 	for _, ev := range events {
+		if err := w.spend(unitsPerEvent); err != nil {
+			return nil, err
+		}
 		if rid := ev.Props.Get(ical.PropRecurrenceID); rid != nil {
-			t, err := propTime(rid, time.UTC)
+			t, err := zones.propTime(rid, time.UTC)
 			if err != nil {
+				if err == ErrCalendarTooComplex {
+					return nil, err
+				}
 				continue
 			}
 			uid, _ := ev.Props.Text(ical.PropUID)
@@ -84,19 +86,22 @@ func ParseBusy(r io.Reader, from, to time.Time, max int) (_ []Busy, err error) {
 	}
 	var out []Busy
 	for _, ev := range events {
+		if err := w.spend(1); err != nil {
+			return nil, err
+		}
 		if skipEvent(&ev) {
 			continue
 		}
-		start, end, err := eventSpan(&ev)
+		start, end, err := zones.eventSpan(&ev)
 		if err != nil {
-			return nil, ErrBadCalendar
+			return nil, calendarErr(err)
 		}
 		length := end.Sub(start)
 		starts := []time.Time{start}
 		if ev.Props.Get(ical.PropRecurrenceRule) != nil && ev.Props.Get(ical.PropRecurrenceID) == nil {
-			starts, err = occurrences(&ev, start, from.Add(-length), to)
+			starts, err = zones.occurrences(w, &ev, start, from.Add(-length), to)
 			if err != nil {
-				return nil, ErrBadCalendar
+				return nil, calendarErr(err)
 			}
 			uid, _ := ev.Props.Text(ical.PropUID)
 			kept := starts[:0]
@@ -121,6 +126,38 @@ func ParseBusy(r io.Reader, from, to time.Time, max int) (_ []Busy, err error) {
 	return out, nil
 }
 
+// shape counts what go-ical's decoder spends its time on, before it runs:
+// components (every BEGIN line, folded or not, is a line that starts with B;
+// other properties rarely do) and separators (line breaks, semicolons and
+// commas: properties, parameters and their values).
+func shape(data []byte) (components, separators int) {
+	if len(data) > 0 && (data[0] == 'B' || data[0] == 'b') {
+		components++
+	}
+	for i, c := range data {
+		switch c {
+		case '\n':
+			separators++
+			if i+1 < len(data) && (data[i+1] == 'B' || data[i+1] == 'b') {
+				components++
+			}
+		case ';', ',':
+			separators++
+		}
+	}
+	return components, separators
+}
+
+// calendarErr keeps the import's own refusals and the context's errors;
+// anything else is a file that is not a valid calendar.
+func calendarErr(err error) error {
+	var ce *CalendarError
+	if errors.As(err, &ce) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return ErrBadCalendar
+}
+
 func skipEvent(ev *ical.Event) bool {
 	if s, _ := ev.Props.Text(ical.PropStatus); strings.EqualFold(s, "CANCELLED") {
 		return true
@@ -131,20 +168,42 @@ func skipEvent(ev *ical.Event) bool {
 	return false
 }
 
+// zoneCache loads each TZID of a file once (time.LoadLocation reads the
+// zone database every time), and at most maxZones of them.
+type zoneCache map[string]*time.Location
+
+func (zc zoneCache) load(tzid string) (*time.Location, error) {
+	if iana, ok := windowsZones[tzid]; ok {
+		tzid = iana
+	}
+	if loc, ok := zc[tzid]; ok {
+		if loc == nil {
+			return nil, errors.New("unknown zone")
+		}
+		return loc, nil
+	}
+	if len(zc) >= maxZones {
+		return nil, ErrCalendarTooComplex
+	}
+	loc, err := time.LoadLocation(tzid)
+	zc[tzid] = loc
+	return loc, err
+}
+
 // eventSpan is the event's first start and end; an all-day event spans its
 // dates in UTC (the viewer's own midnight is unknown here).
-func eventSpan(ev *ical.Event) (time.Time, time.Time, error) {
+func (zc zoneCache) eventSpan(ev *ical.Event) (time.Time, time.Time, error) {
 	sp := ev.Props.Get(ical.PropDateTimeStart)
 	if sp == nil {
 		return time.Time{}, time.Time{}, errors.New("no DTSTART")
 	}
-	start, err := propTime(sp, time.UTC)
+	start, err := zc.propTime(sp, time.UTC)
 	if err != nil {
 		return start, start, err
 	}
 	var end time.Time
 	if ep := ev.Props.Get(ical.PropDateTimeEnd); ep != nil {
-		if end, err = propTime(ep, time.UTC); err != nil {
+		if end, err = zc.propTime(ep, time.UTC); err != nil {
 			return start, start, err
 		}
 	} else if dp := ev.Props.Get(ical.PropDuration); dp != nil {
@@ -164,60 +223,108 @@ func eventSpan(ev *ical.Event) (time.Time, time.Time, error) {
 	return start, end, nil
 }
 
-// propTime reads a date or date-time, mapping Windows zone names to IANA.
-func propTime(p *ical.Prop, loc *time.Location) (time.Time, error) {
-	if tzid := p.Params.Get(ical.PropTimezoneID); tzid != "" {
-		if iana, ok := windowsZones[tzid]; ok {
-			q := *p
-			q.Params = ical.Params{}
-			for k, v := range p.Params {
-				q.Params[k] = v
-			}
-			q.Params.Set(ical.PropTimezoneID, iana)
-			return q.DateTime(loc)
+// propTime reads a date or date-time in its TZID zone (Windows zone names
+// mapped to IANA), else in loc. It parses the value itself: go-ical's
+// Prop.DateTime loads the zone from disk on every call.
+func (zc zoneCache) propTime(p *ical.Prop, loc *time.Location) (time.Time, error) {
+	v := p.Value
+	if tzid := p.Params.Get(ical.PropTimezoneID); tzid != "" && len(v) == len("20060102T150405") {
+		l, err := zc.load(tzid)
+		if err != nil {
+			return time.Time{}, err
 		}
+		loc = l
 	}
-	return p.DateTime(loc)
+	if vt := p.Params.Get(ical.ParamValue); vt != "" && vt != string(ical.ValueDate) && vt != string(ical.ValueDateTime) {
+		return time.Time{}, errors.New("not a date")
+	}
+	return parseICalTime(v, loc)
+}
+
+var errBadTime = errors.New("bad date or date-time")
+
+// parseICalTime reads DATE (20060102), local DATE-TIME (20060102T150405,
+// in loc) and UTC DATE-TIME (20060102T150405Z) values.
+func parseICalTime(v string, loc *time.Location) (time.Time, error) {
+	num := func(s string) int {
+		n := 0
+		for i := 0; i < len(s); i++ {
+			if s[i] < '0' || s[i] > '9' {
+				return -1
+			}
+			n = n*10 + int(s[i]-'0')
+		}
+		return n
+	}
+	if len(v) != 8 && len(v) != 15 && (len(v) != 16 || v[15] != 'Z') {
+		return time.Time{}, errBadTime
+	}
+	y, m, d := num(v[:4]), num(v[4:6]), num(v[6:8])
+	if y < 0 || m < 1 || m > 12 || d < 1 || d > monthLen(y, m) {
+		return time.Time{}, errBadTime
+	}
+	if len(v) == 8 {
+		return time.Date(y, time.Month(m), d, 0, 0, 0, 0, loc), nil
+	}
+	h, mi, s := num(v[9:11]), num(v[11:13]), num(v[13:15])
+	if v[8] != 'T' || h < 0 || h > 23 || mi < 0 || mi > 59 || s < 0 || s > 60 {
+		return time.Time{}, errBadTime
+	}
+	if len(v) == 16 {
+		loc = time.UTC
+	}
+	return time.Date(y, time.Month(m), d, h, mi, s, 0, loc), nil
 }
 
 // occurrences expands a recurring event's starts within [from, to].
-func occurrences(ev *ical.Event, start, from, to time.Time) ([]time.Time, error) {
-	opt, err := ev.Props.RecurrenceRule()
-	if err != nil || opt == nil {
-		return nil, errors.New("bad RRULE")
-	}
-	opt.Dtstart = start
-	rule, err := rrule.NewRRule(*opt)
+func (zc zoneCache) occurrences(w *calendarWork, ev *ical.Event, start, from, to time.Time) ([]time.Time, error) {
+	rp := ev.Props.Get(ical.PropRecurrenceRule)
+	rule, err := newRecurRule(rp.Value, start)
 	if err != nil {
 		return nil, err
 	}
-	set := &rrule.Set{}
-	set.RRule(rule)
+	out, err := rule.expand(w, from, to)
+	if err != nil {
+		return nil, err
+	}
+	var exdates map[int64]bool
 	for _, name := range []string{ical.PropExceptionDates, ical.PropRecurrenceDates} {
 		for _, p := range ev.Props.Values(name) {
-			for _, v := range strings.Split(p.Value, ",") {
+			vs := strings.Split(p.Value, ",")
+			if err := w.spend(unitsPerValue * len(vs)); err != nil {
+				return nil, err
+			}
+			for _, v := range vs {
 				q := p
 				q.Value = strings.TrimSpace(v)
-				t, err := propTime(&q, start.Location())
+				t, err := zc.propTime(&q, start.Location())
 				if err != nil {
+					if err == ErrCalendarTooComplex {
+						return nil, err
+					}
 					continue
 				}
 				if name == ical.PropExceptionDates {
-					set.ExDate(t)
-				} else {
-					set.RDate(t)
+					if exdates == nil {
+						exdates = map[int64]bool{}
+					}
+					exdates[t.Unix()] = true
+				} else if !t.Before(from) && !t.After(to) {
+					if w.occ++; w.occ > maxOccurrences {
+						return nil, ErrCalendarTooComplex
+					}
+					out = append(out, t)
 				}
 			}
 		}
 	}
-	var out []time.Time
-	next := set.Iterator()
-	for t, ok := next(); ok && !t.After(to) && len(out) < maxOccurrences; t, ok = next() {
-		if !t.Before(from) {
-			out = append(out, t)
+	kept := out[:0]
+	for _, t := range out {
+		if !exdates[t.Unix()] {
+			kept = append(kept, t)
 		}
 	}
-	return out, nil
+	return kept, nil
 }
 
 func mergeBusy(bs []Busy) []Busy {

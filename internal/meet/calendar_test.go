@@ -2,6 +2,7 @@ package meet
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +24,7 @@ const testICS = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n" +
 
 func TestParseBusy(t *testing.T) {
 	from, to := utc("2030-03-01 00:00"), utc("2030-03-31 00:00")
-	got, err := ParseBusy(strings.NewReader(testICS), from, to, 100)
+	got, err := ParseBusy(context.Background(), strings.NewReader(testICS), from, to, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,30 +44,34 @@ func TestParseBusy(t *testing.T) {
 			t.Errorf("interval %d = %s-%s; want %s-%s", i, got[i].Start.Format("01-02 15:04"), got[i].End.Format("01-02 15:04"), w[0], w[1])
 		}
 	}
-	if _, err := ParseBusy(strings.NewReader("hello"), from, to, 10); err != ErrBadCalendar {
+	if _, err := ParseBusy(context.Background(), strings.NewReader("hello"), from, to, 10); err != ErrBadCalendar {
 		t.Errorf("garbage: %v; want ErrBadCalendar", err)
 	}
-	if got, _ := ParseBusy(strings.NewReader(testICS), from, to, 2); len(got) != 2 {
+	if got, _ := ParseBusy(context.Background(), strings.NewReader(testICS), from, to, 2); len(got) != 2 {
 		t.Errorf("max 2: got %d", len(got))
 	}
 }
 
 func TestEventICSAndCSV(t *testing.T) {
 	p := &Poll{ID: "AAAAAAAAAAAAAAAAAAAAAA", Title: "Dinner, with; friends", Description: "Bring food", TZ: "UTC"}
-	b := string(EventICS(p, utc("2030-03-04 18:00"), utc("2030-03-04 20:00"), "http://x/meet/polls/A", utc("2030-03-01 00:00")))
+	ics, err := EventICS(p, utc("2030-03-04 18:00"), utc("2030-03-04 20:00"), "http://x/meet/polls/A", utc("2030-03-01 00:00"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := string(ics)
 	for _, s := range []string{"BEGIN:VEVENT", "DTSTART:20300304T180000Z", "DTEND:20300304T200000Z", `SUMMARY:Dinner\, with\; friends`, "UID:AAAAAAAAAAAAAAAAAAAAAA@meet.tutti"} {
 		if !strings.Contains(b, s) {
 			t.Errorf(".ics lacks %q:\n%s", s, b)
 		}
 	}
-	if back, err := ParseBusy(strings.NewReader(b), utc("2030-03-01 00:00"), utc("2030-03-31 00:00"), 10); err != nil || len(back) != 1 {
+	if back, err := ParseBusy(context.Background(), strings.NewReader(b), utc("2030-03-01 00:00"), utc("2030-03-31 00:00"), 10); err != nil || len(back) != 1 {
 		t.Errorf("our own .ics does not read back: %v %v", back, err)
 	}
 	var buf bytes.Buffer
-	err := WriteCSV(&buf, p, []Participant{{ID: 1, Name: "=HYPERLINK(\"x\")"}, {ID: 2, Name: "Ada"}},
+	err = WriteCSV(&buf, p, []Participant{{ID: 1, Name: "=HYPERLINK(\"x\")"}, {ID: 2, Name: "Ada"}},
 		[]Timeframe{{ParticipantID: 1, Start: utc("2030-03-04 09:00"), End: utc("2030-03-04 10:00"), Tier: 2},
 			{ParticipantID: 2, Start: utc("2030-03-04 11:00"), End: utc("2030-03-04 11:15"), Tier: 1}}, time.UTC)
-	want := "participant,date,start,end,tier,tier_name,zone\n\"'=HYPERLINK(\"\"x\"\")\",2030-03-04,09:00,10:00,2,fine,UTC\nAda,2030-03-04,11:00,11:15,1,preferred,UTC\n"
+	want := "participant,date,start,end,tier,tier_name,zone,start_at,end_at\n\"'=HYPERLINK(\"\"x\"\")\",2030-03-04,09:00,10:00,2,fine,UTC,2030-03-04T09:00:00Z,2030-03-04T10:00:00Z\nAda,2030-03-04,11:00,11:15,1,preferred,UTC,2030-03-04T11:00:00Z,2030-03-04T11:15:00Z\n"
 	if err != nil || buf.String() != want {
 		t.Errorf("csv = %q, %v; want %q", buf.String(), err, want)
 	}

@@ -17,7 +17,7 @@ func (a *App) Demo(ctx context.Context) (public, admin string, err error) {
 	p := &Poll{ID: demoID, AdminToken: "demo-admin-" + token(12), Title: "Team offsite planning",
 		Description: "Two hours to plan next quarter. Paint when you can make it!",
 		StartDate:   day.Format(time.DateOnly), EndDate: day.AddDate(0, 0, 4).Format(time.DateOnly),
-		DayStart: 9 * 60, DayEnd: 17 * 60, TZ: "Europe/Berlin"}
+		DayStart: 9 * 60, DayEnd: 17 * 60, TZ: "Europe/Berlin", DurationMinutes: 120}
 	if err := a.store.CreatePoll(ctx, p); err != nil {
 		return "", "", err
 	}

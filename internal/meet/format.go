@@ -10,12 +10,15 @@ import (
 
 func fmtDay(t time.Time, loc *time.Location) string { return t.In(loc).Format("Mon 2 Jan 2006") }
 
+// fmtRange is a range of instants in loc; a time whose wall clock occurs
+// twice there (a repeated hour) carries its UTC offset, so that the two
+// passes of the hour read differently.
 func fmtRange(start, end time.Time, loc *time.Location) string {
 	s, e := start.In(loc), end.In(loc)
 	if s.YearDay() == e.YearDay() && s.Year() == e.Year() || e.Sub(s) <= 24*time.Hour && e.Hour() == 0 && e.Minute() == 0 {
-		return s.Format("Mon 2 Jan, 15:04") + "–" + e.Format("15:04")
+		return fmtClock(s, loc, "Mon 2 Jan, 15:04") + "–" + fmtClock(e, loc, "15:04")
 	}
-	return s.Format("Mon 2 Jan, 15:04") + " – " + e.Format("Mon 2 Jan, 15:04")
+	return fmtClock(s, loc, "Mon 2 Jan, 15:04") + " – " + fmtClock(e, loc, "Mon 2 Jan, 15:04")
 }
 
 func fmtDate(s string) string {
@@ -100,7 +103,48 @@ func mustLoc(zone string) *time.Location {
 
 func cellLabel(c Cell, v *pollView) string {
 	t := v.Tally[c.Slot]
-	return c.Start.In(v.Loc).Format("Mon 2 Jan 15:04") + ": " + strconv.Itoa(t.Count) + " of " + strconv.Itoa(v.Total) + " free"
+	return fmtClock(c.Start, v.Loc, "Mon 2 Jan 15:04") + ": " + strconv.Itoa(t.Count) + " of " + strconv.Itoa(v.Total) + " free"
 }
 
 func rfc(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// windowIn is the poll's daily window as the clock in zone shows it, when
+// zone is not the poll's: "= 03:00–06:00 America/New_York", or "" if the
+// zones agree. Where the two zones change clocks on different dates within
+// the poll, it says so instead of showing one day's hours for all.
+func windowIn(p *Poll, zone string) string {
+	if zone == "" || zone == p.TZ {
+		return ""
+	}
+	ploc, err := p.Location()
+	if err != nil {
+		return ""
+	}
+	loc := mustLoc(zone)
+	first, err1 := time.Parse(time.DateOnly, p.StartDate)
+	last, err2 := time.Parse(time.DateOnly, p.EndDate)
+	if err1 != nil || err2 != nil {
+		return ""
+	}
+	var win string
+	for d := first; !d.After(last); d = d.AddDate(0, 0, 1) {
+		s, _ := wallOn(d, p.DayStart, ploc)
+		e, _ := wallOn(d, p.DayEnd, ploc)
+		if !s.Before(e) {
+			continue
+		}
+		end := e.In(loc).Format("15:04")
+		if end == "00:00" {
+			end = "24:00"
+		}
+		w := s.In(loc).Format("15:04") + "–" + end
+		if win != "" && w != win {
+			return "(in " + zone + " the hours shift with a daylight-saving change: see the grid)"
+		}
+		win = w
+	}
+	if win == "" || win == fmtMinutes(p.DayStart)+"–"+fmtMinutes(p.DayEnd) {
+		return ""
+	}
+	return "= " + win + " " + zone
+}

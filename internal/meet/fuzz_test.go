@@ -2,6 +2,8 @@ package meet
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -10,11 +12,12 @@ import (
 var fuzzNow = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func FuzzPollInput(f *testing.F) {
-	f.Add("Team", "", "2030-03-01", "2030-03-03", "09:00", "17:00", "Europe/Berlin", "")
-	f.Add(" ", "x", "2030-13-01", "2030-03-03", "9:7", "24:00", "Mars/Base", "2030-02-01T10:00")
-	f.Add("T", "d", "2030-03-29", "2030-03-29", "02:00", "03:00", "Europe/Berlin", "2029-01-01T00:00")
-	f.Fuzz(func(t *testing.T, title, desc, sd, ed, ds, de, tz, dl string) {
-		in := PollInput{title, desc, sd, ed, ds, de, tz, dl}
+	f.Add("Team", "", "2030-03-01", "2030-03-03", "09:00", "17:00", "Europe/Berlin", "", "120")
+	f.Add(" ", "x", "2030-13-01", "2030-03-03", "9:7", "24:00", "Mars/Base", "2030-02-01T10:00", "7")
+	f.Add("T", "d", "2030-03-29", "2030-03-29", "02:00", "03:00", "Europe/Berlin", "2029-01-01T00:00", "")
+	f.Add("T", "d", "2030-03-29", "2030-03-30", "00:00", "24:00", "UTC", "", "1440")
+	f.Fuzz(func(t *testing.T, title, desc, sd, ed, ds, de, tz, dl, dur string) {
+		in := PollInput{title, desc, sd, ed, ds, de, tz, dl, dur}
 		p, errs := in.Validate(fuzzNow)
 		if len(errs) > 0 {
 			return
@@ -28,12 +31,15 @@ func FuzzPollInput(f *testing.F) {
 		if len(p.Slots()) == 0 {
 			t.Fatalf("accepted a poll without slots: %+v", p)
 		}
+		if d := p.Duration(); d < MinDuration || d > MaxDuration || d%Slot != 0 || longestRun(p.Slots()) < d {
+			t.Fatalf("accepted a meeting of %v that the poll cannot hold: %+v", d, p)
+		}
 		if p.Deadline != nil && !p.Deadline.After(fuzzNow) {
 			t.Fatalf("accepted a past deadline")
 		}
 		// The edit form round-trips.
 		q, errs := p.Input().Validate(fuzzNow)
-		if len(errs) > 0 || q.StartDate != p.StartDate || q.DayEnd != p.DayEnd || q.Title != p.Title {
+		if len(errs) > 0 || q.StartDate != p.StartDate || q.DayEnd != p.DayEnd || q.Title != p.Title || q.DurationMinutes != p.DurationMinutes {
 			t.Fatalf("Input() does not round-trip: %v %+v", errs, q)
 		}
 	})
@@ -81,10 +87,19 @@ func FuzzParseBusy(f *testing.F) {
 	f.Add([]byte("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:1\r\nDTSTART:20300302T090000Z\r\nDTEND:20300302T100000Z\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"))
 	f.Add([]byte("BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:2\r\nDTSTART;TZID=W. Europe Standard Time:20300302T090000\r\nDURATION:PT1H\r\nRRULE:FREQ=DAILY;COUNT=5\r\nEXDATE;TZID=W. Europe Standard Time:20300303T090000\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"))
 	f.Add([]byte("not a calendar"))
+	for _, ics := range hostileCalendars() {
+		if len(ics) < 4096 {
+			f.Add([]byte(ics))
+		}
+	}
 	from, to := time.Date(2030, 3, 1, 0, 0, 0, 0, time.UTC), time.Date(2030, 3, 10, 0, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		busy, err := ParseBusy(bytes.NewReader(data), from, to, 100)
+		busy, err := ParseBusy(context.Background(), bytes.NewReader(data), from, to, 100)
 		if err != nil {
+			var ce *CalendarError
+			if !errors.As(err, &ce) {
+				t.Fatalf("error %v; want a CalendarError", err)
+			}
 			return
 		}
 		if len(busy) > 100 {

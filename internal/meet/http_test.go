@@ -17,8 +17,10 @@ import (
 	"github.com/tutti-dev/tutti/internal/app/apptest"
 )
 
-// site drives a running server like a browser without JavaScript.
+// site drives a running server like a browser without JavaScript
+// (apptest.Web, with this file's short names).
 type site struct {
+	*apptest.Web
 	t    *testing.T
 	m    *app.Main
 	c    *http.Client
@@ -26,52 +28,26 @@ type site struct {
 }
 
 func newSite(t *testing.T, m *app.Main) *site {
-	return &site{t: t, m: m, c: apptest.Client(t), base: m.URL()}
+	w := apptest.NewWeb(t, m)
+	return &site{Web: w, t: t, m: m, c: w.Client, base: w.Base}
 }
 
 func (s *site) do(method, path string, body io.Reader, header http.Header) (*http.Response, string) {
 	s.t.Helper()
-	req, err := http.NewRequest(method, s.base+path, body)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	for k, v := range header {
-		req.Header[k] = v
-	}
-	res, err := s.c.Do(req)
-	if err != nil {
-		s.t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	return res, string(b)
+	return s.Do(method, path, body, header)
 }
 
-func (s *site) get(path string) (*http.Response, string) {
-	s.t.Helper()
-	return s.do("GET", path, nil, nil)
-}
+func (s *site) get(path string) (*http.Response, string) { s.t.Helper(); return s.Get(path) }
 
 func (s *site) post(path string, form url.Values) (*http.Response, string) {
 	s.t.Helper()
-	return s.do("POST", path, strings.NewReader(form.Encode()),
-		http.Header{"Content-Type": {"application/x-www-form-urlencoded"}})
+	return s.Post(path, form)
 }
 
 // mustRedirect asserts a 303 and returns its target path.
 func (s *site) mustRedirect(res *http.Response, body string) string {
 	s.t.Helper()
-	if res.StatusCode != http.StatusSeeOther {
-		s.t.Fatalf("%s %s: status %d; want 303. Body:\n%.2000s", res.Request.Method, res.Request.URL.Path, res.StatusCode, body)
-	}
-	u, err := url.Parse(res.Header.Get("Location"))
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	return u.Path
+	return apptest.WantRedirect(s.t, res, body)
 }
 
 func pollForm(title string, start time.Time) url.Values {
@@ -419,6 +395,22 @@ func TestBusyImport(t *testing.T) {
 		res, body = upload("notes.txt", "hello")
 		if res.StatusCode != 422 || !strings.Contains(body, "not a valid calendar") {
 			t.Errorf("garbage upload: %d; want 422 with a message", res.StatusCode)
+		}
+		// Every second since 2020: refused at once with a message (it kept
+		// a core busy for good).
+		start := time.Now()
+		res, body = upload("s.ics", "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:s\r\nDTSTART:20200101T000000Z\r\n"+
+			"DTEND:20200101T000001Z\r\nRRULE:FREQ=SECONDLY\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
+		if res.StatusCode != 422 || !strings.Contains(body, "repeat too often") || time.Since(start) > 5*time.Second {
+			t.Errorf("SECONDLY since 2020: %d after %v; want 422 with a message", res.StatusCode, time.Since(start))
+		}
+		// A weekly meeting since 2016 (a leap year: any date exists) on the poll's first day.
+		first, _ := time.Parse("20060102", day)
+		weekly := "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:w\r\nDTSTART;TZID=Europe/Berlin:2016" + first.Format("0102") +
+			"T100000\r\nDTEND;TZID=Europe/Berlin:2016" + first.Format("0102") + "T110000\r\nRRULE:FREQ=WEEKLY;BYDAY=" +
+			strings.ToUpper(first.Weekday().String()[:2]) + "\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+		if res, _ := upload("weekly.ics", weekly); res.StatusCode != 303 || !strings.Contains(res.Header.Get("Location"), "imported=1") {
+			t.Errorf("weekly since 2016: %d %q; want 303 with imported=1", res.StatusCode, res.Header.Get("Location"))
 		}
 	})
 }

@@ -19,11 +19,12 @@ type PollInput struct {
 	DayStart, DayEnd   string // HH:MM, on the quarter hour; DayEnd may be 24:00
 	TZ                 string // IANA zone
 	Deadline           string // YYYY-MM-DDTHH:MM in TZ, or empty
+	Duration           string // the meeting's length in minutes; empty: one hour
 }
 
 // Validate checks the form and returns the poll's settings, or a message per
 // field (keys: title, description, start_date, end_date, day_start, day_end,
-// tz, deadline).
+// tz, deadline, duration).
 func (in PollInput) Validate(now time.Time) (Poll, map[string]string) {
 	errs := map[string]string{}
 	var p Poll
@@ -74,7 +75,7 @@ func (in PollInput) Validate(now time.Time) (Poll, map[string]string) {
 		errs["tz"] = "Pick a time zone from the list."
 	}
 	if d := strings.TrimSpace(in.Deadline); d != "" && loc != nil {
-		t, err := time.ParseInLocation("2006-01-02T15:04", d, loc)
+		t, err := parseLocalDateTime(d, loc)
 		switch {
 		case err != nil:
 			errs["deadline"] = "Give the deadline as a date and time."
@@ -85,8 +86,19 @@ func (in PollInput) Validate(now time.Time) (Poll, map[string]string) {
 			p.Deadline = &t
 		}
 	}
-	if len(errs) == 0 && len(p.Slots()) == 0 {
-		errs["day_start"] = "This window has no time in it."
+	d, ok := parseDuration(in.Duration)
+	if !ok {
+		errs["duration"] = "Pick how long the meeting lasts: 15 minutes to a day, on the quarter hour."
+	}
+	p.DurationMinutes = int(d / time.Minute)
+	if len(errs) == 0 {
+		slots := p.Slots()
+		switch {
+		case len(slots) == 0:
+			errs["day_start"] = "This window has no time in it."
+		case longestRun(slots) < d:
+			errs["duration"] = "A meeting this long does not fit in the daily hours: make it shorter or the hours longer."
+		}
 	}
 	return p, errs
 }
@@ -94,13 +106,61 @@ func (in PollInput) Validate(now time.Time) (Poll, map[string]string) {
 // Input is the poll's settings as the edit form shows them.
 func (p *Poll) Input() PollInput {
 	in := PollInput{Title: p.Title, Description: p.Description, StartDate: p.StartDate, EndDate: p.EndDate,
-		DayStart: fmtMinutes(p.DayStart), DayEnd: fmtMinutes(p.DayEnd), TZ: p.TZ}
+		DayStart: fmtMinutes(p.DayStart), DayEnd: fmtMinutes(p.DayEnd), TZ: p.TZ,
+		Duration: strconv.Itoa(int(p.Duration() / time.Minute))}
 	if p.Deadline != nil {
 		if loc, err := p.Location(); err == nil {
 			in.Deadline = p.Deadline.In(loc).Format("2006-01-02T15:04")
 		}
 	}
 	return in
+}
+
+// parseDuration reads a meeting length in minutes (empty: DefaultDuration):
+// a multiple of 15 from MinDuration to MaxDuration.
+func parseDuration(s string) (time.Duration, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return DefaultDuration, true
+	}
+	m, err := strconv.Atoi(s)
+	d := time.Duration(m) * time.Minute
+	if err != nil || d < MinDuration || d > MaxDuration || d%Slot != 0 {
+		return DefaultDuration, false
+	}
+	return d, true
+}
+
+// longestRun is the length of the longest run of consecutive slots: the
+// longest meeting the poll can hold.
+func longestRun(slots []time.Time) time.Duration {
+	best, run := 0, 0
+	for i := range slots {
+		if i > 0 && slots[i].Equal(slots[i-1].Add(Slot)) {
+			run++
+		} else {
+			run = 1
+		}
+		best = max(best, run)
+	}
+	return time.Duration(best) * Slot
+}
+
+// parseLocalDateTime reads YYYY-MM-DDTHH:MM (a datetime-local field) as a
+// wall-clock time in loc, by WallTime's rule.
+func parseLocalDateTime(s string, loc *time.Location) (time.Time, error) {
+	t, err := time.Parse("2006-01-02T15:04", s)
+	if err != nil {
+		return time.Time{}, err
+	}
+	w, _ := wallOn(t, t.Hour()*60+t.Minute(), loc)
+	return w, nil
+}
+
+// offsetOf is t's UTC offset in seconds.
+func offsetOf(t time.Time) int {
+	_, off := t.Zone()
+	return off
 }
 
 // parseClock reads HH:MM on the quarter hour as minutes after midnight;
@@ -179,10 +239,17 @@ func ParseTimeframe(p *Poll, date, start, end, tier, tz string) (Timeframe, map[
 	if len(errs) > 0 {
 		return tf, errs
 	}
-	y, m, dd := d.Date()
-	tf.Start = wallTime(y, m, dd, s, loc).UTC()
-	tf.End = wallTime(y, m, dd, e, loc).UTC()
+	t0, sk := wallOn(d, s, loc)
+	t1, ek := wallOn(d, e, loc)
+	tf.Start, tf.End = t0.UTC(), t1.UTC()
 	if !tf.Start.Before(tf.End) {
+		if s < e && sk == WallSkipped && ek == WallSkipped {
+			// Both ends in the same skipped stretch: nothing is left of it.
+			from := t0.In(time.FixedZone("", offsetOf(t0.Add(-time.Second).In(loc))))
+			errs["start"] = fmt.Sprintf("On %s the clocks in %s go forward from %s to %s: %s–%s does not exist that day.",
+				d.Format("Mon 2 Jan 2006"), loc, from.Format("15:04"), t0.Format("15:04"), fmtMinutes(s), fmtMinutes(e))
+			return tf, errs
+		}
 		errs["end"] = "The end must be after the start."
 		return tf, errs
 	}

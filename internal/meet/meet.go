@@ -26,6 +26,13 @@ const (
 	MaxBusy         = 2000 // busy intervals kept per participant from an .ics import
 )
 
+// Meeting lengths a poll can ask for.
+const (
+	DefaultDuration = time.Hour
+	MinDuration     = Slot
+	MaxDuration     = 24 * time.Hour
+)
+
 // Poll is a scheduling poll. Dates and the daily window are in the organizer's
 // zone TZ; every instant is stored in UTC.
 type Poll struct {
@@ -44,6 +51,11 @@ type Poll struct {
 	Version     int64 // increases with every change of the poll or anything in it
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
+
+	// DurationMinutes is how long the meeting lasts: a multiple of 15 from 15
+	// to 1440 (0 is read as DefaultDuration). Best times rank start times by
+	// who is free for all of it.
+	DurationMinutes int
 }
 
 // Participant answers a poll, without an account; EditToken is the secret of
@@ -78,4 +90,12 @@ type Comment struct {
 type Busy struct {
 	ParticipantID int64
 	Start, End    time.Time
+}
+
+// Duration is the meeting's length (DefaultDuration if unset).
+func (p *Poll) Duration() time.Duration {
+	if p.DurationMinutes == 0 {
+		return DefaultDuration
+	}
+	return time.Duration(p.DurationMinutes) * time.Minute
 }

@@ -155,18 +155,14 @@ func (a *App) busyImport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	from, to := p.Range()
-	busy, err := ParseBusy(&buf, from, to, MaxBusy)
+	busy, err := ParseBusy(r.Context(), &buf, from, to, MaxBusy)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
+		var ce *CalendarError
+		if !errors.As(err, &ce) {
 			a.Site.Error(w, r, err)
 			return
 		}
-		if !errors.Is(err, ErrBadCalendar) {
-			a.Site.Error(w, r, err)
-			return
-		}
-		a.renderParticipant(w, r, p, pt, true, http.StatusUnprocessableEntity, map[string]string{"calendar": "This file is not a valid calendar (.ics)."}, nil, "")
+		a.renderParticipant(w, r, p, pt, true, http.StatusUnprocessableEntity, map[string]string{"calendar": ce.Error()}, nil, "")
 		return
 	}
 	if err := a.store.ReplaceBusy(r.Context(), pt.ID, busy); err != nil {

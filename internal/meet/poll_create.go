@@ -4,10 +4,8 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
-	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -17,23 +15,20 @@ func pollInputFrom(r *http.Request) PollInput {
 		Title: f.Get("title"), Description: f.Get("description"),
 		StartDate: f.Get("start_date"), EndDate: f.Get("end_date"),
 		DayStart: f.Get("day_start"), DayEnd: f.Get("day_end"),
-		TZ: f.Get("tz"), Deadline: f.Get("deadline"),
+		TZ: f.Get("tz"), Deadline: f.Get("deadline"), Duration: f.Get("duration"),
 	}
 }
 
 // pollNew shows the empty form, with sensible defaults: the next seven days,
-// 09:00 to 17:00 (the zone is filled in by the browser).
+// 09:00 to 17:00, in the viewer's zone (the cookie; without one the page
+// script puts the browser's zone in the form).
 func (a *App) pollNew(w http.ResponseWriter, r *http.Request) {
-	today := a.Now().UTC()
-	in := PollInput{
-		StartDate: today.Format(time.DateOnly), EndDate: today.AddDate(0, 0, 6).Format(time.DateOnly),
-		DayStart: "09:00", DayEnd: "17:00", TZ: "UTC",
+	in := PollInput{DayStart: "09:00", DayEnd: "17:00", TZ: "UTC", Duration: "60"}
+	if z := zoneCookie(r); z != "" {
+		in.TZ = z
 	}
-	if c, err := r.Cookie("meet_tz"); err == nil {
-		if _, err := time.LoadLocation(c.Value); err == nil && c.Value != "" {
-			in.TZ = c.Value
-		}
-	}
+	today := a.Now().In(mustLoc(in.TZ))
+	in.StartDate, in.EndDate = today.Format(time.DateOnly), today.AddDate(0, 0, 6).Format(time.DateOnly)
 	a.Site.Render(w, r, http.StatusOK, PollFormPage(a, "New poll", "/meet/polls", in, nil))
 }
 
@@ -139,38 +134,6 @@ func (a *App) pollDuplicate(w http.ResponseWriter, r *http.Request) {
 	}
 	rememberPoll(w, r, &np)
 	a.redirect(w, r, adminURL(&np)+"?created=1")
-}
-
-// pollClose records the chosen time; the poll then shows the decision and
-// offers an .ics file.
-func (a *App) pollClose(w http.ResponseWriter, r *http.Request) {
-	p, err := a.adminPoll(r)
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
-	if err := web.ParseForm(r, 1<<16); err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
-	s, e := r.PostForm.Get("start"), r.PostForm.Get("end")
-	if c := r.PostForm.Get("choice"); c != "" {
-		s, e, _ = strings.Cut(c, "/")
-	}
-	start, err1 := time.Parse(time.RFC3339, s)
-	end, err2 := time.Parse(time.RFC3339, e)
-	if err1 != nil || err2 != nil || p.CheckRange(start.UTC(), end.UTC()) != nil {
-		a.Site.Error(w, r, errs.Fields(map[string]string{"start": "Pick one of the proposed times."}))
-		return
-	}
-	start, end = start.UTC(), end.UTC()
-	v, err := a.store.ClosePoll(r.Context(), p.ID, &start, &end)
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
-	a.raise(p.ID, v, p.Deadline)
-	a.redirect(w, r, adminURL(p)+"?closed=1")
 }
 
 // pollReopen undoes a close.

@@ -69,9 +69,16 @@ func (a *App) pollEventICS(w http.ResponseWriter, r *http.Request) {
 		}
 		base = scheme + "://" + r.Host
 	}
-	b := EventICS(p, *p.ClosedStart, *p.ClosedEnd, base+pollURL(p), a.Now())
+	// Rendered whole before the status is written: a failure is a 500,
+	// never a 200 with an empty calendar.
+	b, err := EventICS(p, *p.ClosedStart, *p.ClosedEnd, base+pollURL(p), a.Now())
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
 	h := w.Header()
 	h.Set("Content-Type", "text/calendar; charset=utf-8")
 	h.Set("Content-Disposition", `attachment; filename="`+filename(p.Title, ".ics")+`"`)
-	w.Write(b)
+	h.Set("Cache-Control", "no-cache")
+	web.WriteBody(w, r, http.StatusOK, b)
 }

@@ -6,11 +6,14 @@ import (
 	"encoding/json"
 	"hash/fnv"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/cache"
 	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -49,12 +52,25 @@ type pageQuery struct {
 	all    bool      // every participant (the organizer's page)
 }
 
-func parsePageQuery(r *http.Request) pageQuery {
+// parsePageQuery reads the cursors; a malformed one is a bad request (400),
+// not silently the first page.
+func parsePageQuery(r *http.Request) (pageQuery, error) {
 	if r.URL.RawQuery == "" {
-		return pageQuery{}
+		return pageQuery{}, nil
 	}
 	q := r.URL.Query()
-	return pageQuery{after: db.ParseCursor(q.Get("after")), before: db.ParseCursor(q.Get("before"))}
+	var pq pageQuery
+	for _, c := range []struct {
+		name string
+		dst  *db.Cursor
+	}{{"after", &pq.after}, {"before", &pq.before}} {
+		if s := q.Get(c.name); s != "" {
+			if *c.dst = db.ParseCursor(s); c.dst.IsZero() {
+				return pageQuery{}, errs.BadQuery(c.name, "a cursor from the page's own links")
+			}
+		}
+	}
+	return pq, nil
 }
 
 // pollShow serves the poll page from the cache: the key is the poll's stamp
@@ -73,7 +89,11 @@ func (a *App) pollShow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	zone := a.zoneName(w, r)
-	pq := parsePageQuery(r)
+	pq, err := parsePageQuery(r)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
 	h := fnv.New64a()
 	h.Write([]byte(zone))
 	h.Write([]byte("|" + pq.after.String() + "|" + pq.before.String()))
@@ -103,19 +123,44 @@ func (a *App) zoneName(w http.ResponseWriter, r *http.Request) string {
 	if r.URL.RawQuery == "" && len(r.Header["Cookie"]) == 0 {
 		return ""
 	}
-	if tz := r.URL.Query().Get("tz"); tz != "" {
-		if _, err := time.LoadLocation(tz); err == nil && tz != "Local" {
-			http.SetCookie(w, &http.Cookie{Name: "meet_tz", Value: tz, Path: "/meet/", MaxAge: 365 * 86400,
-				SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
-			return tz
+	if tz := r.URL.Query().Get("tz"); validZone(tz) {
+		http.SetCookie(w, &http.Cookie{Name: "meet_tz", Value: tz, Path: "/meet/", MaxAge: 365 * 86400,
+			SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+		return tz
+	}
+	return zoneCookie(r)
+}
+
+// zoneCookie is the zone in the meet_tz cookie (the browser's detected zone,
+// or the one picked in the switcher), or "". The value is an IANA name as
+// is ("America/New_York": every character of such names may stand in a
+// cookie), but a percent-encoded one ("America%2FNew_York", as earlier page
+// scripts wrote it) is read too.
+func zoneCookie(r *http.Request) string {
+	c, err := r.Cookie("meet_tz")
+	if err != nil {
+		return ""
+	}
+	z := c.Value
+	if strings.Contains(z, "%") {
+		if u, err := url.QueryUnescape(z); err == nil {
+			z = u
 		}
 	}
-	if c, err := r.Cookie("meet_tz"); err == nil && c.Value != "Local" {
-		if _, err := time.LoadLocation(c.Value); err == nil {
-			return c.Value
-		}
+	if !validZone(z) {
+		return ""
 	}
-	return ""
+	return z
+}
+
+// validZone reports whether z names a zone of the database ("Local" and ""
+// are not zones a viewer can have).
+func validZone(z string) bool {
+	if z == "" || z == "Local" || len(z) > 64 {
+		return false
+	}
+	_, err := time.LoadLocation(z)
+	return err == nil
 }
 
 func (a *App) renderPoll(ctx context.Context, id, zone string, pq pageQuery, etag string) ([]byte, time.Duration, error) {
@@ -181,7 +226,7 @@ func (a *App) buildPollView(ctx context.Context, id, zone string, pq pageQuery) 
 	}
 	slots := p.Slots()
 	v.Tally = Tally(slots, tfs)
-	v.Best = Best(v.Tally, BestLimit)
+	v.Best = Best(v.Tally, p.Duration(), BestLimit)
 	v.Grid = BuildGrid(slots, v.Loc)
 	v.HeatJSON = heatJSON(people, v.Tally)
 	return v, nil

@@ -68,14 +68,15 @@ func Seed(ctx context.Context, d *db.DB, size SeedSize, idsPath string, progress
 		s := start.AddDate(0, 0, rng.IntN(60))
 		p := &Poll{ID: token(16), AdminToken: token(24), Title: fmt.Sprintf("Seeded poll %d", i+1),
 			Description: "A poll of the load-test data set.", StartDate: s.Format(time.DateOnly),
-			EndDate: s.AddDate(0, 0, 4).Format(time.DateOnly), DayStart: 9 * 60, DayEnd: 17 * 60, TZ: "UTC"}
+			EndDate: s.AddDate(0, 0, 4).Format(time.DateOnly), DayStart: 9 * 60, DayEnd: 17 * 60, TZ: "UTC",
+			DurationMinutes: []int{30, 60, 60, 90, 120}[rng.IntN(5)]}
 		polls[i] = p
 		ids.Polls = append(ids.Polls, SeedPoll{p.ID, p.AdminToken})
 		rows = append(rows, []any{p.ID, p.AdminToken, p.Title, p.Description, p.StartDate, p.EndDate, p.DayStart,
-			p.DayEnd, p.TZ, nil, nil, nil, 1, now.Unix(), now.Unix()})
+			p.DayEnd, p.TZ, nil, nil, nil, 1, now.Unix(), now.Unix(), p.DurationMinutes})
 	}
 	cols := []string{"id", "admin_token", "title", "description", "start_date", "end_date", "day_start", "day_end",
-		"tz", "deadline", "closed_start", "closed_end", "version", "created_at", "updated_at"}
+		"tz", "deadline", "closed_start", "closed_end", "version", "created_at", "updated_at", "duration_minutes"}
 	if err := d.CopyChunks(ctx, "meet_polls", cols, rows, step); err != nil {
 		return nil, err
 	}

@@ -17,9 +17,12 @@ func (p *Poll) Location() (*time.Location, error) {
 }
 
 // Slots returns the UTC start of every 15-minute slot of the poll: each date
-// from StartDate to EndDate, local times DayStart to DayEnd in the poll's zone.
-// Local times that do not exist (spring forward) are skipped; a repeated hour
-// (fall back) yields both instants. The result is strictly increasing.
+// from StartDate to EndDate, the instants whose wall clock in the poll's zone
+// lies in the daily window DayStart to DayEnd. Both ends go through WallTime
+// (walltime.go): on a day whose clock jumps forward the window loses the
+// skipped times and starts when the clock jumps if its start was skipped; on
+// a day whose clock is set back a window spanning the repeated hour has both
+// passes of it. The result is strictly increasing.
 func (p *Poll) Slots() []time.Time {
 	loc, err := p.Location()
 	if err != nil {
@@ -32,31 +35,13 @@ func (p *Poll) Slots() []time.Time {
 	}
 	var out []time.Time
 	for d := first; !d.After(last); d = d.AddDate(0, 0, 1) {
-		y, m, day := d.Date()
-		// Walk real instants from the window's start to its end, so that a
-		// repeated hour counts twice and a skipped one not at all.
-		start := wallTime(y, m, day, p.DayStart, loc)
-		end := wallTime(y, m, day, p.DayEnd, loc)
+		start, _ := wallOn(d, p.DayStart, loc)
+		end, _ := wallOn(d, p.DayEnd, loc)
 		for t := start; t.Before(end); t = t.Add(Slot) {
 			out = append(out, t.UTC())
 		}
 	}
 	return dedupe(out)
-}
-
-// wallTime is the first instant at which the clock in loc shows minute m of
-// the date; for a time skipped by a DST change, the instant just after the gap.
-func wallTime(y int, mo time.Month, d, m int, loc *time.Location) time.Time {
-	t := time.Date(y, mo, d, m/60, m%60, 0, 0, loc)
-	if m == 24*60 {
-		return time.Date(y, mo, d+1, 0, 0, 0, 0, loc)
-	}
-	// time.Date picks the later instant of a repeated time; step back an hour
-	// if the earlier one shows the same wall clock.
-	if e := t.Add(-time.Hour); e.In(loc).Hour() == t.In(loc).Hour() && e.In(loc).Minute() == t.In(loc).Minute() {
-		return e
-	}
-	return t
 }
 
 func dedupe(ts []time.Time) []time.Time {

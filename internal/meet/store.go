@@ -24,14 +24,14 @@ type Store struct {
 var ErrLocked = errs.E(errs.Conflict, "This poll is locked: its answer deadline has passed or it has been closed.")
 
 const pollCols = `id, admin_token, title, description, start_date, end_date, day_start, day_end, tz,
-	deadline, closed_start, closed_end, version, created_at, updated_at`
+	deadline, closed_start, closed_end, version, created_at, updated_at, duration_minutes`
 
 func scanPoll(sc interface{ Scan(...any) error }) (*Poll, error) {
 	var p Poll
 	var deadline, cs, ce sql.NullInt64
 	var created, updated int64
 	err := sc.Scan(&p.ID, &p.AdminToken, &p.Title, &p.Description, &p.StartDate, &p.EndDate,
-		&p.DayStart, &p.DayEnd, &p.TZ, &deadline, &cs, &ce, &p.Version, &created, &updated)
+		&p.DayStart, &p.DayEnd, &p.TZ, &deadline, &cs, &ce, &p.Version, &created, &updated, &p.DurationMinutes)
 	if err != nil {
 		return nil, err
 	}
@@ -104,9 +104,11 @@ func (s *Store) PollsByID(ctx context.Context, ids []string) ([]Poll, error) {
 func (s *Store) CreatePoll(ctx context.Context, p *Poll) error {
 	now := s.now().UTC().Truncate(time.Second)
 	p.Version, p.CreatedAt, p.UpdatedAt = 1, now, now
-	_, err := s.db.Exec(ctx, `INSERT INTO meet_polls (`+pollCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+	p.DurationMinutes = int(p.Duration() / time.Minute)
+	_, err := s.db.Exec(ctx, `INSERT INTO meet_polls (`+pollCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		p.ID, p.AdminToken, p.Title, p.Description, p.StartDate, p.EndDate, p.DayStart, p.DayEnd, p.TZ,
-		nullUnix(p.Deadline), nullUnix(p.ClosedStart), nullUnix(p.ClosedEnd), p.Version, now.Unix(), now.Unix())
+		nullUnix(p.Deadline), nullUnix(p.ClosedStart), nullUnix(p.ClosedEnd), p.Version, now.Unix(), now.Unix(),
+		p.DurationMinutes)
 	if err != nil {
 		return fmt.Errorf("meet: create poll: %w", err)
 	}
@@ -130,10 +132,10 @@ func (s *Store) UpdatePoll(ctx context.Context, p *Poll, confirm string) (int64,
 		// The UPDATE comes first: it locks the poll's row, so that no answer
 		// arrives between the clipping and the commit.
 		err := db.Scan(tx.QueryRow(ctx, `UPDATE meet_polls SET title = ?, description = ?, start_date = ?, end_date = ?,
-			day_start = ?, day_end = ?, tz = ?, deadline = ?, version = version + 1, updated_at = ?
+			day_start = ?, day_end = ?, tz = ?, deadline = ?, duration_minutes = ?, version = version + 1, updated_at = ?
 			WHERE id = ? RETURNING version`,
 			p.Title, p.Description, p.StartDate, p.EndDate, p.DayStart, p.DayEnd, p.TZ, nullUnix(p.Deadline),
-			s.now().Unix(), p.ID), &v)
+			int(p.Duration()/time.Minute), s.now().Unix(), p.ID), &v)
 		if err != nil {
 			return notFound(err)
 		}

@@ -22,6 +22,7 @@ func tf(pid int64, start, end string, tier int) Timeframe {
 // A poll of one day, 09:00-12:00 UTC: 12 slots.
 var dayPoll = &Poll{StartDate: "2030-05-06", EndDate: "2030-05-06", DayStart: 9 * 60, DayEnd: 12 * 60, TZ: "UTC"}
 
+// TestBest ranks 15-minute meetings: the seed's ranking of single slots.
 func TestBest(t *testing.T) {
 	type want struct {
 		start, end   string
@@ -90,7 +91,7 @@ func TestBest(t *testing.T) {
 			if p == nil {
 				p = dayPoll
 			}
-			got := Best(Tally(p.Slots(), c.tfs), 10)
+			got := Best(Tally(p.Slots(), c.tfs), Slot, 10)
 			if len(got) != len(c.want) {
 				t.Fatalf("got %d ranges %v; want %d", len(got), got, len(c.want))
 			}
@@ -165,7 +166,7 @@ func TestSlotsAcrossDST(t *testing.T) {
 	// Best over a poll with the DST change: Ada 01:00-03:00 local on the
 	// 29th (the clock jumps, so that is 00:00-01:00 UTC = 1 hour = 4 slots).
 	ada := Timeframe{ParticipantID: 1, Start: utc("2026-03-29 00:00"), End: utc("2026-03-29 01:00"), Tier: 2}
-	best := Best(Tally(p.Slots(), []Timeframe{ada}), 5)
+	best := Best(Tally(p.Slots(), []Timeframe{ada}), Slot, 5)
 	if len(best) != 1 || best[0].End.Sub(best[0].Start) != time.Hour || best[0].SumSq != 4 {
 		t.Errorf("best = %+v; want one 1-hour range with sumSq 4", best)
 	}
@@ -191,6 +192,6 @@ func BenchmarkTally500(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		Best(Tally(slots, tfs), BestLimit)
+		Best(Tally(slots, tfs), DefaultDuration, BestLimit)
 	}
 }

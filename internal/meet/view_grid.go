@@ -14,7 +14,7 @@ type Cell struct {
 
 // GridRow is one wall-clock time of the viewer's zone.
 type GridRow struct {
-	Label  string // "09:00", or "01:00 (2nd)" for a repeated hour
+	Label  string // "09:00", or "01:00 (2nd, UTC−5)" for a repeated hour
 	Minute int    // minutes after local midnight
 	Cells  []Cell
 }
@@ -43,6 +43,8 @@ func BuildGrid(slots []time.Time, loc *time.Location) Grid {
 	dayIdx := map[string]int{}
 	cells := map[rowKey]map[int]Cell{}
 	seen := map[[2]int]int{} // (day, minute) -> times seen
+	last := map[int]rowKey{} // day -> its latest row so far
+	after := map[rowKey]map[rowKey]bool{}
 	var dates []string
 	for i, s := range slots {
 		l := s.In(loc)
@@ -55,6 +57,14 @@ func BuildGrid(slots []time.Time, loc *time.Location) Grid {
 		m := l.Hour()*60 + l.Minute()
 		k := rowKey{m, seen[[2]int{d, m}]}
 		seen[[2]int{d, m}]++
+		if p, ok := last[d]; ok && p != k {
+			// On day d, row p comes before row k.
+			if after[p] == nil {
+				after[p] = map[rowKey]bool{}
+			}
+			after[p][k] = true
+		}
+		last[d] = k
 		if cells[k] == nil {
 			cells[k] = map[int]Cell{}
 		}
@@ -69,20 +79,54 @@ func BuildGrid(slots []time.Time, loc *time.Location) Grid {
 		t, _ := time.Parse(time.DateOnly, date)
 		g.Days = append(g.Days, GridDay{Date: date, Label: t.Format("Mon 2 Jan")})
 	}
-	keys := make([]rowKey, 0, len(cells))
-	for k := range cells {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].minute != keys[j].minute {
-			return keys[i].minute < keys[j].minute
+	// Rows in the order of time on every day: by wall clock, except that
+	// the second pass of a repeated hour comes after the first pass's end
+	// (02:00, ..., 02:45, 02:00 (2nd), ..., 02:45 (2nd), 03:00). A
+	// topological order of "comes before on some day", the earliest wall
+	// clock first among the rows free to go.
+	less := func(a, b rowKey) bool {
+		if a.minute != b.minute {
+			return a.minute < b.minute
 		}
-		return keys[i].nth < keys[j].nth
-	})
+		return a.nth < b.nth
+	}
+	preds := make(map[rowKey]int, len(cells))
+	for _, next := range after {
+		for k := range next {
+			preds[k]++
+		}
+	}
+	keys := make([]rowKey, 0, len(cells))
+	placed := make(map[rowKey]bool, len(cells))
+	for len(keys) < len(cells) {
+		var best rowKey
+		found, stalled := false, true
+		for k := range cells {
+			if !placed[k] && preds[k] == 0 && (!found || less(k, best)) {
+				best, found, stalled = k, true, false
+			}
+		}
+		if stalled { // a cycle (cannot happen in one zone's days): wall-clock order
+			for k := range cells {
+				if !placed[k] && (!found || less(k, best)) {
+					best, found = k, true
+				}
+			}
+		}
+		placed[best] = true
+		keys = append(keys, best)
+		for k := range after[best] {
+			preds[k]--
+		}
+	}
 	for _, k := range keys {
 		row := GridRow{Label: fmtMinutes(k.minute), Minute: k.minute, Cells: make([]Cell, len(dates))}
 		if k.nth > 0 {
-			row.Label += " (2nd)"
+			// The second pass of a repeated wall time: say which it is.
+			for _, c := range cells[k] {
+				row.Label += " (2nd, " + fmtOffset(c.Start.In(loc)) + ")"
+				break
+			}
 		}
 		for i := range row.Cells {
 			row.Cells[i].Slot = -1

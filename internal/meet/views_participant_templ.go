@@ -324,7 +324,7 @@ func ParticipantPage(a *App, v *participantView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = commentList(v.Comments, v.Poll, false).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = commentList(v.Comments, v.Poll, false, v.Loc).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -613,7 +613,7 @@ func paintGrid(v *participantView) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var33 string
-					templ_7745c5c3_Var33, templ_7745c5c3_Err = templ.JoinStringErrs(c.Start.In(v.Loc).Format("Mon 2 Jan 15:04"))
+					templ_7745c5c3_Var33, templ_7745c5c3_Err = templ.JoinStringErrs(fmtClock(c.Start, v.Loc, "Mon 2 Jan 15:04"))
 					if templ_7745c5c3_Err != nil {
 						return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/meet/views_participant.templ`, Line: 113, Col: 143}
 					}

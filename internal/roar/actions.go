@@ -256,7 +256,9 @@ func (a *App) reportsShow(w http.ResponseWriter, r *http.Request) {
 	a.Site.Render(w, r, http.StatusOK, a.reportsPage(&page{Title: "Reports", Tab: "reports", Viewer: v, Reports: reports}))
 }
 
-// notificationsShow lists the notifications and marks those shown as seen.
+// notificationsShow lists the notifications. Reading them changes nothing
+// (a link from another site must not clear the unread count): the page's
+// script marks them seen with a POST, and so does its button without one.
 func (a *App) notificationsShow(w http.ResponseWriter, r *http.Request) {
 	u, ok := a.user(w, r)
 	if !ok {
@@ -284,12 +286,38 @@ func (a *App) notificationsShow(w http.ResponseWriter, r *http.Request) {
 		p.Older = "/roar/notifications?before=" + itoa(next.ID)
 	}
 	p.Notes = notes
-	if len(notes) > 0 && !notes[0].Seen {
-		if err := a.MarkSeen(ctx, u, notes[0].ID); err != nil {
+	a.Site.Render(w, r, http.StatusOK, a.notificationsPage(p))
+}
+
+// notificationsSeen marks the notifications up to ?up_to= as seen: the
+// unread count to a script ({"unread": 0}), back to the list for a form.
+func (a *App) notificationsSeen(w http.ResponseWriter, r *http.Request) {
+	u, ok := a.user(w, r)
+	if !ok {
+		return
+	}
+	if err := web.ParseForm(r, 4<<10); err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	upTo, err := strconv.ParseInt(r.PostForm.Get("up_to"), 10, 64)
+	if err != nil || upTo <= 0 {
+		a.Site.Error(w, r, errs.E(errs.Invalid, "The form does not say which notifications were read."))
+		return
+	}
+	ctx := r.Context()
+	if err := a.MarkSeen(ctx, u, upTo); err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	if web.WantsJSON(r) {
+		unread, err := a.store.Unseen(ctx, u.ID)
+		if err != nil {
 			a.Site.Error(w, r, err)
 			return
 		}
-		v.Unseen = 0
+		web.JSON(w, http.StatusOK, map[string]int64{"unread": unread})
+		return
 	}
-	a.Site.Render(w, r, http.StatusOK, a.notificationsPage(p))
+	http.Redirect(w, r, "/roar/notifications", http.StatusSeeOther)
 }

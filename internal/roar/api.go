@@ -113,7 +113,7 @@ func queryLimit(r *http.Request, def, max int) (int, error) {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 || n > max {
-		return 0, errs.Fields(map[string]string{"limit": "Must be a whole number from 1 to " + strconv.Itoa(max) + "."})
+		return 0, errs.BadQuery("limit", "a whole number from 1 to "+strconv.Itoa(max))
 	}
 	return n, nil
 }
@@ -130,7 +130,7 @@ func listQuery(r *http.Request) (Query, error) {
 		return Query{}, err
 	}
 	if before > 0 && since > 0 {
-		return Query{}, errs.Fields(map[string]string{"since": "Use before or since, not both."})
+		return Query{}, errs.E(errs.BadRequest, "Use the before or the since parameter, not both.")
 	}
 	limit, err := queryLimit(r, maxLimit, maxLimit)
 	if err != nil {

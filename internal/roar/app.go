@@ -41,6 +41,7 @@ type Deps struct {
 	Bus       *pubsub.Bus
 	Auth      *auth.Service
 	PostLimit Limiter          // roars, replies and reposts per user; nil: unlimited
+	Local     *cache.Cache     // this process's own cache, for rendered articles; nil: Cache
 	Now       func() time.Time // nil: time.Now
 }
 
@@ -83,7 +84,10 @@ func New(ctx context.Context, d Deps) (*App, error) {
 	}
 	a.version.Store(v)
 	a.hub = newHub()
-	a.frags = cache.New(cache.NewLocal(64 << 20))
+	a.frags = d.Local
+	if a.frags == nil {
+		a.frags = d.Cache
+	}
 	if a.unsub, err = d.Bus.Subscribe(subject, func(_ string, data []byte) {
 		var e Event
 		a.changes.Add(1) // some instance changed roar: visitors' version is old
@@ -95,9 +99,6 @@ func New(ctx context.Context, d Deps) (*App, error) {
 		return nil, err
 	}
 	a.writes = d.DB.NewBatcher(256)
-	if d.Auth != nil {
-		d.Auth.OnDelete(a.store.forgetUser, func(context.Context, int64) { a.changed() })
-	}
 	return a, nil
 }
 

@@ -36,6 +36,7 @@ func (a *App) article(r *Roar, v *viewer, class string) templ.Component {
 func fragmentKey(r *Roar, v *viewer, class string) string {
 	var b strings.Builder
 	b.Grow(128)
+	b.WriteString("roar:frag:") // the cache is shared with the other apps
 	b.WriteString(class)
 	writeRoarKey(&b, r)
 	t := r.Target()

@@ -21,47 +21,30 @@ import (
 	"github.com/tutti-dev/tutti/internal/roar"
 )
 
-// browser is one person using the site without JavaScript: a cookie jar.
+// browser is one person using the site without JavaScript: a cookie jar
+// (apptest.Web, with this file's short names).
 type browser struct {
+	*apptest.Web
 	t    *testing.T
 	c    *http.Client
 	base string
 }
 
 func newBrowser(t *testing.T, m *app.Main) *browser {
-	return &browser{t: t, c: apptest.Client(t), base: m.URL()}
+	w := apptest.NewWeb(t, m)
+	return &browser{Web: w, t: t, c: w.Client, base: w.Base}
 }
 
 func (b *browser) do(method, path string, body io.Reader, header http.Header) (*http.Response, string) {
 	b.t.Helper()
-	req, err := http.NewRequest(method, b.base+path, body)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	for k, v := range header {
-		req.Header[k] = v
-	}
-	res, err := b.c.Do(req)
-	if err != nil {
-		b.t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer res.Body.Close()
-	data, err := io.ReadAll(res.Body)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	return res, string(data)
+	return b.Do(method, path, body, header)
 }
 
-func (b *browser) get(path string) (*http.Response, string) {
-	b.t.Helper()
-	return b.do("GET", path, nil, nil)
-}
+func (b *browser) get(path string) (*http.Response, string) { b.t.Helper(); return b.Get(path) }
 
 func (b *browser) post(path string, form url.Values) (*http.Response, string) {
 	b.t.Helper()
-	return b.do("POST", path, strings.NewReader(form.Encode()),
-		http.Header{"Content-Type": {"application/x-www-form-urlencoded"}})
+	return b.Post(path, form)
 }
 
 // user creates an account and returns a browser signed in as it.
@@ -168,8 +151,13 @@ func TestPostReadLikeReplyAndNotify(t *testing.T) {
 			}
 		}
 		_, page = ann.get("/roar/")
-		if strings.Contains(page, `id="unseen"`) {
-			t.Error("notifications still unseen after viewing them")
+		if !strings.Contains(page, `id="unseen">2<`) {
+			t.Error("a GET of the notifications marked them seen")
+		}
+		ann.post("/roar/notifications/seen", url.Values{"up_to": {"999999"}})
+		_, page = ann.get("/roar/")
+		if !strings.Contains(page, `id="unseen" hidden>0<`) {
+			t.Error("notifications still unseen after marking them seen")
 		}
 		_, page = bob.get("/roar/notifications")
 		if !strings.Contains(page, "mentioned you") {
@@ -223,7 +211,7 @@ func TestBadInputWritesNothing(t *testing.T) {
 		res, _ = ann.do("DELETE", "/roar/roars", nil, nil)
 		wantStatus(t, res, 405, "wrong method")
 		res, _ = ann.get("/roar/?before=x")
-		wantStatus(t, res, 422, "bad cursor")
+		wantStatus(t, res, 400, "bad cursor")
 	})
 }
 
@@ -551,11 +539,17 @@ type sse struct{ id, event, data string }
 
 func openStream(t *testing.T, ctx context.Context, u, lastID string) <-chan sse {
 	t.Helper()
+	return openStreamWith(t, ctx, http.DefaultClient, u, lastID)
+}
+
+// openStreamWith opens the stream with client c (a signed-in user's jar).
+func openStreamWith(t *testing.T, ctx context.Context, c *http.Client, u, lastID string) <-chan sse {
+	t.Helper()
 	req, _ := http.NewRequestWithContext(ctx, "GET", u, nil)
 	if lastID != "" {
 		req.Header.Set("Last-Event-ID", lastID)
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

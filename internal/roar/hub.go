@@ -14,16 +14,17 @@ const subject = "roar.events"
 
 // Event is a live change, as sent on the bus and to the streams.
 type Event struct {
-	Type    string   `json:"type"` // roar, like, delete
-	ID      int64    `json:"id"`   // the roar
+	Type    string   `json:"type"` // roar, like, counts, delete, notify
+	ID      int64    `json:"id"`   // the roar; notify: the user notified
 	Author  int64    `json:"author,omitempty"`
 	Origin  int64    `json:"origin,omitempty"` // for a repost: the original's author
 	ReplyTo int64    `json:"reply_to,omitempty"`
 	Likes   int64    `json:"likes"`
-	Gone    []int64  `json:"gone,omitempty"` // delete: every roar removed
-	HTML    string   `json:"html,omitempty"` // roar: the rendered article, the same for every viewer
-	Roar    *APIRoar `json:"roar,omitempty"` // roar: the API's representation
-	At      int64    `json:"at,omitempty"`   // roar: created, unix ms (for delivery delay)
+	Gone    []int64  `json:"gone,omitempty"`   // delete: every roar removed
+	HTML    string   `json:"html,omitempty"`   // roar: the rendered article, the same for every viewer
+	Roar    *APIRoar `json:"roar,omitempty"`   // roar: the API's representation
+	At      int64    `json:"at,omitempty"`     // roar: created, unix ms (for delivery delay)
+	Unread  *int64   `json:"unread,omitempty"` // notify: the user's unread notifications
 }
 
 // hub fans events out to this process's open streams, in rounds. Every

@@ -25,6 +25,7 @@ func (a *App) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /roar/reports", a.reportsShow)
 
 	mux.HandleFunc("POST /roar/roars", a.postCreate)
+	mux.HandleFunc("POST /roar/notifications/seen", a.notificationsSeen)
 	mux.HandleFunc("POST /roar/r/{id}/like", a.toggle("liked", "likes", a.Like))
 	mux.HandleFunc("POST /roar/r/{id}/repost", a.toggle("reposted", "reposts", a.Repost))
 	mux.HandleFunc("POST /roar/r/{id}/delete", a.roarDelete)
@@ -47,7 +48,8 @@ func pathInt(r *http.Request, name string) (int64, error) {
 	return id, nil
 }
 
-// queryID reads a positive id from the query (0 if absent); junk is invalid.
+// queryID reads a positive id from the query (0 if absent); junk is a bad
+// request (400 with a plain message: a page has no field to mark).
 func queryID(r *http.Request, name string) (int64, error) {
 	if r.URL.RawQuery == "" { // the common case, parsed for free
 		return 0, nil
@@ -58,7 +60,7 @@ func queryID(r *http.Request, name string) (int64, error) {
 	}
 	id, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || id < 0 {
-		return 0, errs.Fields(map[string]string{name: "Must be a roar id (a positive whole number)."})
+		return 0, errs.BadQuery(name, "an id (a positive whole number)")
 	}
 	return id, nil
 }

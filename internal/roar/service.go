@@ -95,12 +95,15 @@ func (a *App) reposts(ctx context.Context, id int64) (int64, error) {
 
 func (a *App) insert(ctx context.Context, p Post) (*Roar, error) {
 	var id int64
+	var sent notified
 	if err := a.write(ctx, func(ctx context.Context, tx *db.Tx) (err error) {
-		id, err = a.store.insert(ctx, tx, p)
+		sent = sent[:0] // a batch that failed runs each write again alone
+		id, err = a.store.insert(ctx, tx, p, &sent)
 		return err
 	}); err != nil {
 		return nil, err
 	}
+	a.publishUnread(ctx, sent)
 	r, err := a.store.Roar(ctx, id)
 	if err != nil {
 		return nil, err
@@ -118,13 +121,16 @@ func (a *App) Like(ctx context.Context, u *auth.User, id int64, on bool) (int64,
 		return 0, errSignIn
 	}
 	var likes int64
+	var sent notified
 	err := a.write(ctx, func(ctx context.Context, tx *db.Tx) (err error) {
-		likes, err = a.store.like(ctx, tx, id, u.ID, on)
+		sent = sent[:0]
+		likes, err = a.store.like(ctx, tx, id, u.ID, on, &sent)
 		return err
 	})
 	if err != nil {
 		return 0, err
 	}
+	a.publishUnread(ctx, sent)
 	a.publish(&Event{Type: "like", ID: id, Likes: likes})
 	return likes, nil
 }
@@ -164,9 +170,15 @@ func (a *App) Relate(ctx context.Context, u *auth.User, username, kind string, o
 	if err != nil {
 		return err
 	}
-	return a.write(ctx, func(ctx context.Context, tx *db.Tx) error {
-		return a.store.relate(ctx, tx, u.ID, p.ID, kind, on)
-	})
+	var sent notified
+	if err := a.write(ctx, func(ctx context.Context, tx *db.Tx) error {
+		sent = sent[:0]
+		return a.store.relate(ctx, tx, u.ID, p.ID, kind, on, &sent)
+	}); err != nil {
+		return err
+	}
+	a.publishUnread(ctx, sent)
+	return nil
 }
 
 // reasonField is the rule for a report's reason (package text).
@@ -213,7 +225,11 @@ func (a *App) MarkSeen(ctx context.Context, u *auth.User, upTo int64) error {
 	if u == nil {
 		return errSignIn
 	}
-	return a.write(ctx, func(ctx context.Context, tx *db.Tx) error { return a.store.markSeen(ctx, tx, u.ID, upTo) })
+	if err := a.write(ctx, func(ctx context.Context, tx *db.Tx) error { return a.store.markSeen(ctx, tx, u.ID, upTo) }); err != nil {
+		return err
+	}
+	a.publishUnread(ctx, notified{u.ID}) // the badge of u's other tabs
+	return nil
 }
 
 // newest returns the public timeline's first page (200 roars and one more to
@@ -332,6 +348,19 @@ func (a *App) publishCounts(ctx context.Context, id int64) {
 	}
 	if r, err := a.store.Roar(ctx, id); err == nil {
 		a.publish(&Event{Type: "counts", ID: id, Likes: r.Likes, Roar: apiRoar(r, nil)})
+	}
+}
+
+// publishUnread sends each user their unread count ("notify" events go to
+// that user's streams only: the badge updates live).
+func (a *App) publishUnread(ctx context.Context, users notified) {
+	for _, id := range users {
+		n, err := a.store.Unseen(ctx, id)
+		if err != nil {
+			a.Log.Warn("roar: unread count", "user", id, "err", err)
+			continue
+		}
+		a.publish(&Event{Type: "notify", ID: id, Unread: &n})
 	}
 }
 

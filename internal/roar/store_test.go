@@ -3,6 +3,7 @@ package roar
 import (
 	"context"
 	"os"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -30,12 +31,16 @@ func TestRoarIDsFollowCommitOrder(t *testing.T) {
 	}
 	s := &Store{db: d, now: time.Now}
 	inserted, release, aDone := make(chan int64, 1), make(chan struct{}), make(chan error, 1)
+	var pidA int64
 	var once sync.Once
 	let := func() { once.Do(func() { close(release) }) }
 	defer let() // a failing check must not leave the transaction open
 	go func() {
 		aDone <- d.WithTx(ctx, func(tx *db.Tx) error {
-			id, err := s.insert(ctx, tx, Post{Author: author, Body: "first, committed last"})
+			id, err := s.insert(ctx, tx, Post{Author: author, Body: "first, committed last"}, nil)
+			if err == nil {
+				err = db.Scan(tx.QueryRow(ctx, "SELECT pg_backend_pid()"), &pidA)
+			}
 			inserted <- id
 			<-release
 			return err
@@ -46,7 +51,7 @@ func TestRoarIDsFollowCommitOrder(t *testing.T) {
 	go func() {
 		var id int64
 		err := d.WithTx(ctx, func(tx *db.Tx) (err error) {
-			id, err = s.insert(ctx, tx, Post{Author: author, Body: "second"})
+			id, err = s.insert(ctx, tx, Post{Author: author, Body: "second"}, nil)
 			return err
 		})
 		if err != nil {
@@ -54,10 +59,18 @@ func TestRoarIDsFollowCommitOrder(t *testing.T) {
 		}
 		bDone <- id
 	}()
-	select {
-	case id := <-bDone:
-		t.Fatalf("roar %d committed while roar %d's transaction was still open", id, idA)
-	case <-time.After(300 * time.Millisecond):
+	// Wait until the second insert is blocked by the first's transaction
+	// (a condition PostgreSQL reports, rather than a wall-clock window).
+	for blocked := 0; blocked == 0; {
+		select {
+		case id := <-bDone:
+			t.Fatalf("roar %d committed while roar %d's transaction was still open", id, idA)
+		default:
+		}
+		if err := db.Scan(d.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE ? = ANY(pg_blocking_pids(pid))", pidA), &blocked); err != nil {
+			t.Fatal(err)
+		}
+		runtime.Gosched()
 	}
 	// The waiting insert has not even drawn its id yet: it could otherwise
 	// commit a larger id before a smaller one.

@@ -3,6 +3,7 @@ package roar
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tutti-dev/tutti/internal/db"
@@ -43,7 +44,18 @@ func blockedBetween(ctx context.Context, tx *db.Tx, a, b int64) (bool, error) {
 	return n > 0, err
 }
 
-func notify(ctx context.Context, tx *db.Tx, now int64, user int64, kind string, actor int64, roar int64) error {
+// notified collects the users a write notified, for the live badge; nil
+// collects nothing.
+type notified []int64
+
+func (n *notified) add(user int64) {
+	if n != nil && !slices.Contains(*n, user) {
+		*n = append(*n, user)
+	}
+}
+
+// notify notifies user of what actor did; sent collects user if it was.
+func notify(ctx context.Context, tx *db.Tx, sent *notified, now int64, user int64, kind string, actor int64, roar int64) error {
 	if user == actor {
 		return nil
 	}
@@ -53,12 +65,18 @@ func notify(ctx context.Context, tx *db.Tx, now int64, user int64, kind string, 
 	}
 	// Nobody is notified by someone they blocked or muted, nor twice of one
 	// like, repost or follow (liking, unliking and liking again).
-	_, err := tx.Exec(ctx, `INSERT INTO roar_notifications (user_id, kind, actor_id, roar_id, created_at)
+	res, err := tx.Exec(ctx, `INSERT INTO roar_notifications (user_id, kind, actor_id, roar_id, created_at)
 		SELECT ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM roar_blocks WHERE user_id = ? AND target_id = ?)
 		AND NOT EXISTS (SELECT 1 FROM roar_notifications WHERE user_id = ? AND kind = ? AND actor_id = ?
 			AND kind IN ('like', 'repost', 'follow') AND COALESCE(roar_id, 0) = ?)`,
 		user, kind, actor, rid, now, user, actor, user, kind, actor, roar)
-	return err
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n > 0 {
+		sent.add(user)
+	}
+	return nil
 }
 
 // insert writes p and returns its id: the roar, its hashtags, the parent's
@@ -69,7 +87,7 @@ func notify(ctx context.Context, tx *db.Tx, now int64, user int64, kind string, 
 // several instances write to one PostgreSQL. Readers that ask for what is new
 // "since" an id (polling, a stream catching up) then never miss a roar that
 // committed late with a smaller id.
-func (s *Store) insert(ctx context.Context, tx *db.Tx, p Post) (int64, error) {
+func (s *Store) insert(ctx context.Context, tx *db.Tx, p Post, sent *notified) (int64, error) {
 	if err := bump(ctx, tx); err != nil {
 		return 0, err
 	}
@@ -111,14 +129,14 @@ func (s *Store) insert(ctx context.Context, tx *db.Tx, p Post) (int64, error) {
 		if _, err := tx.Exec(ctx, "UPDATE roars SET replies = replies + 1 WHERE id = ?", p.ReplyTo); err != nil {
 			return 0, err
 		}
-		if err := notify(ctx, tx, now, parentAuthor, "reply", p.Author, id); err != nil {
+		if err := notify(ctx, tx, sent, now, parentAuthor, "reply", p.Author, id); err != nil {
 			return 0, err
 		}
 	case p.RepostOf != 0:
 		if _, err := tx.Exec(ctx, "UPDATE roars SET reposts = reposts + 1 WHERE id = ?", p.RepostOf); err != nil {
 			return 0, err
 		}
-		if err := notify(ctx, tx, now, parentAuthor, "repost", p.Author, p.RepostOf); err != nil {
+		if err := notify(ctx, tx, sent, now, parentAuthor, "repost", p.Author, p.RepostOf); err != nil {
 			return 0, err
 		}
 	}
@@ -134,7 +152,7 @@ func (s *Store) insert(ctx context.Context, tx *db.Tx, p Post) (int64, error) {
 		}
 		for _, n := range names {
 			if uid, ok := ids[n]; ok && uid != parentAuthor {
-				if err := notify(ctx, tx, now, uid, "mention", p.Author, id); err != nil {
+				if err := notify(ctx, tx, sent, now, uid, "mention", p.Author, id); err != nil {
 					return 0, err
 				}
 			}
@@ -201,7 +219,7 @@ func (s *Store) unrepost(ctx context.Context, tx *db.Tx, id, by int64) (int64, e
 }
 
 // like sets whether user likes roar id (idempotent) and returns its like count.
-func (s *Store) like(ctx context.Context, tx *db.Tx, id, user int64, on bool) (int64, error) {
+func (s *Store) like(ctx context.Context, tx *db.Tx, id, user int64, on bool, sent *notified) (int64, error) {
 	var author, repostOf int64
 	if err := db.Scan(tx.QueryRow(ctx, "SELECT author_id, COALESCE(repost_of, 0) FROM roars WHERE id = ?", id), &author, &repostOf); err != nil {
 		return 0, err
@@ -223,7 +241,7 @@ func (s *Store) like(ctx context.Context, tx *db.Tx, id, user int64, on bool) (i
 			if _, err := tx.Exec(ctx, "UPDATE roars SET likes = likes + 1 WHERE id = ?", id); err != nil {
 				return 0, err
 			}
-			if err := notify(ctx, tx, now, author, "like", user, id); err != nil {
+			if err := notify(ctx, tx, sent, now, author, "like", user, id); err != nil {
 				return 0, err
 			}
 		}
@@ -250,7 +268,7 @@ func (s *Store) like(ctx context.Context, tx *db.Tx, id, user int64, on bool) (i
 
 // relate sets or clears a relation of user to target: "follow", "block" or
 // "mute" (idempotent). Blocking also removes follows both ways.
-func (s *Store) relate(ctx context.Context, tx *db.Tx, user, target int64, kind string, on bool) error {
+func (s *Store) relate(ctx context.Context, tx *db.Tx, user, target int64, kind string, on bool, sent *notified) error {
 	if user == target {
 		return errs.E(errs.Invalid, "You cannot %s yourself.", kind)
 	}
@@ -266,7 +284,7 @@ func (s *Store) relate(ctx context.Context, tx *db.Tx, user, target int64, kind 
 		res, err = tx.Exec(ctx, insertIgnore(tx, "roar_follows (follower_id, followee_id, created_at) VALUES (?, ?, ?)"), user, target, now)
 		if err == nil {
 			if n, _ := res.RowsAffected(); n > 0 {
-				err = notify(ctx, tx, now, target, "follow", user, 0)
+				err = notify(ctx, tx, sent, now, target, "follow", user, 0)
 			}
 		}
 	case kind == "follow":

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -33,15 +34,21 @@ func (a *App) stream(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	api := r.URL.Query().Get("format") == "json"
+	q := r.URL.Query()
+	if err := checkFeed(q); err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	api := q.Get("format") == "json"
 	data := func(d delivery) []byte {
 		if api {
 			return d.api
 		}
 		return d.page
 	}
-	f := &filter{}
+	f := &filter{quiet: q.Get("feed") == "none"}
 	if u := auth.UserFrom(ctx); u != nil {
+		f.me = u.ID
 		if f.rel, err = a.store.Relations(ctx, u.ID); err != nil {
 			a.Site.Error(w, r, err)
 			return
@@ -66,7 +73,7 @@ func (a *App) stream(w http.ResponseWriter, r *http.Request) {
 	// The response writer buffers; each round of events is flushed once.
 	io.WriteString(w, "retry: 2000\n\n")
 	sent := after
-	if after > 0 {
+	if after > 0 && !f.quiet {
 		backlog, err := a.store.Timeline(ctx, Query{Since: after, Limit: 500})
 		if err != nil {
 			return
@@ -141,9 +148,24 @@ func lastEventID(r *http.Request) (int64, error) {
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || n < 0 {
-		return 0, errs.Fields(map[string]string{"after": "Must be a roar id."})
+		return 0, errs.BadQuery("after", "a roar id (a positive whole number)")
 	}
 	return n, nil
+}
+
+// checkFeed refuses a ?feed= or ?format= the stream does not know.
+func checkFeed(q url.Values) error {
+	switch q.Get("feed") {
+	case "", "public", "home", "none":
+	default:
+		return errs.BadQuery("feed", "public, home or none")
+	}
+	switch q.Get("format") {
+	case "", "json":
+	default:
+		return errs.BadQuery("format", "json (or absent, for pages)")
+	}
+	return nil
 }
 
 func writeEvent(w io.Writer, e *Event, data []byte) {
@@ -156,13 +178,22 @@ func writeEvent(w io.Writer, e *Event, data []byte) {
 }
 
 // filter is what one stream shows: not the authors the viewer does not see,
-// and on the home feed only the people they follow.
+// on the home feed only the people they follow, and only the viewer's own
+// "notify" events (feed=none: only those, for a page without a timeline).
 type filter struct {
 	rel     *Relations
 	follows map[int64]bool // nil: everyone
+	me      int64          // the viewer (0: a visitor)
+	quiet   bool           // feed=none
 }
 
 func (f *filter) pass(e *Event) bool {
+	if e.Type == "notify" {
+		return f.me != 0 && e.ID == f.me
+	}
+	if f.quiet {
+		return false
+	}
 	if e.Type != "roar" {
 		return true
 	}
@@ -176,6 +207,9 @@ func (f *filter) pass(e *Event) bool {
 // as HTML articles, oldest first (at most 200), for the page's script.
 func (a *App) livePoll(w http.ResponseWriter, r *http.Request) {
 	since, err := queryID(r, "since")
+	if err == nil {
+		err = checkFeed(r.URL.Query())
+	}
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return

@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -11,6 +13,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/tutti-dev/tutti/internal/errs"
 )
 
 // Middleware wraps a handler.
@@ -199,8 +203,35 @@ func LimitBody(n int64) Middleware { return LimitBodyWith(n, nil) }
 
 // LimitBodyWith is LimitBody where a route of routes registered with MaxBody
 // gets its own limit instead of n (looked up before the handler runs, so a
-// Content-Length past the route's limit is refused unread).
+// Content-Length past the route's limit is refused unread). A body that
+// announces more than its cap is refused with a plain 413.
 func LimitBodyWith(n int64, routes *http.ServeMux) Middleware {
+	return limitBody(n, routes, func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "The request is too large.", http.StatusRequestEntityTooLarge)
+	})
+}
+
+// LimitBody is LimitBodyWith answering with the site's 413 page (or problem
+// details for the API).
+func (s *Site) LimitBody(n int64, routes *http.ServeMux) Middleware {
+	return limitBody(n, routes, func(w http.ResponseWriter, r *http.Request) {
+		s.Error(w, r, errTooLarge)
+	})
+}
+
+var errTooLarge = errs.E(errs.TooLarge, "The request is too large.")
+
+// Lingering close: after a 413 the rest of the body is read and thrown
+// away, at most lingerBytes for at most lingerTime, before the connection
+// closes, as nginx does. A client that writes its whole body before reading
+// (Python's urllib, many others) then reads the 413; closing with its data
+// unread would make the kernel answer it with a reset instead.
+const (
+	lingerBytes = 64 << 20
+	lingerTime  = 10 * time.Second
+)
+
+func limitBody(n int64, routes *http.ServeMux, tooLarge http.HandlerFunc) Middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Body == nil || r.Body == http.NoBody {
@@ -215,13 +246,23 @@ func LimitBodyWith(n int64, routes *http.ServeMux) Middleware {
 					}
 				}
 			}
+			body := r.Body
 			if r.ContentLength > limit {
 				w.Header().Set("Connection", "close")
-				http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+				tooLarge(w, r)
+				// A client that asked "Expect: 100-continue" sends no body
+				// after a final answer: there is nothing to wait for.
+				if !strings.EqualFold(r.Header.Get("Expect"), "100-continue") {
+					linger(w, body)
+				}
 				return
 			}
-			r.Body = http.MaxBytesReader(w, r.Body, limit)
+			lb := &limitedBody{ReadCloser: http.MaxBytesReader(w, body, limit)}
+			r.Body = lb
 			next.ServeHTTP(w, r)
+			if lb.hit {
+				linger(w, body)
+			}
 		})
 	}
 }
@@ -241,6 +282,34 @@ type maxBody struct {
 }
 
 func (m maxBody) ServeHTTP(w http.ResponseWriter, r *http.Request) { m.h.ServeHTTP(w, r) }
+
+// limitedBody records that the handler read past the limit.
+type limitedBody struct {
+	io.ReadCloser
+	hit bool
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	var mbe *http.MaxBytesError
+	if err != nil && errors.As(err, &mbe) {
+		b.hit = true
+	}
+	return n, err
+}
+
+// Close is a no-op: the server closes the request body itself, and linger
+// still has to read it.
+func (b *limitedBody) Close() error { return nil }
+
+// linger sends the answer written so far, then reads and discards the rest of
+// the body (see lingerBytes).
+func linger(w http.ResponseWriter, body io.Reader) {
+	rc := http.NewResponseController(w)
+	rc.Flush()
+	rc.SetReadDeadline(time.Now().Add(lingerTime))
+	io.CopyN(io.Discard, body, lingerBytes)
+}
 
 // CrossOrigin refuses cross-origin unsafe requests (CSRF) using the browser's
 // Sec-Fetch-Site and Origin headers.

@@ -70,6 +70,8 @@ func Status(k errs.Kind) int {
 		return http.StatusRequestEntityTooLarge
 	case errs.TooMany:
 		return http.StatusTooManyRequests
+	case errs.BadRequest:
+		return http.StatusBadRequest
 	}
 	return http.StatusInternalServerError
 }

@@ -17,7 +17,10 @@ function detectZone() {
     sel.value = zone;
   }
   if (hasCookie) return;
-  document.cookie = "meet_tz=" + encodeURIComponent(zone) + "; path=/meet/; max-age=31536000; samesite=lax";
+  // The name as is: the server reads the cookie raw, and every character of
+  // an IANA name ("America/New_York", "Etc/GMT+5") may stand in a cookie.
+  if (!/^[A-Za-z0-9_+\/-]+$/.test(zone)) return;
+  document.cookie = "meet_tz=" + zone + "; path=/meet/; max-age=31536000; samesite=lax";
   const page = $("[data-zone]");
   if (page && page.dataset.zone !== zone && !location.search.includes("tz=")) location.reload();
 }
@@ -27,6 +30,9 @@ function wireForms() {
   for (const f of $$("form[data-confirm]")) {
     f.addEventListener("submit", (e) => { if (!confirm(f.dataset.confirm)) e.preventDefault(); });
   }
+  // Picking a date or time in the close form means "another start time".
+  const other = $("#close-other");
+  for (const el of $$("#close-date, #close-time")) el.addEventListener("input", () => { if (other) other.checked = true; });
 }
 
 // Arrow keys move between the cells of a grid (a roving tabindex).
@@ -122,30 +128,80 @@ function paintGrid() {
       for (const o of $$(".paint-tools .tier")) { o.classList.toggle("active", o === b); o.setAttribute("aria-pressed", String(o === b)); }
     });
   }
+  // Saving: every change is "Saving…" at once, and "Saved" only once the
+  // server has confirmed the latest change. Saves go one at a time, in order,
+  // each with the whole painting. A change still waiting when the page is
+  // left (pagehide, or the tab hidden) is sent at once with a keepalive
+  // fetch, which outlives the page; so is every save that fits its 64 KiB.
+  // Saving: every change is "Saving…" at once, and "Saved" only once the
+  // server has confirmed the latest change. Each save sends the whole
+  // painting; saves go one at a time. A change still waiting when the page is
+  // left (pagehide, or the tab hidden) is sent at once, with a keepalive
+  // fetch that outlives the page, as is every save that fits its 64 KiB.
   const status = $("#save-state");
-  let timer = null, saving = Promise.resolve();
-  const save = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      const slots = [];
-      for (const td of cells) {
-        const t = state.get(+td.dataset.s);
-        if (t) slots.push({ start: td.dataset.t, tier: t });
-      }
-      status.textContent = "Saving…";
-      saving = saving.then(() => fetch(table.dataset.save, {
-        method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json" },
-        body: JSON.stringify({ slots }), credentials: "same-origin",
-      }).then(async (res) => {
-        if (!res.ok) {
-          const p = await res.json().catch(() => ({}));
-          throw new Error(p.detail || res.statusText);
-        }
-        status.textContent = "Saved";
-        return refreshList();
-      }).catch((err) => { status.textContent = "Not saved: " + err.message; }));
-    }, 250);
+  let timer = null;
+  let rev = 0;       // the latest change
+  let sent = 0;      // the latest change sent
+  let confirmed = 0; // the latest change the server has
+  let inFlight = 0;
+  const body = () => {
+    const slots = [];
+    for (const td of cells) {
+      const t = state.get(+td.dataset.s);
+      if (t) slots.push({ start: td.dataset.t, tier: t });
+    }
+    return JSON.stringify({ slots });
   };
+  const post = () => {
+    const r = rev, payload = body();
+    sent = r;
+    inFlight++;
+    fetch(table.dataset.save, {
+      method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json" },
+      body: payload, credentials: "same-origin", keepalive: payload.length < 60000,
+    }).then(async (res) => {
+      if (!res.ok) {
+        const p = await res.json().catch(() => ({}));
+        throw new Error(p.detail || res.statusText);
+      }
+      confirmed = Math.max(confirmed, r);
+    }).catch((err) => {
+      if (r === rev) status.textContent = "Not saved: " + err.message; // retried with the next change
+    }).finally(() => {
+      inFlight--;
+      if (inFlight) return;
+      if (confirmed === rev) {
+        status.textContent = "Saved";
+        refreshList();
+      } else if (sent !== rev && !timer) {
+        post();
+      }
+    });
+  };
+  const flush = () => {
+    clearTimeout(timer);
+    timer = null;
+    if (!inFlight && sent !== rev) post();
+  };
+  const save = () => {
+    rev++;
+    status.textContent = "Saving…";
+    clearTimeout(timer);
+    timer = setTimeout(flush, 250);
+  };
+  // Leaving: send what is waiting now, even while an earlier save is on its
+  // way (that one left first, so the server has it first in practice).
+  const leave = () => {
+    clearTimeout(timer);
+    timer = null;
+    if (sent !== rev) post();
+  };
+  window.addEventListener("pagehide", leave);
+  document.addEventListener("visibilitychange", () => { if (document.visibilityState === "hidden") leave(); });
+  // A painting too large for a keepalive request could be cut off: ask first.
+  window.addEventListener("beforeunload", (e) => {
+    if (sent !== rev && body().length >= 60000) e.preventDefault();
+  });
   // A drag paints the rectangle between where it started and where it is.
   let drag = null;
   const preview = (to) => {

@@ -1,6 +1,7 @@
 // roar in the browser: local times, likes and reposts without a reload, the
-// compose box's counter, and the live timeline (Server-Sent Events, falling
-// back to polling with ?since= when the stream drops). Every form still works
+// compose box's counter, the live timeline (Server-Sent Events, falling
+// back to polling with ?since= when the stream drops), the live unread badge,
+// and the reply link's focus on the reply box. Every form still works
 // without this script.
 const app = document.querySelector(".roar-app");
 const me = app ? app.dataset.me : "";
@@ -113,17 +114,71 @@ function insert(html, where) {
 
 function newest() {
   let max = 0;
+  if (!timeline) return max;
   for (const a of timeline.querySelectorAll(":scope > article[data-id]")) max = Math.max(max, +a.dataset.id);
   return max;
 }
 
-// The live timeline.
-const feed = app ? app.dataset.live : "";
+// The unread badge in the navigation.
+function setUnread(n) {
+  const b = document.getElementById("unseen");
+  if (b && typeof n === "number") { b.textContent = n; b.hidden = n <= 0; }
+}
+
+// The notifications page marks what it shows as seen by a POST (a GET never
+// changes anything), once the page is actually looked at; without this
+// script its "Mark all as read" button does the same.
+const markSeen = document.getElementById("mark-seen");
+if (markSeen) {
+  let done = false;
+  const mark = async () => {
+    if (done || document.visibilityState !== "visible") return;
+    done = true;
+    document.removeEventListener("visibilitychange", mark);
+    const r = await send(markSeen);
+    if (r && r.res.ok) { setUnread(r.body.unread); markSeen.hidden = true; }
+  };
+  document.addEventListener("visibilitychange", mark);
+  mark();
+}
+
+// The reply link (…#compose) puts the cursor in the reply box: on arrival
+// from another page, and at once when the box is on this page. Without this
+// script the anchor still scrolls to the box.
+function replyBox() { return document.querySelector("#compose textarea"); }
+function focusReply(ta) {
+  ta.focus();
+  ta.setSelectionRange(ta.value.length, ta.value.length);
+}
+document.addEventListener("click", (ev) => {
+  const a = ev.target.closest && ev.target.closest('a[href$="#compose"]');
+  const ta = replyBox();
+  if (!a || !ta || new URL(a.href, location.href).pathname !== location.pathname) return;
+  ev.preventDefault();
+  if (location.hash !== "#compose") history.pushState(null, "", "#compose");
+  focusReply(ta);
+});
+function focusOnHash() { const ta = replyBox(); if (location.hash === "#compose" && ta) focusReply(ta); }
+window.addEventListener("hashchange", focusOnHash);
+// The browser's own scroll to the fragment, at load, resets the focus: after it.
+if (document.readyState === "complete") focusOnHash();
+else window.addEventListener("load", () => requestAnimationFrame(focusOnHash));
+
+// The live timeline, and the badge: a page without a timeline listens to
+// feed=none, which carries only the viewer's "notify" events.
+const feed = app ? (app.dataset.live || (me ? "none" : "")) : "";
 let source = null, pollTimer = null, failures = 0;
 
 function connect() {
-  source = new EventSource(`${app.dataset.stream}?feed=${feed}&after=${newest()}`);
+  source = new EventSource(`${app.dataset.stream || "/roar/stream"}?feed=${feed}&after=${newest()}`);
   source.addEventListener("open", () => { failures = 0; stopPolling(); });
+  source.addEventListener("notify", (e) => {
+    const n = JSON.parse(e.data).unread;
+    setUnread(n);
+    // On the notifications page, offer the new ones.
+    const more = document.getElementById("notes-new");
+    if (more && n > 0) more.hidden = false;
+  });
   source.addEventListener("roar", (e) => { const d = JSON.parse(e.data); insert(d.html, "prepend"); });
   source.addEventListener("like", (e) => { const d = JSON.parse(e.data); setCount(d.id, "like-count", d.likes); });
   source.addEventListener("counts", (e) => {
@@ -153,6 +208,7 @@ function connect() {
 }
 
 async function poll() {
+  if (!timeline || feed === "none") return;
   try {
     const res = await fetch(`${app.dataset.poll}?feed=${feed}&since=${newest()}`, { headers: { Accept: "text/html" } });
     if (!res.ok) return;
@@ -166,5 +222,5 @@ function startPolling() { if (!pollTimer) { poll(); pollTimer = setInterval(poll
 function stopPolling() { if (pollTimer) { clearInterval(pollTimer); pollTimer = null; } }
 
 dress(document);
-if (feed && timeline && window.EventSource) connect();
+if (feed && (timeline || feed === "none") && window.EventSource) connect();
 setInterval(() => dress(document), 60000);

@@ -13,8 +13,6 @@ CREATE TABLE roars (
 CREATE INDEX roars_author ON roars (author_id, id);
 CREATE INDEX roars_reply_to ON roars (reply_to, id) WHERE reply_to IS NOT NULL;
 CREATE UNIQUE INDEX roars_repost ON roars (repost_of, author_id) WHERE repost_of IS NOT NULL;
--- "Which of these did I repost?" (a range of repost_of for one author).
-CREATE INDEX roars_author_repost ON roars (author_id, repost_of) WHERE repost_of IS NOT NULL;
 CREATE TABLE roar_likes (
     roar_id    INTEGER NOT NULL REFERENCES roars(id) ON DELETE CASCADE,
     user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,

@@ -1,0 +1,44 @@
+package app
+
+import (
+	"testing"
+	"testing/fstest"
+
+	"github.com/tutti-dev/tutti/internal/config"
+)
+
+func TestMemoryLimit(t *testing.T) {
+	container := fstest.MapFS{
+		"proc/meminfo":             {Data: []byte("MemTotal: 8388608 kB\n")},
+		"proc/self/cgroup":         {Data: []byte("0::/\n")},
+		"sys/fs/cgroup/memory.max": {Data: []byte("1073741824\n")},
+	}
+	env := func(kv ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i+1 < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	for _, c := range []struct {
+		name    string
+		setting string
+		getenv  func(string) string
+		want    int64
+	}{
+		{"auto: half the container's limit", "auto", env(), 512 << 20},
+		{"a size", "768MiB", env(), 768 << 20},
+		{"off", "off", env(), 0},
+		{"GOMEMLIMIT wins", "768MiB", env("GOMEMLIMIT", "300MiB"), 0},
+	} {
+		cfg := config.Default()
+		cfg.MemoryLimit = c.setting
+		got, source, err := memoryLimit(cfg, c.getenv, container)
+		if err != nil || got != c.want {
+			t.Errorf("%s: %d (%s), %v; want %d", c.name, got, source, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,4 @@
+package auth
+
+// ProcessAvatar is processAvatar, for the tests of package auth_test.
+var ProcessAvatar = processAvatar

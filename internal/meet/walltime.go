@@ -1,0 +1,155 @@
+package meet
+
+import (
+	"fmt"
+	"time"
+)
+
+// The one rule by which meet turns a wall-clock time (a date and a time of
+// day in a zone, as typed in a form or set as a poll's daily window) into an
+// instant. Every such conversion goes through WallTime; nothing else in the
+// package calls time.Date or time.ParseInLocation with a zone.
+//
+//   - A time that occurs once is that instant.
+//   - A repeated time (the clock is set back, so the wall clock shows it
+//     twice) is its FIRST occurrence, the one with the larger UTC offset.
+//   - A skipped time (the clock jumps forward over it) is the instant the
+//     clock jumps to: in New York on 2027-03-14 every time from 02:00 to
+//     02:59 is 03:00 EDT (07:00 UTC).
+//   - 24:00 is the next day's 00:00, through the same rule.
+//
+// Why this rule: a range of wall times then means exactly the instants whose
+// wall clock lies in it. A daily window 02:45-04:45 on the day Berlin skips
+// 02:00-03:00 starts at 03:00, when the clock first shows a time inside the
+// window, not at 03:45; a window or timeframe that ends in a skipped hour ends
+// when the clock jumps (so New York's "01:30-02:00" on 2027-03-14 is 30
+// minutes); a timeframe lying wholly inside the skipped hour ("02:15-02:45")
+// is empty and is refused with a message saying why, rather than stored as
+// times nobody typed. Starting a range at the first occurrence of a repeated
+// time keeps both passes of the repeated hour inside a window that spans it
+// (Lord Howe's "01:30-02:00" on 2027-04-04 is an hour). This is also how
+// RFC 5545 and Temporal's "compatible" disambiguation read a repeated time;
+// for a skipped one they keep the old offset (02:15 becomes 03:15), which
+// would start the Berlin window above at 03:45.
+//
+// Go's time.Date does not say which instant it returns in either case (see
+// its documentation), so WallTime finds every candidate itself from the
+// zone's transitions.
+
+// WallKind says how a wall-clock time maps onto instants.
+type WallKind int
+
+const (
+	WallExact    WallKind = iota // occurs once
+	WallRepeated                 // occurs twice (or more); WallTime gives the first
+	WallSkipped                  // never occurs; WallTime gives the instant the clock jumps to
+)
+
+// WallTime returns the instant at which the clock in loc shows minute of day
+// (0 to 24*60) on the date y-mo-d, by the rule above, and which case applied.
+func WallTime(y int, mo time.Month, d, minute int, loc *time.Location) (time.Time, WallKind) {
+	if minute == 24*60 {
+		d, minute = d+1, 0
+	}
+	// wall is the wall-clock reading as seconds since the epoch, as if in UTC;
+	// an instant u shows it when u + offset(u) == wall.
+	wall := time.Date(y, mo, d, 0, minute, 0, 0, time.UTC).Unix()
+	// Fast path: far (36 hours) from any transition, one candidate.
+	if _, off := time.Unix(wall, 0).In(loc).Zone(); true {
+		t := time.Unix(wall-int64(off), 0).In(loc)
+		if _, o := t.Zone(); o == off && farFromTransition(t, 36*time.Hour) {
+			return t, WallExact
+		}
+	}
+	var found []int64
+	var jump int64
+	var jumped bool
+	// Every offset in use lies within ±18 hours, so the instants showing
+	// wall lie in [wall-18h, wall+18h]: walk the zone's periods over it.
+	u := wall - 18*3600
+	prevOff, havePrev := 0, false
+	for u <= wall+18*3600 {
+		t := time.Unix(u, 0).In(loc)
+		_, off := t.Zone()
+		start, end := t.ZoneBounds()
+		if havePrev && !start.IsZero() {
+			// A transition at start from prevOff to off: the wall clock
+			// jumps from start+prevOff to start+off.
+			if s := start.Unix(); int64(prevOff)+s <= wall && wall < s+int64(off) {
+				jump, jumped = s, true
+			}
+		}
+		if c := wall - int64(off); (start.IsZero() || c >= start.Unix()) && (end.IsZero() || c < end.Unix()) {
+			if len(found) == 0 || found[len(found)-1] != c {
+				found = append(found, c)
+			}
+		}
+		if end.IsZero() {
+			break
+		}
+		u, prevOff, havePrev = end.Unix(), off, true
+	}
+	switch {
+	case len(found) == 1:
+		return time.Unix(found[0], 0).In(loc), WallExact
+	case len(found) > 1:
+		first := found[0]
+		for _, c := range found[1:] {
+			first = min(first, c)
+		}
+		return time.Unix(first, 0).In(loc), WallRepeated
+	case jumped:
+		return time.Unix(jump, 0).In(loc), WallSkipped
+	}
+	// Unreachable for a real zone; keep Go's answer rather than panic.
+	return time.Date(y, mo, d, 0, minute, 0, 0, loc), WallExact
+}
+
+// farFromTransition reports whether loc's offset is the same for margin
+// either side of t.
+func farFromTransition(t time.Time, margin time.Duration) bool {
+	start, end := t.ZoneBounds()
+	return (start.IsZero() || t.Sub(start) > margin) && (end.IsZero() || end.Sub(t) > margin)
+}
+
+// wallOn is WallTime for a date given as a time.Time (its Y-M-D only).
+func wallOn(date time.Time, minute int, loc *time.Location) (time.Time, WallKind) {
+	y, m, d := date.Date()
+	return WallTime(y, m, d, minute, loc)
+}
+
+// ambiguous reports whether t's wall clock in loc is shown at another
+// instant too, so that the wall clock alone does not say which it is.
+func ambiguous(t time.Time, loc *time.Location) bool {
+	l := t.In(loc)
+	if farFromTransition(l, 36*time.Hour) {
+		return false
+	}
+	_, k := WallTime(l.Year(), l.Month(), l.Day(), l.Hour()*60+l.Minute(), loc)
+	return k == WallRepeated
+}
+
+// fmtOffset is a UTC offset as people read it: "UTC+2", "UTC−5", "UTC+10:30".
+func fmtOffset(t time.Time) string {
+	_, off := t.Zone()
+	sign := "+"
+	if off < 0 {
+		sign, off = "−", -off
+	}
+	if m := off / 60 % 60; m != 0 {
+		return fmt.Sprintf("UTC%s%d:%02d", sign, off/3600, m)
+	}
+	return fmt.Sprintf("UTC%s%d", sign, off/3600)
+}
+
+// fmtClock is t's wall clock in loc in layout, followed by its UTC offset
+// when that wall clock occurs twice (a repeated hour), so that the two read
+// differently: "01:30 (UTC−4)" and "01:30 (UTC−5)".
+func fmtClock(t time.Time, loc *time.Location, layout string) string {
+	l := t.In(loc)
+	s := l.Format(layout)
+	if ambiguous(t, loc) {
+		s += " (" + fmtOffset(l) + ")"
+	}
+	return s
+}

@@ -1,0 +1,323 @@
+package meet
+
+import (
+	"strings"
+	"testing"
+	"time"
+	_ "time/tzdata"
+)
+
+func mustZone(t testing.TB, name string) *time.Location {
+	t.Helper()
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		t.Fatalf("zone %s: %v", name, err)
+	}
+	return loc
+}
+
+func utcAt(t testing.TB, s string) time.Time {
+	t.Helper()
+	u, err := time.Parse("2006-01-02 15:04", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// TestWallTime checks the one rule over every kind of transition: an hour
+// forward and back, east and west of UTC, a 30-minute shift, a skipped and a
+// repeated midnight.
+func TestWallTime(t *testing.T) {
+	cases := []struct {
+		zone, date, clock string
+		want              string // UTC
+		kind              WallKind
+	}{
+		// New York (west), forward 02:00 -> 03:00 on 2027-03-14.
+		{"America/New_York", "2027-03-14", "01:30", "2027-03-14 06:30", WallExact},
+		{"America/New_York", "2027-03-14", "02:00", "2027-03-14 07:00", WallSkipped},
+		{"America/New_York", "2027-03-14", "02:15", "2027-03-14 07:00", WallSkipped},
+		{"America/New_York", "2027-03-14", "02:45", "2027-03-14 07:00", WallSkipped},
+		{"America/New_York", "2027-03-14", "03:00", "2027-03-14 07:00", WallExact},
+		// New York, back 02:00 -> 01:00 on 2026-11-01: the first 01:30 is EDT.
+		{"America/New_York", "2026-11-01", "00:45", "2026-11-01 04:45", WallExact},
+		{"America/New_York", "2026-11-01", "01:00", "2026-11-01 05:00", WallRepeated},
+		{"America/New_York", "2026-11-01", "01:30", "2026-11-01 05:30", WallRepeated},
+		{"America/New_York", "2026-11-01", "02:00", "2026-11-01 07:00", WallExact},
+		// Berlin (east), forward 02:00 -> 03:00 on 2027-03-28.
+		{"Europe/Berlin", "2027-03-28", "01:45", "2027-03-28 00:45", WallExact},
+		{"Europe/Berlin", "2027-03-28", "02:45", "2027-03-28 01:00", WallSkipped},
+		{"Europe/Berlin", "2027-03-28", "04:45", "2027-03-28 02:45", WallExact},
+		// Berlin, back 03:00 -> 02:00 on 2027-10-31: the first 02:00 is CEST.
+		{"Europe/Berlin", "2027-10-31", "02:00", "2027-10-31 00:00", WallRepeated},
+		{"Europe/Berlin", "2027-10-31", "02:45", "2027-10-31 00:45", WallRepeated},
+		{"Europe/Berlin", "2027-10-31", "03:00", "2027-10-31 02:00", WallExact},
+		// Sydney (east, southern hemisphere), back 03:00 -> 02:00 on 2027-04-04.
+		{"Australia/Sydney", "2027-04-04", "02:30", "2027-04-03 15:30", WallRepeated},
+		{"Australia/Sydney", "2027-10-03", "02:30", "2027-10-02 16:00", WallSkipped},
+		// Lord Howe: 30-minute shifts. Back 02:00 -> 01:30 on 2027-04-04
+		// (+11 -> +10:30); forward 02:00 -> 02:30 on 2026-10-04.
+		{"Australia/Lord_Howe", "2027-04-04", "01:15", "2027-04-03 14:15", WallExact},
+		{"Australia/Lord_Howe", "2027-04-04", "01:30", "2027-04-03 14:30", WallRepeated},
+		{"Australia/Lord_Howe", "2027-04-04", "01:45", "2027-04-03 14:45", WallRepeated},
+		{"Australia/Lord_Howe", "2027-04-04", "02:00", "2027-04-03 15:30", WallExact},
+		{"Australia/Lord_Howe", "2026-10-04", "02:15", "2026-10-03 15:30", WallSkipped},
+		{"Australia/Lord_Howe", "2026-10-04", "02:30", "2026-10-03 15:30", WallExact},
+		// Santiago: midnight skipped on 2026-09-06 (00:00 -> 01:00, -4 -> -3),
+		// repeated hour before midnight on 2027-04-03 (24:00 -> 23:00).
+		{"America/Santiago", "2026-09-06", "00:00", "2026-09-06 04:00", WallSkipped},
+		{"America/Santiago", "2026-09-06", "00:30", "2026-09-06 04:00", WallSkipped},
+		{"America/Santiago", "2026-09-05", "24:00", "2026-09-06 04:00", WallSkipped},
+		{"America/Santiago", "2026-09-05", "23:45", "2026-09-06 03:45", WallExact},
+		{"America/Santiago", "2026-09-06", "01:00", "2026-09-06 04:00", WallExact},
+		{"America/Santiago", "2027-04-03", "23:30", "2027-04-04 02:30", WallRepeated},
+		{"America/Santiago", "2027-04-03", "24:00", "2027-04-04 04:00", WallExact},
+		// Samoa skipped a whole day, 2011-12-30 (-10 -> +14).
+		{"Pacific/Apia", "2011-12-30", "12:00", "2011-12-30 10:00", WallSkipped},
+		{"Pacific/Apia", "2011-12-29", "23:45", "2011-12-30 09:45", WallExact},
+		{"Pacific/Apia", "2011-12-31", "00:00", "2011-12-30 10:00", WallExact},
+		// No transition near.
+		{"UTC", "2027-03-14", "24:00", "2027-03-15 00:00", WallExact},
+		{"Asia/Kolkata", "2027-03-14", "09:15", "2027-03-14 03:45", WallExact},
+	}
+	for _, c := range cases {
+		t.Run(c.zone+" "+c.date+" "+c.clock, func(t *testing.T) {
+			loc := mustZone(t, c.zone)
+			d, _ := time.Parse(time.DateOnly, c.date)
+			m, ok := parseClock(c.clock, true)
+			if !ok {
+				t.Fatalf("bad clock %s", c.clock)
+			}
+			got, kind := wallOn(d, m, loc)
+			if !got.Equal(utcAt(t, c.want)) || kind != c.kind {
+				t.Errorf("WallTime = %s UTC (%s), kind %d; want %s UTC, kind %d",
+					got.UTC().Format("2006-01-02 15:04"), got.Format("15:04 MST"), kind, c.want, c.kind)
+			}
+		})
+	}
+}
+
+// TestSlotsAroundClockChanges checks the daily window on transition days.
+func TestSlotsAroundClockChanges(t *testing.T) {
+	cases := []struct {
+		name                string
+		poll                Poll
+		slots               int
+		firstUTC, finishUTC string // first slot's start, last slot's end
+	}{
+		// Berlin skips 02:00-03:00 on 2027-03-28: 02:45-04:45 is 03:00-04:45.
+		{"berlin forward, start skipped", Poll{StartDate: "2027-03-28", EndDate: "2027-03-28", DayStart: 2*60 + 45, DayEnd: 4*60 + 45, TZ: "Europe/Berlin"},
+			7, "2027-03-28 01:00", "2027-03-28 02:45"},
+		// New York skips 02:00-03:00 on 2027-03-14: 01:00-04:00 is 2 hours.
+		{"new york forward", Poll{StartDate: "2027-03-14", EndDate: "2027-03-14", DayStart: 60, DayEnd: 4 * 60, TZ: "America/New_York"},
+			8, "2027-03-14 06:00", "2027-03-14 08:00"},
+		// New York repeats 01:00-02:00 on 2026-11-01: 00:00-03:00 is 4 hours.
+		{"new york back", Poll{StartDate: "2026-11-01", EndDate: "2026-11-01", DayStart: 0, DayEnd: 3 * 60, TZ: "America/New_York"},
+			16, "2026-11-01 04:00", "2026-11-01 08:00"},
+		// Lord Howe repeats 01:30-02:00 on 2027-04-04: both passes, an hour.
+		{"lord howe back 30 minutes", Poll{StartDate: "2027-04-04", EndDate: "2027-04-04", DayStart: 90, DayEnd: 120, TZ: "Australia/Lord_Howe"},
+			4, "2027-04-03 14:30", "2027-04-03 15:30"},
+		// Lord Howe skips 02:00-02:30 on 2026-10-04: 01:00-03:00 is 90 minutes.
+		{"lord howe forward 30 minutes", Poll{StartDate: "2026-10-04", EndDate: "2026-10-04", DayStart: 60, DayEnd: 180, TZ: "Australia/Lord_Howe"},
+			6, "2026-10-03 14:30", "2026-10-03 16:00"},
+		// Santiago skips Sunday 00:00-01:00 on 2026-09-06: that window is
+		// empty on Sunday; Saturday's 00:00-01:00 is still there.
+		{"santiago skipped midnight window", Poll{StartDate: "2026-09-05", EndDate: "2026-09-06", DayStart: 0, DayEnd: 60, TZ: "America/Santiago"},
+			4, "2026-09-05 04:00", "2026-09-05 05:00"},
+		// Saturday 20:00-24:00 ends when Sunday's 00:00 would be: 23:45 + 15.
+		{"santiago window to 24:00", Poll{StartDate: "2026-09-05", EndDate: "2026-09-05", DayStart: 20 * 60, DayEnd: 24 * 60, TZ: "America/Santiago"},
+			16, "2026-09-06 00:00", "2026-09-06 04:00"},
+		// Santiago repeats 23:00-24:00 on Saturday 2027-04-03: 22:00-24:00 is 3 hours.
+		{"santiago repeated hour before midnight", Poll{StartDate: "2027-04-03", EndDate: "2027-04-03", DayStart: 22 * 60, DayEnd: 24 * 60, TZ: "America/Santiago"},
+			12, "2027-04-04 01:00", "2027-04-04 04:00"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := c.poll.Slots()
+			if len(s) != c.slots {
+				t.Fatalf("%d slots; want %d (%v)", len(s), c.slots, s)
+			}
+			if !s[0].Equal(utcAt(t, c.firstUTC)) || !s[len(s)-1].Add(Slot).Equal(utcAt(t, c.finishUTC)) {
+				t.Errorf("slots %s to %s UTC; want %s to %s", s[0].Format("01-02 15:04"), s[len(s)-1].Add(Slot).Format("01-02 15:04"), c.firstUTC, c.finishUTC)
+			}
+			for i := 1; i < len(s); i++ {
+				if !s[i].Equal(s[i-1].Add(Slot)) {
+					t.Errorf("slots not contiguous at %d: %s after %s", i, s[i], s[i-1])
+				}
+			}
+		})
+	}
+	// A poll on the skipped day alone with the skipped window is refused.
+	in := PollInput{Title: "x", StartDate: "2026-09-06", EndDate: "2026-09-06", DayStart: "00:00", DayEnd: "01:00", TZ: "America/Santiago"}
+	if _, errs := in.Validate(utcAt(t, "2026-01-01 00:00")); errs["day_start"] == "" {
+		t.Errorf("a window that never occurs was accepted: %v", errs)
+	}
+}
+
+// TestTimeframeAroundClockChanges checks the timeframe form on transition
+// days: typed wall times become the instants of the rule.
+func TestTimeframeAroundClockChanges(t *testing.T) {
+	cases := []struct {
+		name, zone, date, start, end string
+		from, to                     string // UTC; "" when refused
+		field, msg                   string // the refusal
+	}{
+		{"ny end at the jump", "America/New_York", "2027-03-14", "01:30", "02:00", "2027-03-14 06:30", "2027-03-14 07:00", "", ""},
+		{"ny inside the gap", "America/New_York", "2027-03-14", "02:15", "02:45", "", "", "start", "go forward from 02:00 to 03:00: 02:15–02:45 does not exist"},
+		{"ny start in the gap", "America/New_York", "2027-03-14", "02:30", "03:30", "2027-03-14 07:00", "2027-03-14 07:30", "", ""},
+		{"ny repeated, first pass", "America/New_York", "2026-11-01", "01:00", "01:30", "2026-11-01 05:00", "2026-11-01 05:30", "", ""},
+		{"ny across the repeat", "America/New_York", "2026-11-01", "00:30", "02:00", "2026-11-01 04:30", "2026-11-01 07:00", "", ""},
+		{"berlin gap end", "Europe/Berlin", "2027-03-28", "01:30", "02:30", "2027-03-28 00:30", "2027-03-28 01:00", "", ""},
+		{"berlin inside the gap", "Europe/Berlin", "2027-03-28", "02:00", "02:45", "", "", "start", "02:00–02:45 does not exist"},
+		{"lord howe both passes", "Australia/Lord_Howe", "2027-04-04", "01:30", "02:00", "2027-04-03 14:30", "2027-04-03 15:30", "", ""},
+		{"santiago to midnight", "America/Santiago", "2026-09-05", "23:00", "24:00", "2026-09-06 03:00", "2026-09-06 04:00", "", ""},
+		{"santiago skipped midnight", "America/Santiago", "2026-09-06", "00:00", "00:45", "", "", "start", "go forward from 00:00 to 01:00"},
+		{"plain backwards", "Europe/Berlin", "2027-03-28", "05:00", "04:00", "", "", "end", "The end must be after the start."},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d, _ := time.Parse(time.DateOnly, c.date)
+			p := &Poll{StartDate: d.AddDate(0, 0, -1).Format(time.DateOnly), EndDate: d.AddDate(0, 0, 1).Format(time.DateOnly),
+				DayStart: 0, DayEnd: 24 * 60, TZ: c.zone}
+			tf, errs := ParseTimeframe(p, c.date, c.start, c.end, "1", c.zone)
+			if c.from == "" {
+				if !strings.Contains(errs[c.field], c.msg) {
+					t.Errorf("errors %v; want %s: %q", errs, c.field, c.msg)
+				}
+				return
+			}
+			if len(errs) != 0 || !tf.Start.Equal(utcAt(t, c.from)) || !tf.End.Equal(utcAt(t, c.to)) {
+				t.Errorf("got %s-%s UTC %v; want %s-%s UTC", tf.Start.UTC().Format("01-02 15:04"), tf.End.UTC().Format("01-02 15:04"), errs, c.from, c.to)
+			}
+		})
+	}
+}
+
+// TestDeadlineWallTime: the deadline field follows the same rule.
+func TestDeadlineWallTime(t *testing.T) {
+	in := PollInput{Title: "x", StartDate: "2027-03-14", EndDate: "2027-03-15", DayStart: "09:00", DayEnd: "17:00",
+		TZ: "America/New_York", Deadline: "2027-03-14T02:30"}
+	p, errs := in.Validate(utcAt(t, "2027-01-01 00:00"))
+	if len(errs) != 0 || p.Deadline == nil || !p.Deadline.Equal(utcAt(t, "2027-03-14 07:00")) {
+		t.Errorf("deadline = %v %v; want 2027-03-14 07:00 UTC (03:00 EDT)", p.Deadline, errs)
+	}
+	in.StartDate, in.EndDate, in.Deadline = "2026-11-01", "2026-11-02", "2026-11-01T01:30"
+	p, errs = in.Validate(utcAt(t, "2026-01-01 00:00"))
+	if len(errs) != 0 || p.Deadline == nil || !p.Deadline.Equal(utcAt(t, "2026-11-01 05:30")) {
+		t.Errorf("deadline = %v %v; want 2026-11-01 05:30 UTC (01:30 EDT, the first)", p.Deadline, errs)
+	}
+}
+
+// TestLabelsInRepeatedHour: two ranges in a repeated hour read differently
+// in the best times, the grid, the cell labels and the CSV.
+func TestLabelsInRepeatedHour(t *testing.T) {
+	berlin := mustZone(t, "Europe/Berlin")
+	first := fmtRange(utcAt(t, "2027-10-31 00:00"), utcAt(t, "2027-10-31 00:30"), berlin)
+	second := fmtRange(utcAt(t, "2027-10-31 01:00"), utcAt(t, "2027-10-31 01:30"), berlin)
+	if first == second || !strings.Contains(first, "02:00 (UTC+2)") || !strings.Contains(second, "02:00 (UTC+1)") {
+		t.Errorf("ranges read %q and %q; want them told apart by UTC+2 and UTC+1", first, second)
+	}
+	if got, want := fmtRange(utcAt(t, "2027-10-30 08:00"), utcAt(t, "2027-10-30 09:00"), berlin), "Sat 30 Oct, 10:00–11:00"; got != want {
+		t.Errorf("plain range = %q; want %q", got, want)
+	}
+	lh := mustZone(t, "Australia/Lord_Howe")
+	if got := fmtRange(utcAt(t, "2027-04-03 14:30"), utcAt(t, "2027-04-03 15:30"), lh); got != "Sun 4 Apr, 01:30 (UTC+11)–02:00" {
+		t.Errorf("Lord Howe range = %q; want Sun 4 Apr, 01:30 (UTC+11)–02:00", got)
+	}
+
+	p := &Poll{StartDate: "2027-10-31", EndDate: "2027-10-31", DayStart: 60, DayEnd: 4 * 60, TZ: "Europe/Berlin"}
+	g := BuildGrid(p.Slots(), berlin)
+	var labels []string
+	for _, r := range g.Rows {
+		labels = append(labels, r.Label)
+	}
+	want := "01:00|01:15|01:30|01:45|02:00|02:15|02:30|02:45|02:00 (2nd, UTC+1)|02:15 (2nd, UTC+1)|02:30 (2nd, UTC+1)|02:45 (2nd, UTC+1)|03:00|03:15|03:30|03:45"
+	if got := strings.Join(labels, "|"); got != want {
+		t.Errorf("grid rows\n%s\nwant (the second pass after the first)\n%s", got, want)
+	}
+	// With the day before (no repeat), the rows keep that order.
+	p2 := &Poll{StartDate: "2027-10-30", EndDate: "2027-10-31", DayStart: 60, DayEnd: 4 * 60, TZ: "Europe/Berlin"}
+	labels = labels[:0]
+	for _, r := range BuildGrid(p2.Slots(), berlin).Rows {
+		labels = append(labels, r.Label)
+	}
+	if got := strings.Join(labels, "|"); got != want {
+		t.Errorf("grid rows over two days\n%s\nwant\n%s", got, want)
+	}
+
+	var b strings.Builder
+	tfs := []Timeframe{
+		{ParticipantID: 1, Start: utcAt(t, "2027-10-31 00:00"), End: utcAt(t, "2027-10-31 00:30"), Tier: 1},
+		{ParticipantID: 1, Start: utcAt(t, "2027-10-31 01:00"), End: utcAt(t, "2027-10-31 01:30"), Tier: 1},
+	}
+	if err := WriteCSV(&b, p, []Participant{{ID: 1, Name: "Ada"}}, tfs, berlin); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"2027-10-31T02:00:00+02:00,2027-10-31T02:30:00+02:00", "2027-10-31T02:00:00+01:00,2027-10-31T02:30:00+01:00"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("CSV:\n%s\nwants %s", b.String(), want)
+		}
+	}
+}
+
+// TestWindowIn: the poll's daily window as a viewer in another zone reads it.
+func TestWindowIn(t *testing.T) {
+	cases := []struct {
+		start, end string
+		from, to   int
+		zone, want string
+	}{
+		{"2027-06-01", "2027-06-03", 9 * 60, 17 * 60, "America/New_York", "= 03:00–11:00 America/New_York"},
+		{"2027-06-01", "2027-06-03", 9 * 60, 17 * 60, "Europe/Berlin", ""},
+		{"2027-06-01", "2027-06-03", 9 * 60, 24 * 60, "Europe/Paris", ""},
+		{"2027-06-01", "2027-06-03", 16 * 60, 24 * 60, "Asia/Tokyo", "= 23:00–07:00 Asia/Tokyo"},
+		// New York moves on 14 March, Berlin on 28 March.
+		{"2027-03-10", "2027-03-16", 9 * 60, 17 * 60, "America/New_York", "(in America/New_York the hours shift with a daylight-saving change: see the grid)"},
+	}
+	for _, c := range cases {
+		p := &Poll{StartDate: c.start, EndDate: c.end, DayStart: c.from, DayEnd: c.to, TZ: "Europe/Berlin"}
+		if got := windowIn(p, c.zone); got != c.want {
+			t.Errorf("%s %s-%s in %s: %q; want %q", c.start, fmtMinutes(c.from), fmtMinutes(c.to), c.zone, got, c.want)
+		}
+	}
+}
+
+// TestWallTimeProperties checks the rule around every transition of 2026 to
+// 2028 in every zone of the switcher: a wall time that occurs maps to an
+// instant showing it, the first such; one that does not maps to the jump.
+func TestWallTimeProperties(t *testing.T) {
+	from, to := utcAt(t, "2026-01-01 00:00"), utcAt(t, "2029-01-01 00:00")
+	transitions := 0
+	for _, name := range append(zoneChoices("Australia/Lord_Howe", "Pacific/Chatham", "Asia/Kathmandu"), "Pacific/Apia") {
+		loc := mustZone(t, name)
+		for u := from; u.Before(to); {
+			_, end := u.In(loc).ZoneBounds()
+			if end.IsZero() || !end.Before(to) {
+				break
+			}
+			tr := end // a transition
+			transitions++
+			for v := tr.Add(-4 * time.Hour); v.Before(tr.Add(4 * time.Hour)); v = v.Add(Slot) {
+				l := v.In(loc)
+				got, kind := WallTime(l.Year(), l.Month(), l.Day(), l.Hour()*60+l.Minute(), loc)
+				if g := got.In(loc); g.Format("2006-01-02 15:04") != l.Format("2006-01-02 15:04") || got.After(v) || (got.Before(v) && kind != WallRepeated) {
+					t.Errorf("%s: wall %s (at %s UTC) -> %s UTC kind %d", name, l.Format("2006-01-02 15:04"), v.UTC().Format("15:04"), got.UTC().Format("2006-01-02 15:04"), kind)
+				}
+			}
+			_, before := tr.Add(-time.Second).In(loc).Zone()
+			_, after := tr.In(loc).Zone()
+			for w := tr.In(time.FixedZone("", before)); w.Before(tr.Add(time.Duration(after-before) * time.Second).In(time.FixedZone("", before))); w = w.Add(Slot) {
+				got, kind := WallTime(w.Year(), w.Month(), w.Day(), w.Hour()*60+w.Minute(), loc)
+				if !got.Equal(tr) || kind != WallSkipped {
+					t.Errorf("%s: skipped wall %s -> %s UTC kind %d; want the jump at %s UTC", name, w.Format("2006-01-02 15:04"), got.UTC().Format("15:04"), kind, tr.UTC().Format("15:04"))
+				}
+			}
+			u = end
+		}
+	}
+	if transitions < 100 {
+		t.Errorf("%d transitions checked; want the zones' many", transitions)
+	}
+	t.Logf("%d transitions checked", transitions)
+}

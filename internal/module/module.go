@@ -1,0 +1,119 @@
+// Package module is what an app gives the composition root (internal/app)
+// to be hosted: its migrations, a constructor over the core services, and,
+// optionally, demo data, a seed command, load scenarios, an account-deletion
+// hook and a shutdown. Each app describes itself in its own module.go; the
+// one list of apps is internal/app's Modules, so adding an app is one line
+// there.
+//
+// The types live here, apart from internal/app, because the apps import them
+// and internal/app imports the apps.
+package module
+
+import (
+	"context"
+	"flag"
+	"io"
+	"log/slog"
+	"net/http"
+
+	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/cache"
+	"github.com/tutti-dev/tutti/internal/config"
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/files"
+	"github.com/tutti-dev/tutti/internal/load"
+	"github.com/tutti-dev/tutti/internal/pubsub"
+	"github.com/tutti-dev/tutti/internal/web"
+)
+
+// Module describes one app.
+type Module struct {
+	// Name is the app's name: its path (/NAME/), `tutti seed NAME`, its
+	// migrations' version table.
+	Name string
+	// Blurb is the start page's sentence about the app.
+	Blurb string
+	// Migrations are the app's embedded SQL, applied after the core's
+	// (accounts) and the modules listed before it.
+	Migrations db.Migrations
+	// New builds the app on the core services.
+	New func(ctx context.Context, c Core) (App, error)
+	// Seed, if set, is `tutti seed NAME`: bulk data for the load tests.
+	Seed *Seed
+	// Scenarios, if set, are the app's load scenarios by name (`tutti load`).
+	Scenarios func() map[string]load.Factory
+}
+
+// Link is the app in the navigation and on the start page.
+func (m Module) Link() web.AppLink {
+	return web.AppLink{Path: "/" + m.Name + "/", Name: m.Name, Blurb: m.Blurb, Ready: true}
+}
+
+// Core is the shared services an app is built on.
+type Core struct {
+	Config config.Config
+	Log    *slog.Logger
+	DB     *db.DB
+	// Cache is the shared cache (in process today; a shared tier may stand
+	// behind it in cluster mode).
+	Cache *cache.Cache
+	// Local is this process's own in-process cache, for what must cost
+	// nanoseconds (rendered fragments); sized by --cache-bytes with Cache.
+	Local *cache.Cache
+	Site  *web.Site
+	Bus   *pubsub.Bus
+	Auth  *auth.Service
+	Files files.Storage
+}
+
+// App is a built app: it mounts its routes.
+type App interface {
+	Routes(mux *http.ServeMux)
+}
+
+// The optional parts of an App, found by type assertion.
+type (
+	// Demoer loads the app's demo data (`tutti serve --demo`). It must be
+	// idempotent: a second start on the same data adds nothing.
+	Demoer interface {
+		LoadDemo(ctx context.Context, log *slog.Logger) error
+	}
+	// AccountHook is told of an account's deletion: Forget runs inside the
+	// deleting transaction, Forgotten after its commit.
+	AccountHook interface {
+		ForgetAccount(ctx context.Context, tx *db.Tx, userID int64) error
+		AccountForgotten(ctx context.Context, userID int64)
+	}
+	// Shutdowner ends what keeps requests open (live streams), so that the
+	// HTTP server can stop; it is called when shutdown begins.
+	Shutdowner interface {
+		Shutdown()
+	}
+	// Closer releases the app after the HTTP server stopped, before the
+	// database closes (commit queued writes, leave the bus).
+	Closer interface {
+		Close()
+	}
+)
+
+// Seed is an app's `tutti seed NAME` command.
+type Seed struct {
+	// Help is one line for the usage text: what a default seed loads.
+	Help string
+	// Flags declares the seed's own flags on fs and returns, for after
+	// parsing, check (the flags' values make sense; called before the
+	// database is touched) and run (loads the data). The core declares
+	// --out, --seed and the database settings.
+	Flags func(fs *flag.FlagSet) (check func() error, run SeedFunc)
+}
+
+// SeedFunc loads seed data into d and writes the ids the load test needs to
+// run.Out; it returns a one-line summary for the terminal.
+type SeedFunc func(ctx context.Context, d *db.DB, run SeedRun) (summary string, err error)
+
+// SeedRun is what the core hands a seed.
+type SeedRun struct {
+	Out      string    // where to write the ids (default DATA-DIR/seed/NAME.json)
+	RNGSeed  uint64    // random seed
+	Progress io.Writer // a progress bar's terminal; nil: none
+}

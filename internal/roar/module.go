@@ -1,0 +1,79 @@
+package roar
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/module"
+	"github.com/tutti-dev/tutti/internal/ratelimit"
+)
+
+// Module is roar as internal/app hosts it.
+func Module() module.Module {
+	return module.Module{
+		Name:       "roar",
+		Blurb:      "A microblog with a live timeline and a REST API.",
+		Migrations: Migrations,
+		New: func(ctx context.Context, c module.Core) (module.App, error) {
+			d := Deps{DB: c.DB, Cache: c.Cache, Local: c.Local, Site: c.Site, Log: c.Log, Bus: c.Bus, Auth: c.Auth}
+			if n := c.Config.RoarPostsPerMin; c.Config.RateLimits && n > 0 {
+				d.PostLimit = ratelimit.NewLocal(time.Minute/time.Duration(n), 10)
+			}
+			return New(ctx, d)
+		},
+		Seed: &module.Seed{
+			Help:  "1,000 users (one password), 20,000 roars, likes, follows",
+			Flags: seedFlags,
+		},
+		Scenarios: LoadScenarios,
+	}
+}
+
+// LoadDemo implements module.Demoer: a short conversation, once.
+func (a *App) LoadDemo(ctx context.Context, log *slog.Logger) error {
+	if err := a.Demo(ctx); err != nil {
+		return err
+	}
+	log.Info("roar demo conversation", "url", "/roar/")
+	return nil
+}
+
+// ForgetAccount implements module.AccountHook: the user's roars, likes,
+// follows, ... go in the deleting transaction.
+func (a *App) ForgetAccount(ctx context.Context, tx *db.Tx, userID int64) error {
+	return a.store.forgetUser(ctx, tx, userID)
+}
+
+// AccountForgotten implements module.AccountHook: cached timelines that
+// showed the user are out of date.
+func (a *App) AccountForgotten(context.Context, int64) { a.changed() }
+
+// seedFlags is `tutti seed roar`.
+func seedFlags(fs *flag.FlagSet) (func() error, module.SeedFunc) {
+	size := SeedDefault
+	fs.IntVar(&size.Users, "users", size.Users, "users to create, all with the same password")
+	fs.IntVar(&size.Roars, "roars", size.Roars, "roars (a fifth of them replies; some with #hashtags and @mentions)")
+	fs.IntVar(&size.Likes, "likes", size.Likes, "likes, mostly on recent roars")
+	fs.IntVar(&size.Follows, "follows", size.Follows, "follows between the users")
+	password := fs.String("password", SeedPassword, "every seeded user's password")
+	check := func() error {
+		if size.Users < 2 || size.Roars < 1 || size.Likes < 0 || size.Follows < 0 {
+			return errors.New("need at least two users and one roar")
+		}
+		return nil
+	}
+	return check, func(ctx context.Context, d *db.DB, run module.SeedRun) (string, error) {
+		start := time.Now()
+		ids, err := Seed(ctx, d, size, *password, run.Out, run.Progress, run.RNGSeed)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("seeded roar in %.1f s: %d users (password %q), %d roars, up to %d likes and %d follows; ids in %s",
+			time.Since(start).Seconds(), len(ids.Users), *password, len(ids.Roars), size.Likes, size.Follows, run.Out), nil
+	}
+}
