@@ -26,6 +26,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/config"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/files"
+	"github.com/tutti-dev/tutti/internal/live"
 	"github.com/tutti-dev/tutti/internal/meet"
 	"github.com/tutti-dev/tutti/internal/memlimit"
 	"github.com/tutti-dev/tutti/internal/module"
@@ -40,6 +41,7 @@ type Main struct {
 	Log      *slog.Logger
 	DB       *db.DB
 	Bus      *pubsub.Bus
+	Live     *live.Group   // every app's live streams, ended at shutdown
 	Redis    *redis.Client // nil unless --redis-url is set
 	Cache    *cache.Cache
 	Site     *web.Site
@@ -60,7 +62,7 @@ type Main struct {
 
 // New opens the database, migrates it and builds the handler; it does not listen.
 func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error) {
-	m := &Main{Config: cfg, Log: log, Registry: prometheus.NewRegistry()}
+	m := &Main{Config: cfg, Log: log, Registry: prometheus.NewRegistry(), Live: &live.Group{Max: live.MaxStreams()}}
 	d, err := db.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
 	if err != nil {
 		return nil, err
@@ -108,7 +110,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		log.Warn("rate limits are off (--rate-limits=false): for load tests only")
 	}
 	core := module.Core{Config: cfg, Log: log, DB: d, Cache: m.Cache, Local: m.Cache,
-		Site: m.Site, Bus: m.Bus, Auth: m.Auth, Files: m.Files}
+		Site: m.Site, Bus: m.Bus, Live: m.Live, Auth: m.Auth, Files: m.Files}
 	for _, mod := range Modules() {
 		a, err := mod.New(ctx, core)
 		if err != nil {
@@ -154,6 +156,8 @@ func (m *Main) registerMetrics() {
 		func() float64 { h, _ := m.Cache.Stats(); return float64(h) }))
 	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tutti_cache_misses_total", Help: "Cache misses."},
 		func() float64 { _, mi := m.Cache.Stats(); return float64(mi) }))
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tutti_live_streams", Help: "Live streams (Server-Sent Events) open, every app's."},
+		func() float64 { return float64(m.Live.Streams()) }))
 	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tutti_db_statements_total", Help: "SQL statements run."},
 		func() float64 { return float64(m.DB.Queries()) }))
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tutti_db_connections_in_use", Help: "Database connections in use (read + write pools)."},
@@ -209,9 +213,10 @@ func (m *Main) Serve(ctx context.Context) error {
 	case <-ctx.Done():
 	}
 	m.Log.Info("shutting down", "deadline", m.Config.ShutdownTimeout)
+	m.Live.Shutdown() // every app's live streams end, so that the server can stop
 	for _, a := range m.Apps {
 		if s, ok := a.(module.Shutdowner); ok {
-			s.Shutdown() // live streams end, so that the server can stop
+			s.Shutdown()
 		}
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), m.Config.ShutdownTimeout)

@@ -14,6 +14,8 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/cache"
 	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/live"
+	"github.com/tutti-dev/tutti/internal/pubsub"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -32,6 +34,8 @@ type Deps struct {
 	Cache   *cache.Cache
 	Site    *web.Site
 	Log     *slog.Logger
+	Bus     *pubsub.Bus      // carries the live events between instances; nil: this one only
+	Live    *live.Group      // ends the live streams at shutdown
 	BaseURL string           // public URL for calendar links; empty: from the request
 	Now     func() time.Time // nil: time.Now
 }
@@ -42,6 +46,7 @@ type App struct {
 	store    *Store
 	assets   *web.Assets
 	versions versions
+	hub      *live.Hub[pollEvent] // the poll pages' live streams
 }
 
 // New builds the app.
@@ -55,8 +60,14 @@ func New(d Deps) (*App, error) {
 	}
 	a := &App{Deps: d, store: &Store{db: d.DB, now: d.Now}, assets: assets}
 	a.versions.local = d.DB.Dialect == db.SQLite
+	if a.hub, err = newHub(d); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
+
+// Close ends the live streams and stops listening to the bus.
+func (a *App) Close() { a.hub.Close() }
 
 // Store gives tools (seed, demo, tests) the app's store.
 func (a *App) Store() *Store { return a.store }

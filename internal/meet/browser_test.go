@@ -1,7 +1,10 @@
 package meet_test
 
 import (
+	"context"
 	"fmt"
+	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -133,4 +136,95 @@ func TestBrowserPaintAndHeatMap(t *testing.T) {
 	phone := apptest.Browser(t, 390, 844)
 	must(chromedp.Do(phone, chromedp.Navigate(base+pub.Value), chromedp.WaitVisible(`table.heat`)))
 	apptest.Screenshot(t, phone, "meet-heatmap-phone")
+}
+
+// TestBrowserPollUpdatesLive: two browsers look at a poll; answers posted
+// meanwhile reach both without a reload: the best times, the heat map (and
+// who is free in it), the participant count and list.
+func TestBrowserPollUpdatesLive(t *testing.T) {
+	desk := apptest.Browser(t, 1280, 900)
+	phone := apptest.Browser(t, 390, 844)
+	m := apptest.Start(t, "")
+	s := newSite(t, m)
+	pub, admin := s.createPoll("Live rehearsal")
+	// ?tz= keeps the page in the poll's zone (no reload for the detected one).
+	page := m.URL() + pub + "?tz=Europe/Berlin"
+	for _, ctx := range []context.Context{desk, phone} {
+		if err := chromedp.Do(ctx,
+			chromedp.Navigate(page),
+			chromedp.WaitVisible(`table.heat`),
+			// Gone if the page reloads.
+			chromedp.Evaluate[chromedp.Void](`window.notReloaded = true`),
+		); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, func() bool { return m.Meet.Streams() == 2 })
+	// What another script wrote for this browser stays (participations.js).
+	if err := chromedp.Do(desk, chromedp.Evaluate[chromedp.Void](`(() => {
+		const box = document.querySelector("#my-answers");
+		box.textContent = "You answered as Me"; box.hidden = false;
+	})()`)); err != nil {
+		t.Fatal(err)
+	}
+
+	day := time.Now().AddDate(0, 0, 10).Format("2006-01-02")
+	answer := func(name, start, end, tier string) {
+		own := s.join(pub, name)
+		s.mustRedirect(s.post(own+"/timeframes", url.Values{"date": {day}, "start": {start}, "end": {end}, "tier": {tier}, "tz": {"Europe/Berlin"}}))
+	}
+	answer("Ada", "10:00", "11:30", "1")
+	answer("Grace", "10:30", "12:00", "2")
+
+	for name, ctx := range map[string]context.Context{"desktop": desk, "phone": phone} {
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`(() => {
+			const best = document.querySelector(".best-list li.first");
+			return !!best && best.textContent.includes("2 of 2 free") && document.querySelectorAll("#participants li").length === 2;
+		})()`, chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+			t.Fatalf("%s: the answers did not arrive: %v", name, err)
+		}
+		state, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]any](`(() => {
+			const td = document.querySelector("table.heat td.h10");
+			if (td) td.dispatchEvent(new PointerEvent("pointerover", {bubbles: true}));
+			return {
+				reloaded: window.notReloaded !== true,
+				best: document.querySelector(".best-list li.first").textContent,
+				full: document.querySelectorAll("table.heat td.h10").length,
+				who: document.querySelector("#who").textContent,
+			};
+		})()`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if state["reloaded"] == true {
+			t.Errorf("%s: the page was reloaded", name)
+		}
+		if best := state["best"].(string); !strings.Contains(best, "10:30–11:30") {
+			t.Errorf("%s: best time %q; want 10:30–11:30", name, best)
+		}
+		if full := state["full"].(float64); full == 0 {
+			t.Errorf("%s: no heat-map cell shows everyone free", name)
+		}
+		if who := state["who"].(string); !strings.Contains(who, "Ada (preferred)") || !strings.Contains(who, "Grace (fine)") {
+			t.Errorf("%s: who is free = %q; want Ada and Grace", name, who)
+		}
+		apptest.Screenshot(t, ctx, "meet-live-"+name)
+	}
+
+	// The organizer closes the poll: the decision appears and the join form
+	// goes, still without a reload.
+	_, body := s.get(admin)
+	choice := regexp.MustCompile(`name="choice" value="([^"]+)"`).FindStringSubmatch(body)
+	if choice == nil {
+		t.Fatal("the admin page offers no time to close on")
+	}
+	s.mustRedirect(s.post(admin+"/close", url.Values{"choice": {choice[1]}}))
+	if _, err := chromedp.Run(desk, chromedp.Poll[bool](`!!document.querySelector("section.decision") && !document.querySelector("#join-form") && window.notReloaded === true`,
+		chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		t.Fatalf("the closed poll did not show live: %v", err)
+	}
+	if mine, err := chromedp.Run(desk, chromedp.Evaluate[string](`document.querySelector("#my-answers:not([hidden])")?.textContent || ""`)); err != nil || mine != "You answered as Me" {
+		t.Errorf("#my-answers = %q after the live updates (%v); want it kept", mine, err)
+	}
+	apptest.Screenshot(t, desk, "meet-live-closed")
 }

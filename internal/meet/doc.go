@@ -9,6 +9,7 @@
 //	GET  /meet/polls/{id}                        poll page: optimal times, heat map, participants, comments (cached)
 //	GET  /meet/polls/{id}/export.csv             answers as CSV
 //	GET  /meet/polls/{id}/event.ics              the chosen time, once closed
+//	GET  /meet/polls/{id}/stream                 the poll page's live events (Server-Sent Events, internal/live)
 //	POST /meet/polls/{id}/participants           add yourself -> your private edit link
 //	GET  /meet/polls/{id}/p/{pid}                a participant's availability and comments
 //	GET  /meet/polls/{id}/p/{pid}/{token}        your private edit page: the paintable grid
@@ -19,5 +20,7 @@
 // Tables: meet_polls, meet_participants, meet_timeframes, meet_comments,
 // meet_busy (migrations/). Every change to a poll or anything in it bumps
 // meet_polls.version in the same transaction; the poll page is cached under
-// that version (key-based expiry) and answers conditional GETs.
+// that version (key-based expiry) and answers conditional GETs. After the
+// commit, the change is published on the bus (meet.events) to the poll's
+// open pages, which fetch the cached page again and swap in what changed.
 package meet

@@ -55,7 +55,7 @@ func (a *App) participantAdd(w http.ResponseWriter, r *http.Request) {
 		v, err := a.store.AddParticipant(r.Context(), &pt)
 		switch {
 		case err == nil:
-			a.raise(p.ID, v, p.Deadline)
+			a.committed(p.ID, v, p.Deadline, "answers")
 			a.redirect(w, r, ownURL(p, &pt)+"?joined=1")
 			return
 		case errs.KindOf(err) == errs.Conflict:

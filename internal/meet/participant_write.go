@@ -45,7 +45,7 @@ func (a *App) timeframeAdd(w http.ResponseWriter, r *http.Request) {
 		tf.ParticipantID = pt.ID
 		v, err := a.store.AddTimeframe(r.Context(), p.ID, &tf)
 		if err == nil {
-			a.raise(p.ID, v, p.Deadline)
+			a.committed(p.ID, v, p.Deadline, "answers")
 			a.redirect(w, r, ownURL(p, pt)+"#availability")
 			return
 		}
@@ -74,7 +74,7 @@ func (a *App) timeframeDelete(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.raise(p.ID, v, p.Deadline)
+	a.committed(p.ID, v, p.Deadline, "answers")
 	a.redirect(w, r, ownURL(p, pt)+"#availability")
 }
 
@@ -100,7 +100,7 @@ func (a *App) availabilityPut(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.raise(p.ID, v, p.Deadline)
+	a.committed(p.ID, v, p.Deadline, "answers")
 	w.Header().Set("Content-Type", "application/json")
 	w.Write([]byte(`{"timeframes":` + strconv.Itoa(len(tfs)) + `,"version":` + strconv.FormatInt(v, 10) + "}\n"))
 }
@@ -125,7 +125,7 @@ func (a *App) commentAdd(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.raise(p.ID, v, p.Deadline)
+	a.committed(p.ID, v, p.Deadline, "answers")
 	a.redirect(w, r, ownURL(p, pt)+"#comments")
 }
 
@@ -183,7 +183,7 @@ func (a *App) participantLeave(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.raise(p.ID, v, p.Deadline)
+	a.committed(p.ID, v, p.Deadline, "answers")
 	a.redirect(w, r, pollURL(p))
 }
 
@@ -204,6 +204,6 @@ func (a *App) adminRemoveParticipant(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.raise(p.ID, v, p.Deadline)
+	a.committed(p.ID, v, p.Deadline, "answers")
 	a.redirect(w, r, adminURL(p)+"#participants")
 }

@@ -94,6 +94,6 @@ func (a *App) pollClose(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.raise(p.ID, v, p.Deadline)
+	a.committed(p.ID, v, p.Deadline, "poll")
 	a.redirect(w, r, adminURL(p)+"?closed=1")
 }

@@ -90,7 +90,7 @@ func (a *App) pollUpdate(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.raise(p.ID, v, np.Deadline)
+	a.committed(p.ID, v, np.Deadline, "poll")
 	saved := "?saved=1"
 	if len(lost) > 0 {
 		saved += "&removed=" + strconv.Itoa(len(lost))
@@ -110,6 +110,7 @@ func (a *App) pollDelete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.forget(p.ID)
+	a.publish(p.ID, "poll")
 	setMyPolls(w, r, forgetPoll(myPolls(r), p.ID))
 	a.redirect(w, r, "/meet/?deleted=1")
 }
@@ -148,7 +149,7 @@ func (a *App) pollReopen(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.raise(p.ID, v, p.Deadline)
+	a.committed(p.ID, v, p.Deadline, "poll")
 	a.redirect(w, r, adminURL(p))
 }
 

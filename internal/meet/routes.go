@@ -17,6 +17,7 @@ func (a *App) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /meet/polls/{id}", a.pollShow)
 	mux.HandleFunc("GET /meet/polls/{id}/export.csv", a.pollExportCSV)
 	mux.HandleFunc("GET /meet/polls/{id}/event.ics", a.pollEventICS)
+	mux.HandleFunc("GET /meet/polls/{id}/stream", a.pollStream)
 	mux.HandleFunc("POST /meet/polls/{id}/participants", a.participantAdd)
 	mux.HandleFunc("GET /meet/polls/{id}/p/{pid}", a.participantShow)
 

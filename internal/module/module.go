@@ -21,6 +21,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/config"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/files"
+	"github.com/tutti-dev/tutti/internal/live"
 	"github.com/tutti-dev/tutti/internal/load"
 	"github.com/tutti-dev/tutti/internal/pubsub"
 	"github.com/tutti-dev/tutti/internal/web"
@@ -62,6 +63,9 @@ type Core struct {
 	Local *cache.Cache
 	Site  *web.Site
 	Bus   *pubsub.Bus
+	// Live is every app's live streams (internal/live): limited together,
+	// ended when shutdown begins. Pass it to live.New.
+	Live  *live.Group
 	Auth  *auth.Service
 	Files files.Storage
 }

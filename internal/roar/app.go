@@ -3,7 +3,6 @@ package roar
 import (
 	"context"
 	"embed"
-	"encoding/json"
 	"io/fs"
 	"log/slog"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/cache"
 	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/live"
 	"github.com/tutti-dev/tutti/internal/pubsub"
 	"github.com/tutti-dev/tutti/internal/web"
 )
@@ -39,6 +39,7 @@ type Deps struct {
 	Site      *web.Site
 	Log       *slog.Logger
 	Bus       *pubsub.Bus
+	Live      *live.Group // ends the live streams at shutdown; nil: Shutdown does
 	Auth      *auth.Service
 	PostLimit Limiter          // roars, replies and reposts per user; nil: unlimited
 	Local     *cache.Cache     // this process's own cache, for rendered articles; nil: Cache
@@ -51,8 +52,7 @@ type App struct {
 	store  *Store
 	assets *web.Assets
 	writes *db.Batcher
-	hub    *hub
-	unsub  func()
+	hub    *live.Hub[Event]
 
 	// local: this process owns the database (SQLite), so the version that
 	// keys the caches is kept in memory, raised after every write's commit.
@@ -83,19 +83,15 @@ func New(ctx context.Context, d Deps) (*App, error) {
 		return nil, err
 	}
 	a.version.Store(v)
-	a.hub = newHub()
 	a.frags = d.Local
 	if a.frags == nil {
 		a.frags = d.Cache
 	}
-	if a.unsub, err = d.Bus.Subscribe(subject, func(_ string, data []byte) {
-		var e Event
-		a.changes.Add(1) // some instance changed roar: visitors' version is old
-		if json.Unmarshal(data, &e) == nil {
-			a.hub.broadcast(&e)
-		}
+	if a.hub, err = live.New(d.Live, live.Options[Event]{
+		Bus: d.Bus, Subject: subject, Encode: message,
+		// Some instance changed roar: visitors' version is old.
+		Heard: func(*Event) { a.changes.Add(1) },
 	}); err != nil {
-		a.hub.close()
 		return nil, err
 	}
 	a.writes = d.DB.NewBatcher(256)
@@ -105,17 +101,15 @@ func New(ctx context.Context, d Deps) (*App, error) {
 // Store gives tools (seed, demo, tests) the app's store.
 func (a *App) Store() *Store { return a.store }
 
-// Shutdown ends the live streams (so that the HTTP server can stop).
-func (a *App) Shutdown() { a.hub.close() }
+// Shutdown ends the live streams (so that the HTTP server can stop); Deps.Live
+// does it for every app at once.
+func (a *App) Shutdown() { a.hub.Shutdown() }
 
 // Close commits the writes still queued and stops listening to the bus; call
 // it after the HTTP server stopped, before the database closes.
 func (a *App) Close() {
 	a.writes.Close()
-	if a.unsub != nil {
-		a.unsub()
-	}
-	a.hub.close()
+	a.hub.Close()
 }
 
 // WriteStats reports the group commit: transactions and the writes in them.
@@ -222,4 +216,4 @@ func subFS(f fs.FS, dir string) fs.FS {
 }
 
 // Streams is the number of live streams open on this instance.
-func (a *App) Streams() int { return a.hub.count() }
+func (a *App) Streams() int { return a.hub.Streams() }

@@ -367,11 +367,7 @@ func (a *App) publishUnread(ctx context.Context, users notified) {
 // publish sends e on the bus, to the streams of every instance. It is only
 // called after the write is committed: a client that hears of a roar can read it.
 func (a *App) publish(e *Event) {
-	b, err := json.Marshal(e)
-	if err == nil {
-		err = a.Bus.Publish(subject, b)
-	}
-	if err != nil {
+	if err := a.hub.Publish(e); err != nil {
 		a.Log.Warn("roar: publish", "type", e.Type, "id", e.ID, "err", err)
 	}
 }

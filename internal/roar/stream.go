@@ -2,19 +2,15 @@ package roar
 
 import (
 	"bytes"
-	"io"
+	"context"
 	"net/http"
 	"net/url"
 	"strconv"
-	"time"
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/errs"
-	"github.com/tutti-dev/tutti/internal/web"
+	"github.com/tutti-dev/tutti/internal/live"
 )
-
-// heartbeat keeps idle streams (and the proxies in between) open.
-const heartbeat = 25 * time.Second
 
 // stream is the live timeline as Server-Sent Events: new roars (event
 // "roar", with the roar's id as the event id), like and reply counts
@@ -25,10 +21,6 @@ const heartbeat = 25 * time.Second
 // its rendered article; ?format=json gets it as the API's Roar instead.
 func (a *App) stream(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	rc := http.NewResponseController(w)
-	// Streams outlive the server's read timeout.
-	rc.SetReadDeadline(time.Time{})
-	rc.SetWriteDeadline(time.Time{})
 	after, err := lastEventID(r)
 	if err != nil {
 		a.Site.Error(w, r, err)
@@ -39,12 +31,9 @@ func (a *App) stream(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	api := q.Get("format") == "json"
-	data := func(d delivery) []byte {
-		if api {
-			return d.api
-		}
-		return d.page
+	s := live.Stream[Event]{After: after, Form: formPage}
+	if q.Get("format") == "json" {
+		s.Form = formAPI
 	}
 	f := &filter{quiet: q.Get("feed") == "none"}
 	if u := auth.UserFrom(ctx); u != nil {
@@ -61,82 +50,23 @@ func (a *App) stream(w http.ResponseWriter, r *http.Request) {
 			f.follows[u.ID] = true
 		}
 	}
-	// Join the hub before reading the backlog, so nothing falls in between;
-	// roars already sent from the backlog are skipped when they come live.
-	c := a.hub.add()
-	defer a.hub.remove(c)
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
-	w.WriteHeader(http.StatusOK)
-	// The response writer buffers; each round of events is flushed once.
-	io.WriteString(w, "retry: 2000\n\n")
-	sent := after
-	if after > 0 && !f.quiet {
-		backlog, err := a.store.Timeline(ctx, Query{Since: after, Limit: 500})
-		if err != nil {
-			return
-		}
-		for i := range backlog {
-			if e := a.roarEvent(ctx, &backlog[i]); f.pass(e) {
-				writeEvent(w, e, data(newDelivery(e)))
+	s.Filter = f.pass
+	if !f.quiet {
+		s.Backlog = func(ctx context.Context, after int64, send func(*Event)) error {
+			backlog, err := a.store.Timeline(ctx, Query{Since: after, Limit: 500})
+			if err != nil {
+				return err
 			}
-			sent = backlog[i].ID
+			for i := range backlog {
+				send(a.roarEvent(ctx, &backlog[i]))
+			}
+			return nil
 		}
 	}
-	if rc.Flush() != nil {
-		return
-	}
-	// writeRound writes a round (nil: a ping) and any queued behind it, and
-	// flushes them in one write.
-	writeRound := func(round []delivery) (err error) {
-		held := web.Hold(r)
-		defer func() {
-			if rerr := held.Release(); err == nil {
-				err = rerr
-			}
-		}()
-		if round == nil {
-			io.WriteString(w, ": ping\n\n")
-		}
-		for more := round != nil; more; {
-			for _, d := range round {
-				if f.pass(d.e) && !(d.e.Type == "roar" && d.e.ID <= sent) {
-					writeEvent(w, d.e, data(d))
-				}
-			}
-			select {
-			case round = <-c.ch:
-			default:
-				more = false
-			}
-		}
-		return rc.Flush()
-	}
-	tick := time.NewTicker(heartbeat)
-	defer tick.Stop()
-	for {
-		var round []delivery
-		select {
-		case round = <-c.ch:
-		case <-tick.C:
-		case <-c.gone:
-			return
-		case <-ctx.Done():
-			return
-		}
-		// A client that stops reading is cut off instead of holding the
-		// stream (and its buffer) forever; it reconnects and catches up.
-		rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
-		if writeRound(round) != nil {
-			return
-		}
+	if err := a.hub.Serve(w, r, s); err != nil {
+		a.Site.Error(w, r, err)
 	}
 }
-
-// streamWriteTimeout is how long a stream's write may wait for its client.
-const streamWriteTimeout = 30 * time.Second
 
 func lastEventID(r *http.Request) (int64, error) {
 	s := r.Header.Get("Last-Event-ID")
@@ -166,15 +96,6 @@ func checkFeed(q url.Values) error {
 		return errs.BadQuery("format", "json (or absent, for pages)")
 	}
 	return nil
-}
-
-func writeEvent(w io.Writer, e *Event, data []byte) {
-	if e.Type == "roar" {
-		io.WriteString(w, "id: "+strconv.FormatInt(e.ID, 10)+"\n")
-	}
-	io.WriteString(w, "event: "+e.Type+"\ndata: ")
-	w.Write(data)
-	io.WriteString(w, "\n\n")
 }
 
 // filter is what one stream shows: not the authors the viewer does not see,

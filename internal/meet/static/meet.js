@@ -68,10 +68,11 @@ function heatMap() {
   const table = $("table.heat");
   const who = $("#who");
   if (!table || !who || !who.dataset.heat) return;
-  const data = JSON.parse(who.dataset.heat);
+  let raw = who.dataset.heat, data = JSON.parse(raw);
   const tierNames = { 1: "preferred", 2: "fine", 3: "if need be" };
   let selected = null;
   const show = (td) => {
+    if (who.dataset.heat !== raw) data = JSON.parse(raw = who.dataset.heat); // updated live (live.js)
     if (selected) selected.classList.remove("sel");
     selected = td; td.classList.add("sel");
     const avail = data.slots[+td.dataset.s] || [];
