@@ -7,7 +7,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/files"
 	"github.com/tutti-dev/tutti/internal/web"
 )
@@ -77,6 +76,6 @@ func (m *Main) routes() http.Handler {
 		web.SecurityHeaders,
 		web.CrossOrigin(m.Site),
 		m.Auth.Middleware,
-		m.Site.LimitBody(m.Config.MaxBodyBytes, auth.BodyLimits()),
+		m.Site.LimitBody(m.Config.MaxBodyBytes, mux),
 	)
 }

@@ -32,7 +32,6 @@ func (s *Service) settingsPost(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, BodyLimits()["/account/settings"])
 	if err := web.ParseForm(r, 1<<20); err != nil {
 		s.Site.Error(w, r, err)
 		return

@@ -16,7 +16,7 @@ func (s *Service) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /account/logout", s.logoutPost)
 	mux.HandleFunc("GET /account/logout", onlyPost) // not the catch-all 404
 	mux.HandleFunc("GET /account/settings", s.settingsShow)
-	mux.HandleFunc("POST /account/settings", s.settingsPost)
+	mux.Handle("POST /account/settings", web.MaxBody(SettingsBodyLimit, http.HandlerFunc(s.settingsPost)))
 	mux.HandleFunc("GET /account/password", s.passwordShow)
 	mux.HandleFunc("POST /account/password", s.passwordPost)
 	mux.HandleFunc("GET /account/delete", s.deleteShow)
@@ -25,10 +25,9 @@ func (s *Service) Routes(mux *http.ServeMux) {
 	s.mailRoutes(mux) // password reset and e-mail change (account_reset.go)
 }
 
-// BodyLimits are the routes that take more than the default request body.
-func BodyLimits() map[string]int64 {
-	return map[string]int64{"/account/settings": MaxAvatarBytes + 256<<10}
-}
+// SettingsBodyLimit is the request body limit of the settings form: a picture
+// of up to MaxAvatarBytes and the form around it.
+const SettingsBodyLimit = MaxAvatarBytes + 256<<10
 
 // head is the layout's head for an account page, with the viewer's name
 // rendered server-side (these pages are never shared between users).

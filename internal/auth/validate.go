@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/tutti-dev/tutti/internal/text"
 )
 
 // Limits on account fields.
@@ -105,34 +107,22 @@ type Profile struct {
 	DisplayName, Bio string
 }
 
-// Validate trims the profile and returns a message per bad field.
+// Profile fields follow the shared text rules (package text).
+var (
+	displayNameField = text.Field{Name: "The display name", Max: MaxDisplayName}
+	bioField         = text.Field{Name: "The bio", Max: MaxBio, Multiline: true}
+)
+
+// Validate cleans the profile (package text's rules) and returns a message
+// per bad field.
 func (p *Profile) Validate() map[string]string {
 	f := map[string]string{}
-	p.DisplayName = strings.TrimSpace(p.DisplayName)
-	p.Bio = strings.TrimSpace(strings.ReplaceAll(p.Bio, "\r\n", "\n"))
-	switch {
-	case !utf8.ValidString(p.DisplayName) || hasControl(p.DisplayName, false):
-		f["display_name"] = "Remove the special characters."
-	case utf8.RuneCountInString(p.DisplayName) > MaxDisplayName:
-		f["display_name"] = "At most 50 characters, please."
+	var msg string
+	if p.DisplayName, msg = displayNameField.Clean(p.DisplayName); msg != "" {
+		f["display_name"] = msg
 	}
-	switch {
-	case !utf8.ValidString(p.Bio) || hasControl(p.Bio, true):
-		f["bio"] = "Remove the special characters."
-	case utf8.RuneCountInString(p.Bio) > MaxBio:
-		f["bio"] = "At most 500 characters, please."
+	if p.Bio, msg = bioField.Clean(p.Bio); msg != "" {
+		f["bio"] = msg
 	}
 	return f
-}
-
-func hasControl(s string, newlines bool) bool {
-	for _, r := range s {
-		if newlines && (r == '\n' || r == '\t') {
-			continue
-		}
-		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || r == '\u202e' {
-			return true
-		}
-	}
-	return false
 }

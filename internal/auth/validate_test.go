@@ -66,6 +66,9 @@ func TestProfileValidate(t *testing.T) {
 		{"newline in name", Profile{DisplayName: "a\nb"}, []string{"display_name"}},
 		{"long bio", Profile{Bio: strings.Repeat("x", 501)}, []string{"bio"}},
 		{"bidi override in bio", Profile{Bio: "a\u202eb"}, []string{"bio"}},
+		{"bidi isolate in name", Profile{DisplayName: "a\u2067b"}, []string{"display_name"}},
+		{"bidi embedding in bio", Profile{Bio: "a\u202bb"}, []string{"bio"}},
+		{"C1 control in bio", Profile{Bio: "a\u009bb"}, []string{"bio"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

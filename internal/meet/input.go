@@ -3,13 +3,13 @@ package meet
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/text"
 )
 
 // PollInput is the poll form as typed.
@@ -28,20 +28,12 @@ type PollInput struct {
 func (in PollInput) Validate(now time.Time) (Poll, map[string]string) {
 	errs := map[string]string{}
 	var p Poll
-	p.Title = strings.TrimSpace(in.Title)
-	switch {
-	case p.Title == "":
-		errs["title"] = "Give the poll a title."
-	case utf8.RuneCountInString(p.Title) > MaxTitle:
-		errs["title"] = fmt.Sprintf("Keep the title under %d characters.", MaxTitle)
-	case hasControl(p.Title, false):
-		errs["title"] = "The title has characters that cannot be shown."
+	var msg string
+	if p.Title, msg = titleField.Clean(in.Title); msg != "" {
+		errs["title"] = msg
 	}
-	p.Description = strings.TrimSpace(in.Description)
-	if utf8.RuneCountInString(p.Description) > MaxDescription {
-		errs["description"] = fmt.Sprintf("Keep the description under %d characters.", MaxDescription)
-	} else if hasControl(p.Description, true) {
-		errs["description"] = "The description has characters that cannot be shown."
+	if p.Description, msg = descriptionField.Clean(in.Description); msg != "" {
+		errs["description"] = msg
 	}
 	start, err1 := time.Parse(time.DateOnly, strings.TrimSpace(in.StartDate))
 	end, err2 := time.Parse(time.DateOnly, strings.TrimSpace(in.EndDate))
@@ -193,41 +185,26 @@ func parseClock(s string, allowMidnight bool) (int, bool) {
 	return hh*60 + mm, true
 }
 
-func hasControl(s string, allowNewlines bool) bool {
-	for _, r := range s {
-		if r == utf8.RuneError || (unicode.IsControl(r) && !(allowNewlines && (r == '\n' || r == '\r' || r == '\t'))) {
-			return true
-		}
-	}
-	return false
-}
+// The free-text fields of meet follow the shared text rules (package text).
+var (
+	titleField       = text.Field{Name: "The title", Min: 1, Max: MaxTitle, Empty: "Give the poll a title."}
+	descriptionField = text.Field{Name: "The description", Max: MaxDescription, Multiline: true}
+	nameField        = text.Field{Name: "Your name", Min: 1, Max: MaxName, Empty: "Tell us your name."}
+	commentField     = text.Field{Name: "The comment", Min: 1, Max: MaxComment, Multiline: true, Empty: "Write something first."}
+)
 
-// ValidName returns the trimmed name, or a message.
+// ValidName returns the cleaned name (runs of spaces made one), or a message.
 func ValidName(s string) (string, string) {
-	s = strings.Join(strings.Fields(s), " ")
-	switch {
-	case s == "":
-		return "", "Tell us your name."
-	case utf8.RuneCountInString(s) > MaxName:
-		return "", fmt.Sprintf("Keep your name under %d characters.", MaxName)
-	case hasControl(s, false):
-		return "", "Your name has characters that cannot be shown."
+	s, msg := nameField.Clean(s)
+	if msg != "" {
+		return "", msg
 	}
-	return s, ""
+	return strings.Join(strings.Fields(s), " "), ""
 }
 
-// ValidComment returns the trimmed comment, or a message.
+// ValidComment returns the cleaned comment, or a message.
 func ValidComment(s string) (string, string) {
-	s = strings.TrimSpace(s)
-	switch {
-	case s == "":
-		return "", "Write something first."
-	case utf8.RuneCountInString(s) > MaxComment:
-		return "", fmt.Sprintf("Keep comments under %d characters.", MaxComment)
-	case hasControl(s, true):
-		return "", "The comment has characters that cannot be shown."
-	}
-	return s, ""
+	return commentField.Clean(s)
 }
 
 // ParseTimeframe reads the timeframe form: a date and times in zone tz (the
@@ -276,11 +253,14 @@ func ParseTimeframe(p *Poll, date, start, end, tier, tz string) (Timeframe, map[
 		errs["end"] = "The end must be after the start."
 		return tf, errs
 	}
-	if err := p.CheckRange(tf.Start, tf.End); err != nil {
-		errs["date"] = "That time is outside the poll: " + err.Error() + "."
+	if p.CheckRange(tf.Start, tf.End) != nil {
+		errs["date"] = "That time is outside the poll's dates and daily hours."
 	}
 	return tf, errs
 }
+
+// slotsError is bad painted-grid input: an Invalid error for the field "slots".
+func slotsError(msg string) error { return errs.Fields(map[string]string{"slots": msg}) }
 
 // AvailabilityJSON is what the painted grid sends: every painted slot.
 type AvailabilityJSON struct {
@@ -291,16 +271,17 @@ type AvailabilityJSON struct {
 }
 
 // ParseAvailability reads the painted grid and merges neighbouring slots of
-// the same tier into timeframes, sorted by start.
+// the same tier into timeframes, sorted by start. Bad input is an Invalid
+// error with a written message for the field "slots".
 func ParseAvailability(p *Poll, body []byte) ([]Timeframe, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	var in AvailabilityJSON
 	if err := dec.Decode(&in); err != nil {
-		return nil, errors.New("the availability could not be read as JSON")
+		return nil, slotsError("The availability could not be read as JSON.")
 	}
 	if dec.More() {
-		return nil, errors.New("the availability must be a single JSON object")
+		return nil, slotsError("The availability must be a single JSON object.")
 	}
 	slots := p.Slots()
 	tiers := make(map[int]int, len(in.Slots))
@@ -308,12 +289,12 @@ func ParseAvailability(p *Poll, body []byte) ([]Timeframe, error) {
 		i := slotIndex(slots, s.Start.UTC())
 		switch {
 		case i < 0:
-			return nil, fmt.Errorf("%s is not a time of this poll", s.Start.UTC().Format(time.RFC3339))
+			return nil, slotsError(s.Start.UTC().Format(time.RFC3339) + " is not a time of this poll.")
 		case s.Tier < 1 || s.Tier > 3:
-			return nil, errors.New("each tier must be 1, 2 or 3")
+			return nil, slotsError("Each tier must be 1, 2 or 3.")
 		}
 		if _, dup := tiers[i]; dup {
-			return nil, fmt.Errorf("%s is given twice", s.Start.UTC().Format(time.RFC3339))
+			return nil, slotsError(s.Start.UTC().Format(time.RFC3339) + " is given twice.")
 		}
 		tiers[i] = s.Tier
 	}
@@ -330,7 +311,7 @@ func ParseAvailability(p *Poll, body []byte) ([]Timeframe, error) {
 		out = append(out, Timeframe{Start: s, End: s.Add(Slot), Tier: tier})
 	}
 	if len(out) > MaxTimeframes {
-		return nil, fmt.Errorf("at most %d separate timeframes", MaxTimeframes)
+		return nil, slotsError(fmt.Sprintf("Paint at most %d separate timeframes.", MaxTimeframes))
 	}
 	return out, nil
 }

@@ -92,7 +92,7 @@ func (a *App) availabilityPut(w http.ResponseWriter, r *http.Request) {
 	}
 	tfs, err := ParseAvailability(p, body)
 	if err != nil {
-		a.Site.Error(w, r, errs.Fields(map[string]string{"slots": err.Error()}))
+		a.Site.Error(w, r, err) // an Invalid error with a written message
 		return
 	}
 	v, err := a.store.ReplaceAvailability(r.Context(), p.ID, pt.ID, tfs)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/web"
 )
@@ -269,7 +270,7 @@ func (a *App) notificationsShow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	notes, err := a.store.Notifications(ctx, u.ID, before, 51)
+	notes, err := a.store.Notifications(ctx, u.ID, before, notesPageSize+1)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
@@ -280,9 +281,9 @@ func (a *App) notificationsShow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := &page{Title: "Notifications", Tab: "notifications", Viewer: v}
-	if len(notes) > 50 {
-		notes = notes[:50]
-		p.Older = "/roar/notifications?before=" + itoa(notes[49].ID)
+	notes, next := db.Trim(notes, notesPageSize, noteCursor)
+	if next.ID != 0 {
+		p.Older = "/roar/notifications?before=" + itoa(next.ID)
 	}
 	p.Notes = notes
 	a.Site.Render(w, r, http.StatusOK, a.notificationsPage(p))

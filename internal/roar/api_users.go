@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/web"
 )
@@ -146,9 +147,9 @@ func (a *App) apiNotifications(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := NotificationList{Notifications: make([]APINotification, 0, len(notes)), Unread: unread}
-	if len(notes) > limit {
-		notes = notes[:limit]
-		out.Next = nextURL(r, "before", notes[limit-1].ID)
+	notes, next := db.Trim(notes, limit, noteCursor)
+	if next.ID != 0 {
+		out.Next = nextURL(r, "before", next.ID)
 	}
 	for _, n := range notes {
 		an := APINotification{ID: n.ID, Kind: n.Kind, Actor: apiUser(n.Actor), Seen: n.Seen, CreatedAt: n.CreatedAt}

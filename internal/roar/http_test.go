@@ -180,6 +180,7 @@ func TestBadInputWritesNothing(t *testing.T) {
 		for _, tc := range []struct{ body, msg string }{
 			{"   \n ", "empty roar"},
 			{strings.Repeat("é", 281), "at most 280 characters"},
+			{"txt\u202eexe.roar", "changes the direction of text (U+202E)"},
 		} {
 			res, page := ann.post("/roar/roars", url.Values{"body": {tc.body}})
 			wantStatus(t, res, 422, "bad roar")

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -108,7 +109,7 @@ func (a *App) threadPage(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	replies, err := a.store.Timeline(ctx, Query{Thread: id, Since: after, Limit: 101})
+	replies, err := a.store.Timeline(ctx, Query{Thread: id, Since: after, Limit: threadPageSize + 1})
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
@@ -123,9 +124,9 @@ func (a *App) threadPage(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Query().Get("reported") == "1" {
 		p.Flash = "Thank you: the moderators will look at this roar."
 	}
-	if len(replies) > 100 {
-		replies = replies[:100]
-		p.Older = roarURL(id) + "?after=" + itoa(replies[99].ID)
+	replies, next := db.Trim(replies, threadPageSize, roarCursor)
+	if next.ID != 0 {
+		p.Older = roarURL(id) + "?after=" + itoa(next.ID)
 	}
 	p.Roars = replies
 	if u != nil {

@@ -5,13 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/text"
 )
 
 // The actions below are roar's service layer, shared by the HTML handlers and
@@ -182,17 +181,18 @@ func (a *App) Relate(ctx context.Context, u *auth.User, username, kind string, o
 	return nil
 }
 
+// reasonField is the rule for a report's reason (package text).
+var reasonField = text.Field{Name: "The reason", Min: 1, Max: 1000, Multiline: true,
+	Empty: "Say what is wrong with this roar."}
+
 // Report files u's report of roar id.
 func (a *App) Report(ctx context.Context, u *auth.User, id int64, reason string) error {
 	if u == nil {
 		return errSignIn
 	}
-	reason = strings.TrimSpace(reason)
-	switch n := utf8.RuneCountInString(reason); {
-	case n == 0:
-		return errs.Fields(map[string]string{"reason": "Say what is wrong with this roar."})
-	case n > 1000:
-		return errs.Fields(map[string]string{"reason": "Keep it under 1,000 characters."})
+	reason, msg := reasonField.Clean(reason)
+	if msg != "" {
+		return errs.Fields(map[string]string{"reason": msg})
 	}
 	if _, err := a.store.Roar(ctx, id); err != nil {
 		return err
@@ -282,11 +282,21 @@ func (a *App) timeline(ctx context.Context, q Query) ([]Roar, int64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	if len(roars) > n {
-		return roars[:n], roars[n-1].ID, nil
-	}
-	return roars, 0, nil
+	roars, next := db.Trim(roars, n, roarCursor)
+	return roars, next.ID, nil
 }
+
+// roarCursor is a roar's keyset position: its id (roar pages by id).
+func roarCursor(r Roar) db.Cursor { return db.Cursor{ID: r.ID} }
+
+// noteCursor is a notification's keyset position: its id.
+func noteCursor(n Notification) db.Cursor { return db.Cursor{ID: n.ID} }
+
+// Page sizes of the thread and notification pages.
+const (
+	threadPageSize = 100
+	notesPageSize  = 50
+)
 
 // viewerOf loads what marks roars for u: likes, reposts, blocks and mutes,
 // unseen notifications. A fixed number of queries, whatever the page size.

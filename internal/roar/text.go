@@ -1,12 +1,12 @@
 package roar
 
 import (
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/text"
 )
 
 // MaxLen is the longest roar, in Unicode code points.
@@ -27,23 +27,17 @@ type Token struct {
 	Value string
 }
 
-// CleanBody trims a roar and checks it: not empty, at most MaxLen code points,
-// valid UTF-8 without control characters other than newlines and tabs.
+// bodyField is a roar's text rule: package text's rules, 1 to MaxLen code
+// points, newlines allowed.
+var bodyField = text.Field{Name: "A roar", Min: 1, Max: MaxLen, Multiline: true,
+	Empty: "Write something first: an empty roar cannot be posted."}
+
+// CleanBody cleans a roar and checks it (bodyField); a bad one is an
+// Invalid error with a message for the field "body".
 func CleanBody(s string) (string, error) {
-	s = strings.TrimSpace(strings.ReplaceAll(s, "\r\n", "\n"))
-	switch {
-	case !utf8.ValidString(s):
-		return "", errs.Fields(map[string]string{"body": "The text is not valid UTF-8."})
-	case s == "":
-		return "", errs.Fields(map[string]string{"body": "Write something first: an empty roar cannot be posted."})
-	case utf8.RuneCountInString(s) > MaxLen:
-		return "", errs.Fields(map[string]string{"body": "A roar has at most 280 characters; this one has " +
-			strconv.Itoa(utf8.RuneCountInString(s)) + "."})
-	}
-	for _, r := range s {
-		if unicode.IsControl(r) && r != '\n' && r != '\t' {
-			return "", errs.Fields(map[string]string{"body": "The text contains control characters."})
-		}
+	s, msg := bodyField.Clean(s)
+	if msg != "" {
+		return "", errs.Fields(map[string]string{"body": msg})
 	}
 	return s, nil
 }

@@ -71,6 +71,10 @@ func TestCleanBody(t *testing.T) {
 		{"bell\a", "", false},
 		{"line\r\nbreak", "line\nbreak", true},
 		{"bad \xff utf8", "", false},
+		{"evil\u202etxt.exe", "", false}, // right-to-left override
+		{"a\u2066b\u2069", "", false},    // isolates
+		{"N\u0085EL", "", false},         // C1 control
+		{"e\u0301", "\u00e9", true},      // NFC: one code point
 	}
 	for _, tt := range tests {
 		got, err := CleanBody(tt.in)

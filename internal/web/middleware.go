@@ -207,19 +207,20 @@ func IsAPI(path string) bool {
 // handler answers 413 (see IsTooLarge).
 func LimitBody(n int64) Middleware { return LimitBodyWith(n, nil) }
 
-// LimitBodyWith is LimitBody with larger caps for the exact paths in larger
-// (upload routes, e.g. "/account/settings": 5 MiB + form overhead). A body
-// that announces more than its cap is refused with a plain 413.
-func LimitBodyWith(n int64, larger map[string]int64) Middleware {
-	return limitBody(n, larger, func(w http.ResponseWriter, r *http.Request) {
+// LimitBodyWith is LimitBody where a route of routes registered with MaxBody
+// gets its own limit instead of n (looked up before the handler runs, so a
+// Content-Length past the route's limit is refused unread). A body that
+// announces more than its cap is refused with a plain 413.
+func LimitBodyWith(n int64, routes *http.ServeMux) Middleware {
+	return limitBody(n, routes, func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "The request is too large.", http.StatusRequestEntityTooLarge)
 	})
 }
 
 // LimitBody is LimitBodyWith answering with the site's 413 page (or problem
 // details for the API).
-func (s *Site) LimitBody(n int64, larger map[string]int64) Middleware {
-	return limitBody(n, larger, func(w http.ResponseWriter, r *http.Request) {
+func (s *Site) LimitBody(n int64, routes *http.ServeMux) Middleware {
+	return limitBody(n, routes, func(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, errTooLarge)
 	})
 }
@@ -236,7 +237,7 @@ const (
 	lingerTime  = 10 * time.Second
 )
 
-func limitBody(n int64, larger map[string]int64, tooLarge http.HandlerFunc) Middleware {
+func limitBody(n int64, routes *http.ServeMux, tooLarge http.HandlerFunc) Middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Body == nil || r.Body == http.NoBody {
@@ -244,8 +245,12 @@ func limitBody(n int64, larger map[string]int64, tooLarge http.HandlerFunc) Midd
 				return
 			}
 			limit := n
-			if l, ok := larger[r.URL.Path]; ok {
-				limit = l
+			if routes != nil {
+				if h, _ := routes.Handler(r); h != nil {
+					if mb, ok := h.(maxBody); ok {
+						limit = mb.n
+					}
+				}
 			}
 			body := r.Body
 			if r.ContentLength > limit {
@@ -267,6 +272,22 @@ func limitBody(n int64, larger map[string]int64, tooLarge http.HandlerFunc) Midd
 		})
 	}
 }
+
+// MaxBody gives the route h a request body limit of n bytes instead of the
+// server's default. Use it where the route is registered, e.g. an upload:
+//
+//	mux.Handle("POST /account/settings", web.MaxBody(6<<20, http.HandlerFunc(s.settingsPost)))
+//
+// LimitBodyWith applies the limit; MaxBody itself only carries it, so it must
+// be the handler given to the mux (the outermost wrapper).
+func MaxBody(n int64, h http.Handler) http.Handler { return maxBody{n: n, h: h} }
+
+type maxBody struct {
+	n int64
+	h http.Handler
+}
+
+func (m maxBody) ServeHTTP(w http.ResponseWriter, r *http.Request) { m.h.ServeHTTP(w, r) }
 
 // limitedBody records that the handler read past the limit.
 type limitedBody struct {

@@ -141,10 +141,13 @@ func asError(err error) *errs.Error {
 	return errs.As(err)
 }
 
-// WantsJSON reports whether the client asked for JSON rather than a page (or
-// sent JSON).
+// WantsJSON reports whether the client asked for JSON rather than a page:
+// the path is under an app's API (IsAPI: /APP/api/..., matched as a path
+// segment, so /roar/u/api/follow is a page), the body is JSON, or Accept
+// asks for JSON and not HTML. It is the one test every error and answer
+// path uses to choose between JSON and HTML.
 func WantsJSON(r *http.Request) bool {
-	if strings.Contains(r.URL.Path, "/api/") || strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+	if IsAPI(r.URL.Path) || strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
 		return true
 	}
 	a := r.Header.Get("Accept")

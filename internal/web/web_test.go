@@ -175,3 +175,78 @@ func TestAcceptsGzip(t *testing.T) {
 		}
 	}
 }
+
+func TestWantsJSON(t *testing.T) {
+	for _, tc := range []struct {
+		method, path, ctype, accept string
+		want                        bool
+	}{
+		{"POST", "/roar/u/api/follow", "application/x-www-form-urlencoded", "text/html", false},
+		{"GET", "/roar/u/api", "", "", false},
+		{"GET", "/roar/tags/api/", "", "", false},
+		{"GET", "/roar/api/roars", "", "", true},
+		{"POST", "/roar/api/roars", "application/json", "", true},
+		{"POST", "/roar/roars", "application/json", "", true},
+		{"POST", "/roar/r/1/like", "application/x-www-form-urlencoded", "application/json", true},
+		{"GET", "/roar/", "", "text/html,application/json;q=0.9", false},
+	} {
+		r := httptest.NewRequest(tc.method, tc.path, nil)
+		if tc.ctype != "" {
+			r.Header.Set("Content-Type", tc.ctype)
+		}
+		if tc.accept != "" {
+			r.Header.Set("Accept", tc.accept)
+		}
+		if got := WantsJSON(r); got != tc.want {
+			t.Errorf("WantsJSON(%s %s, %q, %q) = %v; want %v", tc.method, tc.path, tc.ctype, tc.accept, got, tc.want)
+		}
+	}
+}
+
+// Body limits are per route: MaxBody where a route is registered, the
+// default for every other route.
+func TestMaxBodyPerRoute(t *testing.T) {
+	read := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, err := io.Copy(io.Discard, r.Body)
+		if err != nil {
+			w.WriteHeader(http.StatusRequestEntityTooLarge)
+			return
+		}
+		fmt.Fprint(w, n)
+	})
+	mux := http.NewServeMux()
+	mux.Handle("POST /upload", MaxBody(3000, read))
+	mux.Handle("POST /tiny", MaxBody(10, read))
+	mux.Handle("POST /form", read)
+	h := LimitBodyWith(1000, mux)(mux)
+	for _, tc := range []struct {
+		path    string
+		size    int
+		chunked bool
+		want    int
+	}{
+		{"/form", 1000, false, 200},
+		{"/form", 1001, false, 413},
+		{"/form", 1001, true, 413},
+		{"/upload", 3000, false, 200},
+		{"/upload", 3000, true, 200},
+		{"/upload", 3001, false, 413},
+		{"/upload", 3001, true, 413},
+		{"/tiny", 11, false, 413},
+		{"/tiny", 11, true, 413},
+		{"/nowhere", 1001, false, 413},
+	} {
+		r := httptest.NewRequest("POST", tc.path, strings.NewReader(strings.Repeat("x", tc.size)))
+		if tc.chunked {
+			r.ContentLength = -1
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != tc.want {
+			t.Errorf("POST %s with %d bytes (chunked %v): %d; want %d", tc.path, tc.size, tc.chunked, w.Code, tc.want)
+		}
+		if tc.want == 200 && w.Body.String() != fmt.Sprint(tc.size) {
+			t.Errorf("POST %s read %s bytes; want %d", tc.path, w.Body.String(), tc.size)
+		}
+	}
+}
