@@ -13,7 +13,8 @@ import (
 func BenchmarkPollPageCached(b *testing.B) {
 	m := apptest.Start(b, "")
 	t := &testing.T{}
-	s := &site{t: t, m: m, c: apptest.Client(b), base: m.URL()}
+	w0 := apptest.NewWeb(b, m)
+	s := &site{Web: w0, t: t, m: m, c: w0.Client, base: w0.Base}
 	pub, _ := s.createPoll("Bench")
 	s.join(pub, "Ada")
 	req := httptest.NewRequest("GET", pub, nil)
