@@ -7,7 +7,6 @@ import (
 	"embed"
 	"encoding/base64"
 	"log/slog"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -47,6 +46,7 @@ type App struct {
 	assets   *web.Assets
 	versions versions
 	hub      *live.Hub[pollEvent] // the poll pages' live streams
+	pages    *cache.Pages         // the poll pages, decoded
 }
 
 // New builds the app.
@@ -60,6 +60,7 @@ func New(d Deps) (*App, error) {
 	}
 	a := &App{Deps: d, store: &Store{db: d.DB, now: d.Now}, assets: assets}
 	a.versions.local = d.DB.Dialect == db.SQLite
+	a.pages = cache.NewPages(d.Cache, "meet:page", time.Hour, 0)
 	if a.hub, err = newHub(d); err != nil {
 		return nil, err
 	}
@@ -88,29 +89,24 @@ type stamp struct {
 	deadline atomic.Int64 // unix seconds, 0: none
 }
 
-// stamp returns the cache stamp of poll id: its version, plus "L" once its
+// stamp returns the cache stamp of poll id: its version, and whether its
 // deadline has passed (the page changes then without a write).
-func (a *App) stamp(ctx context.Context, id string) (string, error) {
-	var v, deadline int64
+func (a *App) stamp(ctx context.Context, id string) (v int64, locked bool, err error) {
+	var deadline int64
 	if e, ok := a.versions.m.Load(id); ok && a.versions.local {
 		st := e.(*stamp)
 		v, deadline = st.version.Load(), st.deadline.Load()
 	} else {
 		var dl *time.Time
-		var err error
 		if v, dl, err = a.store.Version(ctx, id); err != nil {
-			return "", err
+			return 0, false, err
 		}
 		if dl != nil {
 			deadline = dl.Unix()
 		}
 		a.raise(id, v, dl)
 	}
-	s := strconv.FormatInt(v, 10)
-	if deadline != 0 && a.Now().Unix() >= deadline {
-		s += "L"
-	}
-	return s, nil
+	return v, deadline != 0 && a.Now().Unix() >= deadline, nil
 }
 
 // raise records that poll id is now at least at version v, with deadline.
@@ -137,7 +133,10 @@ func (a *App) raise(id string, v int64, deadline *time.Time) {
 }
 
 // forget drops a deleted poll's stamp.
-func (a *App) forget(id string) { a.versions.m.Delete(id) }
+func (a *App) forget(id string) {
+	a.versions.m.Delete(id)
+	a.pages.Forget(id)
+}
 
 // token returns n random bytes, URL-safe.
 func token(n int) string {

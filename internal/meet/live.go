@@ -55,7 +55,7 @@ func (a *App) pollStream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// One primary-key lookup (none on SQLite once the poll is known).
-	if _, err := a.stamp(r.Context(), id); err != nil {
+	if _, _, err := a.stamp(r.Context(), id); err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}

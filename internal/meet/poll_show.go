@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tutti-dev/tutti/internal/cache"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/web"
@@ -73,17 +72,19 @@ func parsePageQuery(r *http.Request) (pageQuery, error) {
 	return pq, nil
 }
 
-// pollShow serves the poll page from the cache: the key is the poll's stamp
-// (its version, which every change raises) and what the URL selects, so a
-// change is visible on the very next request and nothing stale is served. The
-// ETag is known before the page is looked up, so a revalidation costs nothing.
+// pollShow serves the poll page from the cache (cache.Pages): the key is
+// what the URL selects and the version the poll's stamp (its version, which
+// every change raises, and whether it is locked), so a change is visible on
+// the very next request and nothing stale is served. A hit is a map load; on
+// a miss the ETag is known before the page is looked up, so a revalidation
+// costs nothing.
 func (a *App) pollShow(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if !validID(id) {
 		a.Site.NotFound(w, r)
 		return
 	}
-	st, err := a.stamp(r.Context(), id)
+	v, locked, err := a.stamp(r.Context(), id)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
@@ -94,6 +95,22 @@ func (a *App) pollShow(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
+	key := id // the common page: no zone, no cursor (no key to build)
+	if zone != "" || !pq.after.IsZero() || !pq.before.IsZero() {
+		key = id + "|" + zone + "|" + pq.after.String() + "|" + pq.before.String()
+	}
+	ver := v << 1
+	if locked {
+		ver |= 1
+	}
+	if page, ok := a.pages.Hit(key, ver); ok {
+		page.Serve(w, r)
+		return
+	}
+	st := strconv.FormatInt(v, 10)
+	if locked {
+		st += "L"
+	}
 	h := fnv.New64a()
 	h.Write([]byte(zone))
 	h.Write([]byte("|" + pq.after.String() + "|" + pq.before.String()))
@@ -101,20 +118,12 @@ func (a *App) pollShow(w http.ResponseWriter, r *http.Request) {
 	if web.NotModified(w, r, etag) {
 		return
 	}
-	key := cache.Key("meet", "page", id, etag)
-	b, err := a.Cache.Fetch(r.Context(), key, func(ctx context.Context) ([]byte, time.Duration, error) {
+	err = a.pages.Serve(w, r, key, ver, func(ctx context.Context) (*web.Page, time.Duration, error) {
 		return a.renderPoll(ctx, id, zone, pq, etag)
 	})
 	if err != nil {
 		a.Site.Error(w, r, err)
-		return
 	}
-	page, err := web.DecodePage(b)
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
-	page.Serve(w, r)
 }
 
 // zoneName is the viewer's zone name before the poll is loaded: ?tz= or the
@@ -163,7 +172,7 @@ func validZone(z string) bool {
 	return err == nil
 }
 
-func (a *App) renderPoll(ctx context.Context, id, zone string, pq pageQuery, etag string) ([]byte, time.Duration, error) {
+func (a *App) renderPoll(ctx context.Context, id, zone string, pq pageQuery, etag string) (*web.Page, time.Duration, error) {
 	v, err := a.buildPollView(ctx, id, zone, pq)
 	if err != nil {
 		return nil, 0, err
@@ -176,7 +185,7 @@ func (a *App) renderPoll(ctx context.Context, id, zone string, pq pageQuery, eta
 	if v.Poll.Deadline != nil && !v.Locked {
 		ttl = min(ttl, time.Until(*v.Poll.Deadline)+time.Second)
 	}
-	return web.NewPage("text/html; charset=utf-8", buf.Bytes(), etag).Encode(), ttl, nil
+	return web.NewPage("text/html; charset=utf-8", buf.Bytes(), etag), ttl, nil
 }
 
 // buildPollView loads the poll with a fixed number of queries, whatever its

@@ -66,6 +66,7 @@ type App struct {
 	visitorSeen atomic.Pointer[seen]
 	decoded     memo         // things read from the shared cache, decoded, at their version
 	frags       *cache.Cache // rendered roar articles (fragment.go)
+	pages       *cache.Pages // visitors' pages, decoded (serveCached)
 }
 
 // New builds the app, subscribes to the live events and starts the writer.
@@ -83,6 +84,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 		return nil, err
 	}
 	a.version.Store(v)
+	a.pages = cache.NewPages(d.Cache, "roar:page", versionTTL, 0)
 	a.frags = d.Local
 	if a.frags == nil {
 		a.frags = d.Cache

@@ -193,8 +193,8 @@ func (a *App) servePage(w http.ResponseWriter, r *http.Request, name string, bui
 }
 
 // serveCached serves visitors bytes built by build, cached at the visitors'
-// version as a web.Page (ETag, gzip): a hit costs no query, no rendering, no
-// compression.
+// version as a web.Page (ETag, gzip; cache.Pages): a hit costs no query, no
+// rendering, no compression, no decoding.
 func (a *App) serveCached(w http.ResponseWriter, r *http.Request, name, contentType string, build func() ([]byte, error)) {
 	ctx := r.Context()
 	v, err := a.visitorVersion(ctx)
@@ -202,26 +202,14 @@ func (a *App) serveCached(w http.ResponseWriter, r *http.Request, name, contentT
 		a.Site.Error(w, r, err)
 		return
 	}
-	if pg, ok := a.decoded.get(name, v); ok {
-		pg.(*web.Page).Serve(w, r)
-		return
-	}
-	b, err := a.Cache.Fetch(ctx, cacheKey(v, name), func(context.Context) ([]byte, time.Duration, error) {
+	err = a.pages.Serve(w, r, name, v, func(context.Context) (*web.Page, time.Duration, error) {
 		body, err := build()
 		if err != nil {
 			return nil, 0, err
 		}
-		return web.NewPage(contentType, body, "").Encode(), versionTTL, nil
+		return web.NewPage(contentType, body, ""), versionTTL, nil
 	})
 	if err != nil {
 		a.Site.Error(w, r, err)
-		return
 	}
-	pg, err := web.DecodePage(b)
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
-	a.decoded.put(name, v, pg)
-	pg.Serve(w, r)
 }
