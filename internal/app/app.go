@@ -35,6 +35,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/ops"
 	"github.com/tutti-dev/tutti/internal/pubsub"
 	"github.com/tutti-dev/tutti/internal/roar"
+	"github.com/tutti-dev/tutti/internal/version"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -125,7 +126,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		log.Warn("rate limits are off (--rate-limits=false): for load tests only")
 	}
 	core := module.Core{Config: cfg, Log: log, DB: d, Cache: m.Cache, Local: m.Cache,
-		Site: m.Site, Bus: m.Bus, Live: m.Live, Auth: m.Auth, Files: m.Files}
+		Site: m.Site, Bus: m.Bus, Live: m.Live, Auth: m.Auth, Files: m.Files, Versions: version.For(d)}
 	for _, mod := range Modules() {
 		a, err := mod.New(ctx, core)
 		if err != nil {

@@ -7,14 +7,13 @@ import (
 	"embed"
 	"encoding/base64"
 	"log/slog"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/cache"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/live"
 	"github.com/tutti-dev/tutti/internal/pubsub"
+	"github.com/tutti-dev/tutti/internal/version"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -37,6 +36,8 @@ type Deps struct {
 	Live    *live.Group      // ends the live streams at shutdown
 	BaseURL string           // public URL for calendar links; empty: from the request
 	Now     func() time.Time // nil: time.Now
+	// Versions is the core's versions service; nil: one of meet's own.
+	Versions version.Versions
 }
 
 // App is the meet application.
@@ -44,7 +45,7 @@ type App struct {
 	Deps
 	store    *Store
 	assets   *web.Assets
-	versions versions
+	versions version.Versions
 	hub      *live.Hub[pollEvent] // the poll pages' live streams
 	pages    *cache.Pages         // the poll pages, decoded
 }
@@ -59,9 +60,15 @@ func New(d Deps) (*App, error) {
 		return nil, err
 	}
 	a := &App{Deps: d, store: &Store{db: d.DB, now: d.Now}, assets: assets}
-	a.versions.local = d.DB.Dialect == db.SQLite
+	if a.versions = d.Versions; a.versions == nil {
+		a.versions = version.For(d.DB)
+	}
+	a.versions.Register(versionScope, func(ctx context.Context, id string) (version.Stamp, error) {
+		v, dl, err := a.store.Version(ctx, id)
+		return stampOf(v, dl), err
+	})
 	a.pages = cache.NewPages(d.Cache, "meet:page", time.Hour, 0)
-	if a.hub, err = newHub(d); err != nil {
+	if a.hub, err = newHub(d, a.versions); err != nil {
 		return nil, err
 	}
 	return a, nil
@@ -73,68 +80,35 @@ func (a *App) Close() { a.hub.Close() }
 // Store gives tools (seed, demo, tests) the app's store.
 func (a *App) Store() *Store { return a.store }
 
-// versions knows each poll's current version and deadline, the key of its
-// caches. With SQLite one process owns the database, so they are kept in
-// memory (the version raised after every commit, never lowered: a reader that
-// loaded an older version cannot undo a writer's raise). With PostgreSQL
-// several instances may write, so they are read from the database, one
-// primary-key lookup per request.
-type versions struct {
-	local bool
-	m     sync.Map // poll id -> *stamp
-}
-
-type stamp struct {
-	version  atomic.Int64
-	deadline atomic.Int64 // unix seconds, 0: none
-}
+// versionScope is meet's scope in the versions service: a poll's stamp is
+// its version column and its deadline (the page changes then without a
+// write).
+const versionScope = "meet"
 
 // stamp returns the cache stamp of poll id: its version, and whether its
-// deadline has passed (the page changes then without a write).
+// deadline has passed. It costs a map load (SQLite) or at most one
+// primary-key lookup a second (PostgreSQL, see version.Database).
 func (a *App) stamp(ctx context.Context, id string) (v int64, locked bool, err error) {
-	var deadline int64
-	if e, ok := a.versions.m.Load(id); ok && a.versions.local {
-		st := e.(*stamp)
-		v, deadline = st.version.Load(), st.deadline.Load()
-	} else {
-		var dl *time.Time
-		if v, dl, err = a.store.Version(ctx, id); err != nil {
-			return 0, false, err
-		}
-		if dl != nil {
-			deadline = dl.Unix()
-		}
-		a.raise(id, v, dl)
-	}
-	return v, deadline != 0 && a.Now().Unix() >= deadline, nil
+	st, err := a.versions.Get(ctx, versionScope, id)
+	return st.V, st.Past(a.Now()), err
 }
 
 // raise records that poll id is now at least at version v, with deadline.
 func (a *App) raise(id string, v int64, deadline *time.Time) {
-	if !a.versions.local {
-		return
-	}
-	e, _ := a.versions.m.LoadOrStore(id, new(stamp))
-	st := e.(*stamp)
-	for {
-		cur := st.version.Load()
-		if cur > v {
-			return
-		}
-		if st.version.CompareAndSwap(cur, v) {
-			break
-		}
-	}
+	a.versions.Raise(versionScope, id, stampOf(v, deadline))
+}
+
+func stampOf(v int64, deadline *time.Time) version.Stamp {
+	st := version.Stamp{V: v}
 	if deadline != nil {
-		st.deadline.Store(deadline.Unix())
-	} else {
-		st.deadline.Store(0)
+		st.Until = deadline.Unix()
 	}
+	return st
 }
 
 // forget drops a deleted poll's stamp.
 func (a *App) forget(id string) {
-	a.versions.m.Delete(id)
+	a.versions.Forget(versionScope, id)
 	a.pages.Forget(id)
 }
 

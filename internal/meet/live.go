@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/live"
+	"github.com/tutti-dev/tutti/internal/version"
 )
 
 // subject is the bus subject of meet's live events; every instance
@@ -20,10 +21,12 @@ type pollEvent struct {
 	Kind string `json:"kind"`
 }
 
-func newHub(d Deps) (*live.Hub[pollEvent], error) {
+func newHub(d Deps, versions version.Versions) (*live.Hub[pollEvent], error) {
 	return live.New(d.Live, live.Options[pollEvent]{
 		Bus: d.Bus, Subject: subject,
-		Key: func(e *pollEvent) string { return e.Poll },
+		// Some instance changed the poll: the version read is old.
+		Heard: func(e *pollEvent) { versions.Heard(versionScope, e.Poll) },
+		Key:   func(e *pollEvent) string { return e.Poll },
 		// The page is refetched (it is cached), so the event carries nothing.
 		Encode: func(e *pollEvent) live.Message {
 			return live.Message{Type: e.Kind, Data: [][]byte{[]byte("{}")}}
@@ -54,7 +57,7 @@ func (a *App) pollStream(w http.ResponseWriter, r *http.Request) {
 		a.Site.NotFound(w, r)
 		return
 	}
-	// One primary-key lookup (none on SQLite once the poll is known).
+	// The poll's stamp: a map load, or a primary-key lookup (unknown poll).
 	if _, _, err := a.stamp(r.Context(), id); err != nil {
 		a.Site.Error(w, r, err)
 		return

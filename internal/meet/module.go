@@ -19,7 +19,7 @@ func Module() module.Module {
 		Blurb:      "Find the time that suits everyone: group polls with preference tiers, a paintable grid and a heat map.",
 		Migrations: Migrations,
 		New: func(_ context.Context, c module.Core) (module.App, error) {
-			return New(Deps{DB: c.DB, Cache: c.Cache, Site: c.Site, Log: c.Log, Bus: c.Bus, Live: c.Live, BaseURL: c.Config.BaseURL})
+			return New(Deps{DB: c.DB, Cache: c.Cache, Site: c.Site, Log: c.Log, Bus: c.Bus, Live: c.Live, BaseURL: c.Config.BaseURL, Versions: c.Versions})
 		},
 		Seed: &module.Seed{
 			Help:  "1,000 polls, 10,000 participants, 20,000 timeframes, 10,000 comments",

@@ -24,6 +24,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/live"
 	"github.com/tutti-dev/tutti/internal/load"
 	"github.com/tutti-dev/tutti/internal/pubsub"
+	"github.com/tutti-dev/tutti/internal/version"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -68,6 +69,8 @@ type Core struct {
 	Live  *live.Group
 	Auth  *auth.Service
 	Files files.Storage
+	// Versions is "what changed last" (internal/version), shared by the apps.
+	Versions version.Versions
 }
 
 // App is a built app: it mounts its routes.

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/auth"
@@ -15,6 +14,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/live"
 	"github.com/tutti-dev/tutti/internal/pubsub"
+	"github.com/tutti-dev/tutti/internal/version"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -44,6 +44,7 @@ type Deps struct {
 	PostLimit Limiter          // roars, replies and reposts per user; nil: unlimited
 	Local     *cache.Cache     // this process's own cache, for rendered articles; nil: Cache
 	Now       func() time.Time // nil: time.Now
+	Versions  version.Versions // the core's versions service; nil: one of roar's own
 }
 
 // App is the roar application.
@@ -54,19 +55,13 @@ type App struct {
 	writes *db.Batcher
 	hub    *live.Hub[Event]
 
-	// local: this process owns the database (SQLite), so the version that
-	// keys the caches is kept in memory, raised after every write's commit.
-	// Otherwise it is read from roar_meta per request (for visitors, see
-	// visitorVersion).
-	local   bool
-	version atomic.Int64
-	// On PostgreSQL: changes counts the changes heard of (here or on the
-	// bus), visitorSeen the version last read for visitors (visitorVersion).
-	changes     atomic.Uint64
-	visitorSeen atomic.Pointer[seen]
-	decoded     memo         // things read from the shared cache, decoded, at their version
-	frags       *cache.Cache // rendered roar articles (fragment.go)
-	pages       *cache.Pages // visitors' pages, decoded (serveCached)
+	// versions keys the caches: roar's stamp is roar_meta.version
+	// (internal/version: in memory with SQLite, read from the database and
+	// kept fresh by the bus with PostgreSQL).
+	versions version.Versions
+	decoded  memo         // things read from the shared cache, decoded, at their version
+	frags    *cache.Cache // rendered roar articles (fragment.go)
+	pages    *cache.Pages // visitors' pages, decoded (serveCached)
 }
 
 // New builds the app, subscribes to the live events and starts the writer.
@@ -78,12 +73,17 @@ func New(ctx context.Context, d Deps) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &App{Deps: d, store: &Store{db: d.DB, now: d.Now}, assets: assets, local: d.DB.Dialect == db.SQLite}
-	v, err := a.store.Version(ctx)
-	if err != nil {
+	a := &App{Deps: d, store: &Store{db: d.DB, now: d.Now}, assets: assets}
+	if a.versions = d.Versions; a.versions == nil {
+		a.versions = version.For(d.DB)
+	}
+	a.versions.Register(versionScope, func(ctx context.Context, _ string) (version.Stamp, error) {
+		v, err := a.store.Version(ctx)
+		return version.Stamp{V: v}, err
+	})
+	if _, err := a.versions.Get(ctx, versionScope, ""); err != nil {
 		return nil, err
 	}
-	a.version.Store(v)
 	a.pages = cache.NewPages(d.Cache, "roar:page", versionTTL, 0)
 	a.frags = d.Local
 	if a.frags == nil {
@@ -92,7 +92,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 	if a.hub, err = live.New(d.Live, live.Options[Event]{
 		Bus: d.Bus, Subject: subject, Encode: message,
 		// Some instance changed roar: visitors' version is old.
-		Heard: func(*Event) { a.changes.Add(1) },
+		Heard: func(*Event) { a.versions.Heard(versionScope, "") },
 	}); err != nil {
 		return nil, err
 	}
@@ -125,56 +125,28 @@ func (a *App) write(ctx context.Context, fn func(ctx context.Context, tx *db.Tx)
 	return err
 }
 
+// versionScope is roar's scope in the versions service: one stamp (id "")
+// for all of roar.
+const versionScope = "roar"
+
 // changed records a committed change made here.
-func (a *App) changed() {
-	a.version.Add(1)
-	a.changes.Add(1)
-}
+func (a *App) changed() { a.versions.Bump(versionScope, "") }
 
-// currentVersion is the version that keys the caches.
+// currentVersion is the version that keys the caches, as committed: signed-in
+// users see their own writes even when made through another instance.
 func (a *App) currentVersion(ctx context.Context) (int64, error) {
-	if a.local {
-		return a.version.Load(), nil
-	}
-	return a.store.Version(ctx)
+	st, err := a.versions.Fresh(ctx, versionScope, "")
+	return st.V, err
 }
 
-// visitorMaxAge is how long visitors may be shown a version read from the
-// database when no change has been heard of.
-const visitorMaxAge = time.Second
-
-// visitorVersion is the version of the visitors' cached pages. With SQLite
-// it is the process's own. On PostgreSQL, reading roar_meta for each would
-// make every cached hit a query; so the version read is kept until a change
-// is heard of (a write here, or any live event from any instance on the bus)
-// and a second at most, in case a bus message was lost. Visitors never
-// write, so nobody misses their own roar; another instance's roar reaches
-// them as fast as the bus, or within the second. Signed-in users read the
-// version from the database every time (currentVersion).
+// visitorVersion is the version of the visitors' cached pages. Visitors never
+// write, so nobody misses their own roar: on PostgreSQL the version read is
+// trusted until a change is heard of (here or on the bus), a second at most
+// (version.Database); another instance's roar reaches them as fast as the
+// bus.
 func (a *App) visitorVersion(ctx context.Context) (int64, error) {
-	if a.local {
-		return a.version.Load(), nil
-	}
-	changes := a.changes.Load()
-	if s := a.visitorSeen.Load(); s != nil && s.changes == changes && time.Since(s.at) < visitorMaxAge {
-		return s.version, nil
-	}
-	// Stamped with the time and the changes counted before the read: a change
-	// that commits meanwhile makes this stale at once, and it is never
-	// trusted for more than visitorMaxAge after the read began.
-	at := time.Now()
-	v, err := a.store.Version(ctx)
-	if err != nil {
-		return 0, err
-	}
-	a.visitorSeen.Store(&seen{version: v, at: at, changes: changes})
-	return v, nil
-}
-
-type seen struct {
-	version int64
-	at      time.Time
-	changes uint64
+	st, err := a.versions.Get(ctx, versionScope, "")
+	return st.V, err
 }
 
 // versionTTL is how long something cached at a version is kept. Every write

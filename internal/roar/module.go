@@ -20,7 +20,7 @@ func Module() module.Module {
 		Blurb:      "A microblog with a live timeline and a REST API.",
 		Migrations: Migrations,
 		New: func(ctx context.Context, c module.Core) (module.App, error) {
-			d := Deps{DB: c.DB, Cache: c.Cache, Local: c.Local, Site: c.Site, Log: c.Log, Bus: c.Bus, Live: c.Live, Auth: c.Auth}
+			d := Deps{DB: c.DB, Cache: c.Cache, Local: c.Local, Site: c.Site, Log: c.Log, Bus: c.Bus, Live: c.Live, Auth: c.Auth, Versions: c.Versions}
 			if n := c.Config.RoarPostsPerMin; c.Config.RateLimits && n > 0 {
 				d.PostLimit = ratelimit.NewLocal(time.Minute/time.Duration(n), 10)
 			}
