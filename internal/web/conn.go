@@ -151,12 +151,18 @@ func releaseHeld(r *http.Request) {
 	}
 }
 
-// WriteWhole writes body, the rest of the response, so that what net/http
-// flushes meanwhile (the header and the body's first 4 KiB, and then the
-// remainder) goes to the kernel in one write. What net/http still buffers
-// afterwards (a small body) is flushed by net/http as usual.
+// WriteWhole writes body, the rest of the response, so that the whole of it
+// (the header and the body) goes to the kernel in one write: what net/http
+// flushes meanwhile is held, and when the length is known (Content-Length
+// set) what it still buffers is flushed into the held bytes too, so that a
+// body just past net/http's 4 KiB buffer does not leave as a second write.
 func WriteWhole(w http.ResponseWriter, r *http.Request, body []byte) {
 	h := Hold(r)
 	defer h.Release()
 	w.Write(body)
+	if h.c != nil && len(w.Header()["Content-Length"]) > 0 {
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -42,6 +43,7 @@ func (l countListener) Accept() (net.Conn, error) {
 func TestWriteWholeIsOneWrite(t *testing.T) {
 	body := bytes.Repeat([]byte("0123456789abcdef"), 2000) // 32 KB, 8 of net/http's buffers
 	big := bytes.Repeat([]byte("0123456789abcdef"), 3*maxHeld/16+100)
+	edge := body[:4183] // the demo poll page's gzip bytes
 	var writes atomic.Int64
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -49,6 +51,9 @@ func TestWriteWholeIsOneWrite(t *testing.T) {
 			held := Hold(r)
 			defer held.Release()
 			w.Write(big)
+		case "/edge": // just past net/http's 4 KiB buffer, header included
+			w.Header().Set("Content-Length", strconv.Itoa(len(edge)))
+			WriteWhole(w, r, edge)
 		case "/plain":
 			w.Header().Set("Content-Length", "32000")
 			w.Write(body)
@@ -73,8 +78,11 @@ func TestWriteWholeIsOneWrite(t *testing.T) {
 	get := func(path string) int64 {
 		t.Helper()
 		want := body
-		if path == "/big" {
+		switch path {
+		case "/big":
 			want = big
+		case "/edge":
+			want = edge
 		}
 		before := writes.Load()
 		res, err := srv.Client().Get(srv.URL + path)
@@ -91,6 +99,9 @@ func TestWriteWholeIsOneWrite(t *testing.T) {
 	for range 3 { // the same connection, kept alive
 		if n := get("/whole"); n != 1 {
 			t.Errorf("whole: %d writes, want 1", n)
+		}
+		if n := get("/edge"); n != 1 {
+			t.Errorf("edge: %d writes, want 1", n)
 		}
 		if n := get("/chunked"); n != 2 { // the held round, then the last chunk
 			t.Errorf("chunked: %d writes, want 2", n)
