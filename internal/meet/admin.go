@@ -23,7 +23,7 @@ type adminView struct {
 // adminShow is the organizer's private page: their link, the edit form, the
 // best times to close on, the participants to manage, duplicate and delete.
 func (a *App) adminShow(w http.ResponseWriter, r *http.Request) {
-	p, err := a.adminPoll(r)
+	p, err := a.svc.Admin(r.Context(), adminKey(r))
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return

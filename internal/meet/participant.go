@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/db"
@@ -33,59 +32,34 @@ type participantView struct {
 	Base        string // scheme and host of full links
 }
 
-// participantAdd adds the viewer to the poll by name and sends them to their
-// private edit link.
+// participantAdd adds the viewer to the poll by name (Service.Join) and
+// sends them to their private edit link.
 func (a *App) participantAdd(w http.ResponseWriter, r *http.Request) {
-	p, err := a.poll(r)
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
 	if err := web.ParseForm(r, 1<<16); err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
-	name, msg := ValidName(r.PostForm.Get("name"))
-	if msg == "" && a.locked(p) {
-		msg = ErrLocked.Message
-	}
-	var pt Participant
-	if msg == "" {
-		pt = Participant{PollID: p.ID, Name: name, EditToken: token(16)}
-		v, err := a.store.AddParticipant(r.Context(), &pt)
-		switch {
-		case err == nil:
-			a.committed(p.ID, v, p.Deadline, "answers")
-			a.redirect(w, r, ownURL(p, &pt)+"?joined=1")
-			return
-		case errs.KindOf(err) == errs.Conflict:
-			msg = errs.As(err).Message
-		default:
-			a.Site.Error(w, r, err)
-			return
-		}
+	p, pt, err := a.svc.Join(r.Context(), r.PathValue("id"), r.PostForm.Get("name"))
+	switch k := errs.KindOf(err); {
+	case err == nil:
+		a.redirect(w, r, ownURL(p, pt)+"?joined=1")
+		return
+	case p == nil || k != errs.Invalid && k != errs.Conflict:
+		a.Site.Error(w, r, err)
+		return
 	}
 	zone, _ := a.zone(w, r, p)
-	v, err := a.buildPollView(r.Context(), p.ID, zone, pageQuery{})
-	if err != nil {
-		a.Site.Error(w, r, err)
+	v, verr := a.buildPollView(r.Context(), p.ID, zone, pageQuery{})
+	if verr != nil {
+		a.Site.Error(w, r, verr)
 		return
 	}
-	a.Site.Render(w, r, http.StatusUnprocessableEntity, PollPageWithJoinError(a, v, r.PostForm.Get("name"), msg))
+	a.Site.Render(w, r, http.StatusUnprocessableEntity, PollPageWithJoinError(a, v, r.PostForm.Get("name"), errs.As(err).Message))
 }
 
+// participantShow is a participant's public page.
 func (a *App) participantShow(w http.ResponseWriter, r *http.Request) {
-	p, err := a.poll(r)
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
-	pid, err := strconv.ParseInt(r.PathValue("pid"), 10, 64)
-	if err != nil || pid <= 0 {
-		a.Site.NotFound(w, r)
-		return
-	}
-	pt, err := a.store.Participant(r.Context(), p.ID, pid)
+	p, pt, err := a.svc.Participant(r.Context(), r.PathValue("id"), pathID(r, "pid"))
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
@@ -93,8 +67,9 @@ func (a *App) participantShow(w http.ResponseWriter, r *http.Request) {
 	a.renderParticipant(w, r, p, pt, false, http.StatusOK, nil, nil, "")
 }
 
+// participantEdit is a participant's private edit page.
 func (a *App) participantEdit(w http.ResponseWriter, r *http.Request) {
-	p, pt, err := a.own(r)
+	p, pt, err := a.svc.Own(r.Context(), ownKey(r))
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
