@@ -432,3 +432,52 @@ func TestServiceAnnounces(t *testing.T) {
 		})
 	}, Migrations)
 }
+
+// TestServiceReads: the organizer's list keeps only polls whose remembered
+// token matches; the calendar file exists only once the poll is closed.
+func TestServiceReads(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		w := newSvcWorld(t, d)
+		other, err := w.s.CreatePoll(w.ctx, svcPollInput)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases := []struct {
+			name string
+			keys []AdminKey
+			want []string
+		}{
+			{"none", nil, nil},
+			{"both", []AdminKey{w.admin(), {Poll: other.ID, Token: other.AdminToken}}, []string{w.p.ID, other.ID}},
+			{"wrong token", []AdminKey{{Poll: w.p.ID, Token: "nope"}, {Poll: other.ID, Token: other.AdminToken}}, []string{other.ID}},
+			{"swapped tokens", []AdminKey{{Poll: w.p.ID, Token: other.AdminToken}, {Poll: other.ID, Token: w.p.AdminToken}}, nil},
+			{"empty token", []AdminKey{{Poll: w.p.ID}}, nil},
+			{"participant's token", []AdminKey{{Poll: w.p.ID, Token: w.ada.EditToken}}, nil},
+		}
+		for _, c := range cases {
+			polls, err := w.s.Organized(w.ctx, c.keys)
+			got := map[string]bool{}
+			for _, p := range polls {
+				got[p.ID] = true
+			}
+			if err != nil || len(polls) != len(c.want) {
+				t.Errorf("%s: Organized = %d polls, %v; want %v", c.name, len(polls), err, c.want)
+			}
+			for _, id := range c.want {
+				if !got[id] {
+					t.Errorf("%s: %s missing", c.name, id)
+				}
+			}
+		}
+		if _, _, _, err := w.s.Decision(w.ctx, w.p.ID); !errors.Is(err, ErrNotClosed) {
+			t.Errorf("Decision of an open poll: %v; want ErrNotClosed", err)
+		}
+		if _, err := adminCallsClose(w); err != nil {
+			t.Fatal(err)
+		}
+		p, start, end, err := w.s.Decision(w.ctx, w.p.ID)
+		if err != nil || p.ID != w.p.ID || !start.Equal(time.Date(2030, 3, 2, 8, 0, 0, 0, time.UTC)) || end.Sub(start) != time.Hour {
+			t.Errorf("Decision = %v %v-%v, %v", p, start, end, err)
+		}
+	}, Migrations)
+}
