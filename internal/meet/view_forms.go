@@ -82,8 +82,9 @@ func clockValue(value string, untilMidnight bool) string {
 	return value
 }
 
-// clockLabel is the wall-clock time of t in loc, as the grid labels rows.
-func clockLabel(t time.Time, loc *time.Location) string { return t.In(loc).Format("15:04") }
+// clockLabel is the wall-clock time of t in loc, with its UTC offset where
+// that time occurs twice (fmtClock), as in "starting any time 02:00 (UTC+2)".
+func clockLabel(t time.Time, loc *time.Location) string { return fmtClock(t, loc, "15:04") }
 
 // heatWidth lets the heat map fill its card, up to about 8rem a day.
 func heatWidth(days int) templ.SafeCSS { return templ.SafeCSS(fmt.Sprintf("--days:%d", days)) }

@@ -226,6 +226,14 @@ func TestLabelsInRepeatedHour(t *testing.T) {
 		t.Errorf("Lord Howe range = %q; want Sun 4 Apr, 01:30 (UTC+11)–02:00", got)
 	}
 
+	// The clocks of "starting any time 02:00–02:15" read apart too.
+	if a, b := clockLabel(utcAt(t, "2027-10-31 00:00"), berlin), clockLabel(utcAt(t, "2027-10-31 01:00"), berlin); a != "02:00 (UTC+2)" || b != "02:00 (UTC+1)" {
+		t.Errorf("start clocks read %q and %q; want 02:00 (UTC+2) and 02:00 (UTC+1)", a, b)
+	}
+	if got := clockLabel(utcAt(t, "2027-10-30 08:00"), berlin); got != "10:00" {
+		t.Errorf("plain start clock = %q; want 10:00", got)
+	}
+
 	p := &Poll{StartDate: "2027-10-31", EndDate: "2027-10-31", DayStart: 60, DayEnd: 4 * 60, TZ: "Europe/Berlin"}
 	g := BuildGrid(p.Slots(), berlin)
 	var labels []string

@@ -107,3 +107,25 @@ func TestRepeatedHourOnPage(t *testing.T) {
 		}
 	}
 }
+
+// TestZoneLinkFromElsewhereKeepsNothing: ?tz= shows the page in that zone;
+// only the switcher on our own pages (Sec-Fetch-Site: same-origin) keeps it
+// as the viewer's zone. A link on another site changes no preference: a GET
+// from elsewhere changes nothing.
+func TestZoneLinkFromElsewhereKeepsNothing(t *testing.T) {
+	s := newSite(t, apptest.Start(t, ""))
+	pub, _ := s.createPoll("Zones")
+	for _, c := range []struct {
+		site string
+		keep bool
+	}{{"cross-site", false}, {"same-site", false}, {"none", false}, {"same-origin", true}} {
+		resp, body := s.do("GET", pub+"?tz=Asia/Tokyo", nil, http.Header{"Sec-Fetch-Site": {c.site}})
+		if !strings.Contains(body, `data-zone="Asia/Tokyo"`) {
+			t.Errorf("%s: the page is not shown in Asia/Tokyo", c.site)
+		}
+		kept := strings.Contains(strings.Join(resp.Header.Values("Set-Cookie"), ";"), "meet_tz=")
+		if kept != c.keep {
+			t.Errorf("Sec-Fetch-Site %s: zone cookie set = %v; want %v", c.site, kept, c.keep)
+		}
+	}
+}
