@@ -36,9 +36,11 @@
 //     poll again inside the write's transaction, so that a poll closed
 //     between the Service's check and the commit still takes no answers.
 //
-// Pages that only show what the Service authorized (the poll page's view,
-// a participant's page, the organizer's page) read it from the Store while
-// rendering.
+// Private data comes only from Service methods that check the credentials
+// first: the participants' link secrets (OrganizerPage) and a participant's
+// busy times (OwnPage). The public poll page (poll_show.go, cached under the
+// poll's version) still builds its view from the Store directly; demo.go
+// seeds through the Store.
 //
 // Tables: meet_polls, meet_participants, meet_timeframes, meet_comments,
 // meet_busy (migrations/). Every change to a poll or anything in it bumps

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/web"
 )
@@ -59,50 +58,37 @@ func (a *App) participantAdd(w http.ResponseWriter, r *http.Request) {
 
 // participantShow is a participant's public page.
 func (a *App) participantShow(w http.ResponseWriter, r *http.Request) {
-	p, pt, err := a.svc.Participant(r.Context(), r.PathValue("id"), pathID(r, "pid"))
+	d, err := a.svc.PublicPage(r.Context(), r.PathValue("id"), pathID(r, "pid"))
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.renderParticipant(w, r, p, pt, false, http.StatusOK, nil, nil, "")
+	a.renderParticipant(w, r, d, http.StatusOK, nil, nil, "")
 }
 
 // participantEdit is a participant's private edit page.
 func (a *App) participantEdit(w http.ResponseWriter, r *http.Request) {
-	p, pt, err := a.svc.Own(r.Context(), ownKey(r))
+	d, err := a.svc.OwnPage(r.Context(), ownKey(r))
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.renderParticipant(w, r, p, pt, true, http.StatusOK, nil, nil, "")
+	a.renderParticipant(w, r, d, http.StatusOK, nil, nil, "")
 }
 
 // renderParticipant shows a participant's page; status, fields and form carry
 // a failed form's errors and values.
-func (a *App) renderParticipant(w http.ResponseWriter, r *http.Request, p *Poll, pt *Participant, own bool,
+func (a *App) renderParticipant(w http.ResponseWriter, r *http.Request, d *ParticipantData,
 	status int, fields, form map[string]string, comment string) {
-	ctx := r.Context()
-	v := &participantView{Poll: p, Who: pt, Own: own, Locked: a.locked(p), Fields: fields, Form: form, CommentText: comment}
-	zone, loc := a.zone(w, r, p)
-	v.Zone, v.Loc = zone, loc
+	p := d.Poll
+	v := &participantView{Poll: p, Who: d.Who, Own: d.Own, Locked: d.Locked, Timeframes: d.Timeframes, Busy: d.Busy,
+		Comments: d.Comments, Fields: fields, Form: form, CommentText: comment}
+	v.Zone, v.Loc = a.zone(w, r, p)
 	v.Base = a.base(r)
-	var err error
-	if v.Timeframes, err = a.store.ParticipantTimeframes(ctx, p.ID, pt.ID); err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
-	if v.Comments, _, err = a.store.Comments(ctx, p.ID, pt.ID, db.Cursor{}, 50); err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
 	slots := p.Slots()
 	v.Slots = len(slots)
-	v.Grid = BuildGrid(slots, loc)
-	if own {
-		if v.Busy, err = a.store.Busy(ctx, pt.ID); err != nil {
-			a.Site.Error(w, r, err)
-			return
-		}
+	v.Grid = BuildGrid(slots, v.Loc)
+	if d.Own {
 		v.MineJSON = mineJSON(slots, v.Timeframes, v.Busy)
 	}
 	a.Site.Render(w, r, status, ParticipantPage(a, v))

@@ -16,15 +16,20 @@ import (
 // with the field messages of an error that has them.
 
 // failOwn answers a failed change from a participant's own page: an error
-// with field messages re-renders the page with them and the form as typed;
+// with field messages shows the page again with them and the form as typed;
 // any other is the error page.
-func (a *App) failOwn(w http.ResponseWriter, r *http.Request, p *Poll, pt *Participant, err error, form map[string]string, comment string) {
+func (a *App) failOwn(w http.ResponseWriter, r *http.Request, err error, form map[string]string, comment string) {
 	e := errs.As(err)
-	if p == nil || pt == nil || len(e.Fields) == 0 {
+	if len(e.Fields) == 0 {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.renderParticipant(w, r, p, pt, true, http.StatusUnprocessableEntity, e.Fields, form, comment)
+	d, derr := a.svc.OwnPage(r.Context(), ownKey(r))
+	if derr != nil {
+		a.Site.Error(w, r, derr)
+		return
+	}
+	a.renderParticipant(w, r, d, http.StatusUnprocessableEntity, e.Fields, form, comment)
 }
 
 // timeframeAdd is the no-JavaScript way to give availability: a date, a start
@@ -42,7 +47,7 @@ func (a *App) timeframeAdd(w http.ResponseWriter, r *http.Request) {
 	p, pt, err := a.svc.AddTimeframe(r.Context(), ownKey(r), in)
 	if err != nil {
 		form := map[string]string{"date": in.Date, "start": in.Start, "end": in.End, "tier": in.Tier}
-		a.failOwn(w, r, p, pt, err, form, "")
+		a.failOwn(w, r, err, form, "")
 		return
 	}
 	a.redirect(w, r, ownURL(p, pt)+"#availability")
@@ -82,7 +87,7 @@ func (a *App) commentAdd(w http.ResponseWriter, r *http.Request) {
 	body := r.PostForm.Get("body")
 	p, pt, err := a.svc.AddComment(r.Context(), ownKey(r), body)
 	if err != nil {
-		a.failOwn(w, r, p, pt, err, nil, body)
+		a.failOwn(w, r, err, nil, body)
 		return
 	}
 	a.redirect(w, r, ownURL(p, pt)+"#comments")
@@ -112,7 +117,7 @@ func (a *App) busyImport(w http.ResponseWriter, r *http.Request) {
 	}
 	p, pt, n, err := a.svc.ImportBusy(r.Context(), ownKey(r), in)
 	if err != nil {
-		a.failOwn(w, r, p, pt, err, nil, "")
+		a.failOwn(w, r, err, nil, "")
 		return
 	}
 	a.redirect(w, r, ownURL(p, pt)+"?imported="+strconv.Itoa(n)+"#availability")

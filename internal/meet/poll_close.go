@@ -83,7 +83,7 @@ func (a *App) pollClose(w http.ResponseWriter, r *http.Request) {
 	case err == nil:
 		a.redirect(w, r, adminURL(p)+"?closed=1")
 	case p != nil && errs.KindOf(err) == errs.Invalid:
-		a.renderAdmin(w, r, p, http.StatusUnprocessableEntity, func(av *adminView) {
+		a.renderAdmin(w, r, http.StatusUnprocessableEntity, func(av *adminView) {
 			av.Close, av.CloseFields = in, errs.As(err).Fields
 		})
 	default:

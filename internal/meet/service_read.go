@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 )
 
@@ -63,4 +64,65 @@ func (s *Service) Decision(ctx context.Context, pollID string) (p *Poll, start, 
 		return nil, start, end, ErrNotClosed
 	}
 	return p, *p.ClosedStart, *p.ClosedEnd, nil
+}
+
+// OrganizerPage returns the poll and the secrets of its participants'
+// private links (participant id -> token): only the organizer's page shows
+// them.
+func (s *Service) OrganizerPage(ctx context.Context, k AdminKey) (*Poll, map[int64]string, error) {
+	p, err := s.Admin(ctx, k)
+	if err != nil {
+		return nil, nil, err
+	}
+	tokens, err := s.store.EditTokens(ctx, p.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, tokens, nil
+}
+
+// ParticipantData is what a participant's page shows.
+type ParticipantData struct {
+	Poll       *Poll
+	Who        *Participant
+	Own        bool // their private edit page
+	Locked     bool // the poll takes no more answers
+	Timeframes []Timeframe
+	Comments   []Comment // the latest 50
+	Busy       []Busy    // their imported busy times: only on their own page
+}
+
+// PublicPage is participant pid's public, read-only page.
+func (s *Service) PublicPage(ctx context.Context, pollID string, pid int64) (*ParticipantData, error) {
+	p, pt, err := s.Participant(ctx, pollID, pid)
+	if err != nil {
+		return nil, err
+	}
+	return s.participantPage(ctx, p, pt, false)
+}
+
+// OwnPage is the participant's private edit page, with their busy times.
+func (s *Service) OwnPage(ctx context.Context, k OwnKey) (*ParticipantData, error) {
+	p, pt, err := s.Own(ctx, k)
+	if err != nil {
+		return nil, err
+	}
+	return s.participantPage(ctx, p, pt, true)
+}
+
+func (s *Service) participantPage(ctx context.Context, p *Poll, pt *Participant, own bool) (*ParticipantData, error) {
+	pg := &ParticipantData{Poll: p, Who: pt, Own: own, Locked: s.Locked(p)}
+	var err error
+	if pg.Timeframes, err = s.store.ParticipantTimeframes(ctx, p.ID, pt.ID); err != nil {
+		return nil, err
+	}
+	if pg.Comments, _, err = s.store.Comments(ctx, p.ID, pt.ID, db.Cursor{}, 50); err != nil {
+		return nil, err
+	}
+	if own {
+		if pg.Busy, err = s.store.Busy(ctx, pt.ID); err != nil {
+			return nil, err
+		}
+	}
+	return pg, nil
 }

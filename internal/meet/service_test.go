@@ -3,6 +3,7 @@ package meet
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -81,6 +82,13 @@ func (w *svcWorld) version() int64 {
 // adminCalls are every organizer method, as one call with key k.
 var adminCalls = map[string]func(w *svcWorld, k AdminKey) error{
 	"Admin": func(w *svcWorld, k AdminKey) error { _, err := w.s.Admin(w.ctx, k); return err },
+	"OrganizerPage": func(w *svcWorld, k AdminKey) error {
+		_, tokens, err := w.s.OrganizerPage(w.ctx, k)
+		if err == nil && (tokens[w.ada.ID] != w.ada.EditToken || tokens[w.bob.ID] != w.bob.EditToken) {
+			return errors.New("the organizer's page lacks the private links")
+		}
+		return err
+	},
 	"UpdatePoll": func(w *svcWorld, k AdminKey) error {
 		in := svcPollInput
 		in.Title = "Hijacked"
@@ -103,6 +111,13 @@ var adminCalls = map[string]func(w *svcWorld, k AdminKey) error{
 // ownCalls are every participant method, as one call with key k.
 var ownCalls = map[string]func(w *svcWorld, k OwnKey) error{
 	"Own": func(w *svcWorld, k OwnKey) error { _, _, err := w.s.Own(w.ctx, k); return err },
+	"OwnPage": func(w *svcWorld, k OwnKey) error {
+		d, err := w.s.OwnPage(w.ctx, k)
+		if err == nil && (!d.Own || d.Who.ID != w.ada.ID || len(d.Timeframes) != 1) {
+			return fmt.Errorf("OwnPage = %+v", d)
+		}
+		return err
+	},
 	"AddTimeframe": func(w *svcWorld, k OwnKey) error {
 		in := svcTimeframe
 		in.Start, in.End = "11:00", "12:00"
@@ -253,7 +268,7 @@ func TestServiceLocked(t *testing.T) {
 		for name, fn := range ownCalls {
 			calls[name] = func(w *svcWorld) error { return fn(w, w.own(w.ada)) }
 		}
-		allowed := map[string]bool{"Own": true, "ImportBusy": true}
+		allowed := map[string]bool{"Own": true, "OwnPage": true, "ImportBusy": true}
 		for lock, lockIt := range locks {
 			for call, fn := range calls {
 				t.Run(lock+"/"+call, func(t *testing.T) {
@@ -478,6 +493,30 @@ func TestServiceReads(t *testing.T) {
 		p, start, end, err := w.s.Decision(w.ctx, w.p.ID)
 		if err != nil || p.ID != w.p.ID || !start.Equal(time.Date(2030, 3, 2, 8, 0, 0, 0, time.UTC)) || end.Sub(start) != time.Hour {
 			t.Errorf("Decision = %v %v-%v, %v", p, start, end, err)
+		}
+	}, Migrations)
+}
+
+// TestServicePublicPage: a participant's public page shows their answers
+// but never their imported busy times, which their own page shows.
+func TestServicePublicPage(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		w := newSvcWorld(t, d)
+		if err := ownCalls["ImportBusy"](w, w.own(w.ada)); err != nil {
+			t.Fatal(err)
+		}
+		pub, err := w.s.PublicPage(w.ctx, w.p.ID, w.ada.ID)
+		if err != nil || pub.Own || len(pub.Busy) != 0 || len(pub.Timeframes) != 1 {
+			t.Fatalf("PublicPage = %+v, %v; want her answers and no busy times", pub, err)
+		}
+		own, err := w.s.OwnPage(w.ctx, w.own(w.ada))
+		if err != nil || len(own.Busy) != 1 {
+			t.Fatalf("OwnPage = %+v, %v; want her busy time", own, err)
+		}
+		for _, pid := range []int64{0, -1, w.bob.ID + 100} {
+			if _, err := w.s.PublicPage(w.ctx, w.p.ID, pid); !errors.Is(err, errs.ErrNotFound) {
+				t.Errorf("PublicPage(%d): %v; want ErrNotFound", pid, err)
+			}
 		}
 	}, Migrations)
 }
