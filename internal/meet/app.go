@@ -44,6 +44,7 @@ type Deps struct {
 type App struct {
 	Deps
 	store    *Store
+	svc      *Service // every decision: handlers call it, it calls store
 	assets   *web.Assets
 	versions versions
 	hub      *live.Hub[pollEvent] // the poll pages' live streams
@@ -60,6 +61,7 @@ func New(d Deps) (*App, error) {
 	}
 	a := &App{Deps: d, store: &Store{db: d.DB, now: d.Now}, assets: assets}
 	a.versions.local = d.DB.Dialect == db.SQLite
+	a.svc = NewService(a.store, d.Now, a.committed, func(id string) { a.forget(id); a.publish(id, "poll") })
 	if a.hub, err = newHub(d); err != nil {
 		return nil, err
 	}
