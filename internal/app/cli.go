@@ -235,11 +235,22 @@ func progressTo(env Env) io.Writer {
 
 // moderator grants or revokes moderation: tutti moderator add|remove USERNAME.
 func moderator(ctx context.Context, env Env, args []string) error {
+	return setRole(ctx, env, args, "moderator", "a moderator",
+		func(ctx context.Context, _ *db.DB, a *auth.Service, u *auth.User, on bool) error {
+			return a.SetModerator(ctx, u.Username, on)
+		})
+}
+
+// setRole is the command "tutti CMD add|remove USERNAME [flags]": it opens
+// the migrated database, finds the user and grants (add) or revokes
+// (remove) what set sets.
+func setRole(ctx context.Context, env Env, args []string, cmd, what string,
+	set func(ctx context.Context, d *db.DB, a *auth.Service, u *auth.User, on bool) error) error {
 	if len(args) < 2 || (args[0] != "add" && args[0] != "remove") {
-		return errors.New("usage: tutti moderator add|remove USERNAME [flags]")
+		return fmt.Errorf("usage: tutti %s add|remove USERNAME [flags]", cmd)
 	}
 	on, name := args[0] == "add", args[1]
-	cfg, err := parse("moderator", env, args[2:], nil)
+	cfg, err := parse(cmd, env, args[2:], nil)
 	if err != nil {
 		return err
 	}
@@ -253,16 +264,20 @@ func moderator(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := a.SetModerator(ctx, name, on); err != nil {
-		if errs.KindOf(err) == errs.NotFound {
-			return fmt.Errorf("no user %q", name)
-		}
+	u, err := a.ByUsername(ctx, name)
+	if errs.KindOf(err) == errs.NotFound {
+		return fmt.Errorf("no user %q", name)
+	}
+	if err != nil {
+		return err
+	}
+	if err := set(ctx, d, a, u, on); err != nil {
 		return err
 	}
 	if on {
-		fmt.Fprintf(env.Stdout, "%s is now a moderator\n", name)
+		fmt.Fprintf(env.Stdout, "%s is now %s\n", u.Username, what)
 	} else {
-		fmt.Fprintf(env.Stdout, "%s is no longer a moderator\n", name)
+		fmt.Fprintf(env.Stdout, "%s is no longer %s\n", u.Username, strings.SplitN(what, " (", 2)[0])
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/jobs"
 	"github.com/tutti-dev/tutti/internal/ops"
@@ -17,40 +18,10 @@ import (
 
 // operator grants or revokes the operator role: tutti operator add|remove USERNAME.
 func operator(ctx context.Context, env Env, args []string) error {
-	if len(args) < 2 || (args[0] != "add" && args[0] != "remove") {
-		return errors.New("usage: tutti operator add|remove USERNAME [flags]")
-	}
-	on, name := args[0] == "add", args[1]
-	cfg, err := parse("operator", env, args[2:], nil)
-	if err != nil {
-		return err
-	}
-	log := NewLogger(cfg, env.Stderr)
-	d, err := openMigrated(ctx, cfg, log)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	a, err := auth.New(auth.Deps{DB: d, Log: log})
-	if err != nil {
-		return err
-	}
-	u, err := a.ByUsername(ctx, name)
-	if errs.KindOf(err) == errs.NotFound {
-		return fmt.Errorf("no user %q", name)
-	}
-	if err != nil {
-		return err
-	}
-	if err := ops.SetOperator(ctx, d, u.ID, on); err != nil {
-		return err
-	}
-	if on {
-		fmt.Fprintf(env.Stdout, "%s is now an operator (pages under /ops/)\n", u.Username)
-	} else {
-		fmt.Fprintf(env.Stdout, "%s is no longer an operator\n", u.Username)
-	}
-	return nil
+	return setRole(ctx, env, args, "operator", "an operator (pages under /ops/)",
+		func(ctx context.Context, d *db.DB, _ *auth.Service, u *auth.User, on bool) error {
+			return ops.SetOperator(ctx, d, u.ID, on)
+		})
 }
 
 // jobsCmd shows the background jobs or retries a dead one:

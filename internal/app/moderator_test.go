@@ -33,8 +33,8 @@ func TestModeratorCommand(t *testing.T) {
 		code int
 		out  string
 	}{
-		{[]string{"moderator", "add", "mia", "--data-dir", dir}, 0, "mia is now a moderator"},
-		{[]string{"moderator", "remove", "MIA", "--data-dir", dir}, 0, "MIA is no longer a moderator"},
+		{[]string{"moderator", "add", "mia", "--data-dir", dir}, 0, "Mia is now a moderator"}, // the account as it is named
+		{[]string{"moderator", "remove", "MIA", "--data-dir", dir}, 0, "Mia is no longer a moderator"},
 		{[]string{"moderator", "add", "nobody", "--data-dir", dir}, 1, `no user "nobody"`},
 		{[]string{"moderator", "promote", "mia"}, 1, "usage"},
 	}

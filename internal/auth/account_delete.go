@@ -3,7 +3,6 @@ package auth
 import (
 	"net/http"
 
-	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -30,18 +29,20 @@ func (s *Service) deletePost(w http.ResponseWriter, r *http.Request) {
 	}
 	pw := r.PostForm.Get("password")
 	var fields map[string]string
+	status := http.StatusUnprocessableEntity
 	if pw == "" {
 		fields = map[string]string{"password": "Enter your password to confirm."}
 	} else if err := s.verify(r, u, pw); err != nil {
-		if errs.KindOf(err) != errs.Invalid {
+		msg, st, ok := passwordRefused(w, err, "That is not your password.")
+		if !ok {
 			s.Site.Error(w, r, err)
 			return
 		}
-		fields = map[string]string{"password": "That is not your password."}
+		fields, status = map[string]string{"password": msg}, st
 	}
 	if fields != nil {
 		private(w)
-		s.Site.Render(w, r, http.StatusUnprocessableEntity, DeletePage(s, s.head(r, "Delete account"), u, fields))
+		s.Site.Render(w, r, status, DeletePage(s, s.head(r, "Delete account"), u, fields))
 		return
 	}
 	if err := s.Delete(r.Context(), u.ID); err != nil {

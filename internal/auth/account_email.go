@@ -48,18 +48,20 @@ func (s *Service) emailPost(w http.ResponseWriter, r *http.Request) {
 	} else if EmailKey(email) == EmailKey(u.Email) {
 		fields["new_email"] = "That is already your address."
 	}
+	status := http.StatusUnprocessableEntity
 	if pw := r.PostForm.Get("current_password"); pw == "" {
 		fields["current_password"] = "Enter your current password."
 	} else if err := s.verify(r, u, pw); err != nil {
-		if errs.KindOf(err) != errs.Invalid {
+		msg, st, ok := passwordRefused(w, err, "That is not your current password.")
+		if !ok {
 			s.Site.Error(w, r, err)
 			return
 		}
-		fields["current_password"] = "That is not your current password."
+		fields["current_password"], status = msg, st
 	}
 	if len(fields) > 0 {
 		private(w)
-		s.Site.Render(w, r, http.StatusUnprocessableEntity, EmailPage(s, s.head(r, "E-mail address"), u, email, fields, ""))
+		s.Site.Render(w, r, status, EmailPage(s, s.head(r, "E-mail address"), u, email, fields, ""))
 		return
 	}
 	ctx := r.Context()

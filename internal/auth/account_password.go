@@ -34,21 +34,23 @@ func (s *Service) passwordPost(w http.ResponseWriter, r *http.Request) {
 	}
 	cur, pw := r.PostForm.Get("current_password"), r.PostForm.Get("new_password")
 	fields := map[string]string{}
+	status := http.StatusUnprocessableEntity
 	if msg := CheckPasswordRules(pw); msg != "" {
 		fields["new_password"] = msg
 	}
 	if cur == "" {
 		fields["current_password"] = "Enter your current password."
 	} else if err := s.verify(r, u, cur); err != nil {
-		if errs.KindOf(err) != errs.Invalid {
+		msg, st, ok := passwordRefused(w, err, "That is not your current password.")
+		if !ok {
 			s.Site.Error(w, r, err)
 			return
 		}
-		fields["current_password"] = "That is not your current password."
+		fields["current_password"], status = msg, st
 	}
 	if len(fields) > 0 {
 		private(w)
-		s.Site.Render(w, r, http.StatusUnprocessableEntity, PasswordPage(s, s.head(r, "Password"), u, fields, ""))
+		s.Site.Render(w, r, status, PasswordPage(s, s.head(r, "Password"), u, fields, ""))
 		return
 	}
 	h, err := hashPassword(r.Context(), pw)
@@ -70,12 +72,27 @@ func (s *Service) passwordPost(w http.ResponseWriter, r *http.Request) {
 	s.redirect(w, r, "/account/password?saved=1")
 }
 
+// passwordRefused is how a form that asks for the user's password shows
+// verify's refusal: a wrong password is wrong (422); too many tries keep the
+// form too, with the wait in the message and Retry-After (429). Any other
+// error is not the form's to show (ok false).
+func passwordRefused(w http.ResponseWriter, err error, wrong string) (msg string, status int, ok bool) {
+	switch e := errs.As(err); e.Kind {
+	case errs.Invalid:
+		return wrong, http.StatusUnprocessableEntity, true
+	case errs.TooMany:
+		retryAfter(w, e)
+		return e.Message, http.StatusTooManyRequests, true
+	}
+	return "", 0, false
+}
+
 // verify checks a signed-in user's password (rate-limited like logins): nil
 // if right, an Invalid error if wrong.
 func (s *Service) verify(r *http.Request, u *User, pw string) error {
 	ctx := r.Context()
 	if ok, retry := s.lim().LoginPerAccount.Allow(ctx, "login:acct:"+UsernameKey(u.Username)); !ok {
-		return errs.Slow(retry, "Too many attempts. Please wait a moment and try again.")
+		return tooMany(retry, "Too many attempts.")
 	}
 	a, err := s.store.byID(ctx, u.ID)
 	if err != nil {

@@ -611,3 +611,39 @@ func TestOversizeUploadReads413(t *testing.T) {
 		}
 	})
 }
+
+// TestPasswordFormsKeepTheFormWhenLimited: every form that asks for the
+// user's password (change it, change the e-mail, delete the account) is
+// rate-limited like logins; past the limit it is the same form again, 429
+// with Retry-After and the wait in words, never a bare error page.
+func TestPasswordFormsKeepTheFormWhenLimited(t *testing.T) {
+	m := apptest.Start(t, "")
+	b := newBrowser(t, m)
+	b.signup("gwen", "gwen@example.com", "password1")
+	for _, c := range []struct {
+		path string
+		form url.Values
+	}{
+		{"/account/password", url.Values{"current_password": {"wrong-pw-1"}, "new_password": {"another-pw-2"}}},
+		{"/account/email", url.Values{"new_email": {"gwen2@example.com"}, "current_password": {"wrong-pw-1"}}},
+		{"/account/delete", url.Values{"password": {"wrong-pw-1"}}},
+	} {
+		m.Auth.SetLimits(auth.Limits{LoginPerAccount: ratelimit.NewLocal(time.Minute, 1)})
+		res, body := b.post(c.path, c.form)
+		wantStatus(t, res, body, http.StatusUnprocessableEntity) // wrong, within the limit
+		res, body = b.post(c.path, c.form)
+		wantStatus(t, res, body, http.StatusTooManyRequests)
+		ra := res.Header.Get("Retry-After")
+		if ra == "" || ra == "0" {
+			t.Errorf("%s: Retry-After %q; want seconds", c.path, ra)
+		}
+		for _, want := range []string{`action="` + c.path + `"`, "Please try again in " + ra + " seconds."} {
+			if !strings.Contains(body, want) {
+				t.Errorf("%s: 429 page lacks %q:\n%.2000s", c.path, want, body)
+			}
+		}
+		if strings.Contains(body, "wrong-pw-1") {
+			t.Errorf("%s: 429 page echoes the password", c.path)
+		}
+	}
+}

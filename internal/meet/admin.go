@@ -23,13 +23,8 @@ type adminView struct {
 // adminShow is the organizer's private page: their link, the edit form, the
 // best times to close on, the participants to manage, duplicate and delete.
 func (a *App) adminShow(w http.ResponseWriter, r *http.Request) {
-	p, err := a.adminPoll(r)
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
 	q := r.URL.Query()
-	a.renderAdmin(w, r, p, http.StatusOK, func(av *adminView) {
+	a.renderAdmin(w, r, http.StatusOK, func(av *adminView) {
 		switch {
 		case q.Has("created"):
 			av.Flash = "Your poll is ready. Keep this page's link: it is your private admin link. Share the poll's public link with participants."
@@ -43,17 +38,17 @@ func (a *App) adminShow(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// renderAdmin renders the organizer's page with status; edit fills in what
+// renderAdmin renders the organizer's page of the request's admin link
+// (Service.OrganizerPage checks the token) with status; edit fills in what
 // differs from the page as it is (a flash, a form as typed with messages).
-func (a *App) renderAdmin(w http.ResponseWriter, r *http.Request, p *Poll, status int, edit func(*adminView)) {
-	zone, _ := a.zone(w, r, p)
-	v, err := a.buildPollView(r.Context(), p.ID, zone, pageQuery{all: true})
+func (a *App) renderAdmin(w http.ResponseWriter, r *http.Request, status int, edit func(*adminView)) {
+	p, tokens, err := a.svc.OrganizerPage(r.Context(), adminKey(r))
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
-	// The private links: only the organizer's page loads their secrets.
-	tokens, err := a.store.EditTokens(r.Context(), p.ID)
+	zone, _ := a.zone(w, r, p)
+	v, err := a.buildPollView(r.Context(), p.ID, zone, pageQuery{all: true})
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return

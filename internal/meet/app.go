@@ -44,6 +44,7 @@ type Deps struct {
 type App struct {
 	Deps
 	store    *Store
+	svc      *Service // every decision: handlers call it, it calls store
 	assets   *web.Assets
 	versions version.Versions
 	hub      *live.Hub[pollEvent] // the poll pages' live streams
@@ -68,6 +69,7 @@ func New(d Deps) (*App, error) {
 		return stampOf(v, dl), err
 	})
 	a.pages = cache.NewPages(d.Cache, "meet:page", time.Hour, 0)
+	a.svc = NewService(a.store, d.Now, a.committed, func(id string) { a.forget(id); a.publish(id, "poll") })
 	if a.hub, err = newHub(d, a.versions); err != nil {
 		return nil, err
 	}

@@ -4,10 +4,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"strconv"
 	"time"
 
-	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/web"
 )
@@ -33,101 +31,64 @@ type participantView struct {
 	Base        string // scheme and host of full links
 }
 
-// participantAdd adds the viewer to the poll by name and sends them to their
-// private edit link.
+// participantAdd adds the viewer to the poll by name (Service.Join) and
+// sends them to their private edit link.
 func (a *App) participantAdd(w http.ResponseWriter, r *http.Request) {
-	p, err := a.poll(r)
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
 	if err := web.ParseForm(r, 1<<16); err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
-	name, msg := ValidName(r.PostForm.Get("name"))
-	if msg == "" && a.locked(p) {
-		msg = ErrLocked.Message
-	}
-	var pt Participant
-	if msg == "" {
-		pt = Participant{PollID: p.ID, Name: name, EditToken: token(16)}
-		v, err := a.store.AddParticipant(r.Context(), &pt)
-		switch {
-		case err == nil:
-			a.committed(p.ID, v, p.Deadline, "answers")
-			a.redirect(w, r, ownURL(p, &pt)+"?joined=1")
-			return
-		case errs.KindOf(err) == errs.Conflict:
-			msg = errs.As(err).Message
-		default:
-			a.Site.Error(w, r, err)
-			return
-		}
+	p, pt, err := a.svc.Join(r.Context(), r.PathValue("id"), r.PostForm.Get("name"))
+	switch k := errs.KindOf(err); {
+	case err == nil:
+		a.redirect(w, r, ownURL(p, pt)+"?joined=1")
+		return
+	case p == nil || k != errs.Invalid && k != errs.Conflict:
+		a.Site.Error(w, r, err)
+		return
 	}
 	zone, _ := a.zone(w, r, p)
-	v, err := a.buildPollView(r.Context(), p.ID, zone, pageQuery{})
-	if err != nil {
-		a.Site.Error(w, r, err)
+	v, verr := a.buildPollView(r.Context(), p.ID, zone, pageQuery{})
+	if verr != nil {
+		a.Site.Error(w, r, verr)
 		return
 	}
-	a.Site.Render(w, r, http.StatusUnprocessableEntity, PollPageWithJoinError(a, v, r.PostForm.Get("name"), msg))
+	a.Site.Render(w, r, http.StatusUnprocessableEntity, PollPageWithJoinError(a, v, r.PostForm.Get("name"), errs.As(err).Message))
 }
 
+// participantShow is a participant's public page.
 func (a *App) participantShow(w http.ResponseWriter, r *http.Request) {
-	p, err := a.poll(r)
+	d, err := a.svc.PublicPage(r.Context(), r.PathValue("id"), pathID(r, "pid"))
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
-	pid, err := strconv.ParseInt(r.PathValue("pid"), 10, 64)
-	if err != nil || pid <= 0 {
-		a.Site.NotFound(w, r)
-		return
-	}
-	pt, err := a.store.Participant(r.Context(), p.ID, pid)
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
-	a.renderParticipant(w, r, p, pt, false, http.StatusOK, nil, nil, "")
+	a.renderParticipant(w, r, d, http.StatusOK, nil, nil, "")
 }
 
+// participantEdit is a participant's private edit page.
 func (a *App) participantEdit(w http.ResponseWriter, r *http.Request) {
-	p, pt, err := a.own(r)
+	d, err := a.svc.OwnPage(r.Context(), ownKey(r))
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.renderParticipant(w, r, p, pt, true, http.StatusOK, nil, nil, "")
+	a.renderParticipant(w, r, d, http.StatusOK, nil, nil, "")
 }
 
 // renderParticipant shows a participant's page; status, fields and form carry
 // a failed form's errors and values.
-func (a *App) renderParticipant(w http.ResponseWriter, r *http.Request, p *Poll, pt *Participant, own bool,
+func (a *App) renderParticipant(w http.ResponseWriter, r *http.Request, d *ParticipantData,
 	status int, fields, form map[string]string, comment string) {
-	ctx := r.Context()
-	v := &participantView{Poll: p, Who: pt, Own: own, Locked: a.locked(p), Fields: fields, Form: form, CommentText: comment}
-	zone, loc := a.zone(w, r, p)
-	v.Zone, v.Loc = zone, loc
+	p := d.Poll
+	v := &participantView{Poll: p, Who: d.Who, Own: d.Own, Locked: d.Locked, Timeframes: d.Timeframes, Busy: d.Busy,
+		Comments: d.Comments, Fields: fields, Form: form, CommentText: comment}
+	v.Zone, v.Loc = a.zone(w, r, p)
 	v.Base = a.base(r)
-	var err error
-	if v.Timeframes, err = a.store.ParticipantTimeframes(ctx, p.ID, pt.ID); err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
-	if v.Comments, _, err = a.store.Comments(ctx, p.ID, pt.ID, db.Cursor{}, 50); err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
 	slots := p.Slots()
 	v.Slots = len(slots)
-	v.Grid = BuildGrid(slots, loc)
-	if own {
-		if v.Busy, err = a.store.Busy(ctx, pt.ID); err != nil {
-			a.Site.Error(w, r, err)
-			return
-		}
+	v.Grid = BuildGrid(slots, v.Loc)
+	if d.Own {
 		v.MineJSON = mineJSON(slots, v.Timeframes, v.Busy)
 	}
 	a.Site.Render(w, r, status, ParticipantPage(a, v))

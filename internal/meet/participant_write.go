@@ -2,7 +2,7 @@ package meet
 
 import (
 	"bytes"
-	"errors"
+	"io"
 	"net/http"
 	"strconv"
 
@@ -10,200 +10,135 @@ import (
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
-// ownWrite loads the poll and participant of a private link for a change,
-// refusing once the poll is locked.
-func (a *App) ownWrite(w http.ResponseWriter, r *http.Request) (*Poll, *Participant, bool) {
-	p, pt, err := a.own(r)
-	if err == nil && a.locked(p) {
-		err = ErrLocked
-	}
-	if err != nil {
+// The handlers of a participant's private link, and the organizer's removal
+// of a participant: each parses the request, calls one Service method (which
+// checks the token and the lock) and redirects, or renders the page again
+// with the field messages of an error that has them.
+
+// failOwn answers a failed change from a participant's own page: an error
+// with field messages shows the page again with them and the form as typed;
+// any other is the error page.
+func (a *App) failOwn(w http.ResponseWriter, r *http.Request, err error, form map[string]string, comment string) {
+	e := errs.As(err)
+	if len(e.Fields) == 0 {
 		a.Site.Error(w, r, err)
-		return nil, nil, false
+		return
 	}
-	return p, pt, true
+	d, derr := a.svc.OwnPage(r.Context(), ownKey(r))
+	if derr != nil {
+		a.Site.Error(w, r, derr)
+		return
+	}
+	a.renderParticipant(w, r, d, http.StatusUnprocessableEntity, e.Fields, form, comment)
 }
 
 // timeframeAdd is the no-JavaScript way to give availability: a date, a start
 // and end time in the viewer's zone, and a tier.
 func (a *App) timeframeAdd(w http.ResponseWriter, r *http.Request) {
-	p, pt, ok := a.ownWrite(w, r)
-	if !ok {
-		return
-	}
 	if err := web.ParseForm(r, 1<<16); err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
 	f := r.PostForm
-	zone, _ := a.zone(w, r, p)
+	in := TimeframeInput{Date: f.Get("date"), Start: f.Get("start"), End: f.Get("end"), Tier: f.Get("tier"), TZ: a.zoneName(w, r)}
 	if tz := f.Get("tz"); tz != "" {
-		zone = tz
+		in.TZ = tz
 	}
-	tf, fields := ParseTimeframe(p, f.Get("date"), f.Get("start"), f.Get("end"), f.Get("tier"), zone)
-	if len(fields) == 0 {
-		tf.ParticipantID = pt.ID
-		v, err := a.store.AddTimeframe(r.Context(), p.ID, &tf)
-		if err == nil {
-			a.committed(p.ID, v, p.Deadline, "answers")
-			a.redirect(w, r, ownURL(p, pt)+"#availability")
-			return
-		}
-		if errs.KindOf(err) != errs.Conflict {
-			a.Site.Error(w, r, err)
-			return
-		}
-		fields = map[string]string{"date": errs.As(err).Message}
+	p, pt, err := a.svc.AddTimeframe(r.Context(), ownKey(r), in)
+	if err != nil {
+		form := map[string]string{"date": in.Date, "start": in.Start, "end": in.End, "tier": in.Tier}
+		a.failOwn(w, r, err, form, "")
+		return
 	}
-	form := map[string]string{"date": f.Get("date"), "start": f.Get("start"), "end": f.Get("end"), "tier": f.Get("tier")}
-	a.renderParticipant(w, r, p, pt, true, http.StatusUnprocessableEntity, fields, form, "")
+	a.redirect(w, r, ownURL(p, pt)+"#availability")
 }
 
 func (a *App) timeframeDelete(w http.ResponseWriter, r *http.Request) {
-	p, pt, ok := a.ownWrite(w, r)
-	if !ok {
-		return
-	}
-	id, err := strconv.ParseInt(r.PathValue("tf"), 10, 64)
-	if err != nil || id <= 0 {
-		a.Site.NotFound(w, r)
-		return
-	}
-	v, err := a.store.DeleteTimeframe(r.Context(), p.ID, pt.ID, id)
+	p, pt, err := a.svc.DeleteTimeframe(r.Context(), ownKey(r), pathID(r, "tf"))
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.committed(p.ID, v, p.Deadline, "answers")
 	a.redirect(w, r, ownURL(p, pt)+"#availability")
 }
 
 // availabilityPut takes the painted grid as JSON and replaces the
 // participant's availability; it answers JSON.
 func (a *App) availabilityPut(w http.ResponseWriter, r *http.Request) {
-	p, pt, ok := a.ownWrite(w, r)
-	if !ok {
-		return
-	}
 	body, err := readJSON(r, 512<<10)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
-	tfs, err := ParseAvailability(p, body)
+	saved, err := a.svc.ReplaceAvailability(r.Context(), ownKey(r), body)
 	if err != nil {
-		a.Site.Error(w, r, err) // an Invalid error with a written message
+		a.Site.Error(w, r, err) // a problem; Invalid with a written message for bad input
 		return
 	}
-	v, err := a.store.ReplaceAvailability(r.Context(), p.ID, pt.ID, tfs)
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
-	a.committed(p.ID, v, p.Deadline, "answers")
 	w.Header().Set("Content-Type", "application/json")
-	w.Write([]byte(`{"timeframes":` + strconv.Itoa(len(tfs)) + `,"version":` + strconv.FormatInt(v, 10) + "}\n"))
+	w.Write([]byte(`{"timeframes":` + strconv.Itoa(saved.Timeframes) + `,"version":` + strconv.FormatInt(saved.Version, 10) + "}\n"))
 }
 
 func (a *App) commentAdd(w http.ResponseWriter, r *http.Request) {
-	p, pt, ok := a.ownWrite(w, r)
-	if !ok {
-		return
-	}
 	if err := web.ParseForm(r, 1<<16); err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
-	body, msg := ValidComment(r.PostForm.Get("body"))
-	if msg != "" {
-		a.renderParticipant(w, r, p, pt, true, http.StatusUnprocessableEntity, map[string]string{"body": msg}, nil, r.PostForm.Get("body"))
-		return
-	}
-	c := Comment{ParticipantID: pt.ID, Body: body}
-	v, err := a.store.AddComment(r.Context(), p.ID, &c)
+	body := r.PostForm.Get("body")
+	p, pt, err := a.svc.AddComment(r.Context(), ownKey(r), body)
 	if err != nil {
-		a.Site.Error(w, r, err)
+		a.failOwn(w, r, err, nil, body)
 		return
 	}
-	a.committed(p.ID, v, p.Deadline, "answers")
 	a.redirect(w, r, ownURL(p, pt)+"#comments")
 }
 
 // busyImport reads an uploaded .ics calendar and keeps its busy times, shown
 // greyed on the participant's own grid.
 func (a *App) busyImport(w http.ResponseWriter, r *http.Request) {
-	p, pt, err := a.own(r)
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
 	// The whole request is bounded by the server's body limit (1 MiB by
 	// default): ample for a calendar of busy times.
 	if err := web.ParseForm(r, 1<<20); err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
-	file, _, err := r.FormFile("calendar")
-	if err != nil {
-		a.renderParticipant(w, r, p, pt, true, http.StatusUnprocessableEntity, map[string]string{"calendar": "Choose an .ics file to import."}, nil, "")
-		return
-	}
-	defer file.Close()
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(file); err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
-	from, to := p.Range()
-	busy, err := ParseBusy(r.Context(), &buf, from, to, MaxBusy)
-	if err != nil {
-		var ce *CalendarError
-		if !errors.As(err, &ce) {
+	var calendar *bytes.Buffer // nil: no file sent
+	if file, _, err := r.FormFile("calendar"); err == nil {
+		defer file.Close()
+		calendar = new(bytes.Buffer)
+		if _, err := calendar.ReadFrom(file); err != nil {
 			a.Site.Error(w, r, err)
 			return
 		}
-		a.renderParticipant(w, r, p, pt, true, http.StatusUnprocessableEntity, map[string]string{"calendar": ce.Error()}, nil, "")
+	}
+	var in io.Reader
+	if calendar != nil {
+		in = calendar
+	}
+	p, pt, n, err := a.svc.ImportBusy(r.Context(), ownKey(r), in)
+	if err != nil {
+		a.failOwn(w, r, err, nil, "")
 		return
 	}
-	if err := a.store.ReplaceBusy(r.Context(), pt.ID, busy); err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
-	a.redirect(w, r, ownURL(p, pt)+"?imported="+strconv.Itoa(len(busy))+"#availability")
+	a.redirect(w, r, ownURL(p, pt)+"?imported="+strconv.Itoa(n)+"#availability")
 }
 
 // participantLeave removes the participant (their own choice).
 func (a *App) participantLeave(w http.ResponseWriter, r *http.Request) {
-	p, pt, ok := a.ownWrite(w, r)
-	if !ok {
-		return
-	}
-	v, err := a.store.RemoveParticipant(r.Context(), p.ID, pt.ID)
+	p, err := a.svc.Leave(r.Context(), ownKey(r))
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.committed(p.ID, v, p.Deadline, "answers")
 	a.redirect(w, r, pollURL(p))
 }
 
 // adminRemoveParticipant lets the organizer remove an entry.
 func (a *App) adminRemoveParticipant(w http.ResponseWriter, r *http.Request) {
-	p, err := a.adminPoll(r)
+	p, err := a.svc.RemoveParticipant(r.Context(), adminKey(r), pathID(r, "pid"))
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
-	pid, err := strconv.ParseInt(r.PathValue("pid"), 10, 64)
-	if err != nil || pid <= 0 {
-		a.Site.NotFound(w, r)
-		return
-	}
-	v, err := a.store.RemoveParticipant(r.Context(), p.ID, pid)
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
-	a.committed(p.ID, v, p.Deadline, "answers")
 	a.redirect(w, r, adminURL(p)+"#participants")
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -67,33 +68,25 @@ func (in CloseInput) Validate(p *Poll) (start, end time.Time, fields map[string]
 	return start, end, fields
 }
 
-// pollClose records the chosen meeting, any start and length the poll holds;
-// the poll then shows the decision and offers an .ics file. A bad choice
-// re-renders the admin page with the message, and writes nothing.
+// pollClose records the chosen meeting (Service.ClosePoll); the poll then
+// shows the decision and offers an .ics file. A bad choice re-renders the
+// admin page with the message, and writes nothing.
 func (a *App) pollClose(w http.ResponseWriter, r *http.Request) {
-	p, err := a.adminPoll(r)
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
 	if err := web.ParseForm(r, 1<<16); err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
 	f := r.PostForm
 	in := CloseInput{Choice: f.Get("choice"), Date: f.Get("date"), Time: f.Get("time"), TZ: f.Get("tz"), Duration: f.Get("duration")}
-	start, end, fields := in.Validate(p)
-	if len(fields) > 0 {
-		a.renderAdmin(w, r, p, http.StatusUnprocessableEntity, func(av *adminView) {
-			av.Close, av.CloseFields = in, fields
+	p, err := a.svc.ClosePoll(r.Context(), adminKey(r), in)
+	switch {
+	case err == nil:
+		a.redirect(w, r, adminURL(p)+"?closed=1")
+	case p != nil && errs.KindOf(err) == errs.Invalid:
+		a.renderAdmin(w, r, http.StatusUnprocessableEntity, func(av *adminView) {
+			av.Close, av.CloseFields = in, errs.As(err).Fields
 		})
-		return
-	}
-	v, err := a.store.ClosePoll(r.Context(), p.ID, &start, &end)
-	if err != nil {
+	default:
 		a.Site.Error(w, r, err)
-		return
 	}
-	a.committed(p.ID, v, p.Deadline, "poll")
-	a.redirect(w, r, adminURL(p)+"?closed=1")
 }

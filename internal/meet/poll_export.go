@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -22,17 +21,7 @@ func filename(title, ext string) string {
 
 // pollExportCSV downloads every answer as CSV, in the viewer's zone.
 func (a *App) pollExportCSV(w http.ResponseWriter, r *http.Request) {
-	p, err := a.poll(r)
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
-	people, err := a.store.Participants(r.Context(), p.ID)
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
-	tfs, err := a.store.Timeframes(r.Context(), p.ID)
+	p, people, tfs, err := a.svc.Answers(r.Context(), r.PathValue("id"))
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
@@ -52,13 +41,9 @@ func (a *App) pollExportCSV(w http.ResponseWriter, r *http.Request) {
 
 // pollEventICS downloads the chosen time of a closed poll for calendars.
 func (a *App) pollEventICS(w http.ResponseWriter, r *http.Request) {
-	p, err := a.poll(r)
+	p, start, end, err := a.svc.Decision(r.Context(), r.PathValue("id"))
 	if err != nil {
 		a.Site.Error(w, r, err)
-		return
-	}
-	if p.ClosedStart == nil {
-		a.Site.Error(w, r, errs.E(errs.NotFound, "This poll has not been closed on a time yet."))
 		return
 	}
 	base := a.BaseURL
@@ -71,7 +56,7 @@ func (a *App) pollEventICS(w http.ResponseWriter, r *http.Request) {
 	}
 	// Rendered whole before the status is written: a failure is a 500,
 	// never a 200 with an empty calendar.
-	b, err := EventICS(p, *p.ClosedStart, *p.ClosedEnd, base+pollURL(p), a.Now())
+	b, err := EventICS(p, start, end, base+pollURL(p), a.Now())
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return

@@ -58,22 +58,14 @@ func forgetPoll(polls []myPoll, id string) []myPoll {
 // edit and delete, and "New poll".
 func (a *App) pollList(w http.ResponseWriter, r *http.Request) {
 	mine := myPolls(r)
-	ids := make([]string, len(mine))
+	keys := make([]AdminKey, len(mine))
 	for i, m := range mine {
-		ids[i] = m.ID
+		keys[i] = AdminKey{Poll: m.ID, Token: m.Token}
 	}
-	polls, err := a.store.PollsByID(r.Context(), ids)
+	own, err := a.svc.Organized(r.Context(), keys)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
-	}
-	var own []Poll
-	for _, p := range polls {
-		for _, m := range mine {
-			if m.ID == p.ID && sameSecret(m.Token, p.AdminToken) {
-				own = append(own, p)
-			}
-		}
 	}
 	a.Site.Render(w, r, http.StatusOK, PollListPage(a, own))
 }

@@ -133,10 +133,11 @@ func (a *App) zoneName(w http.ResponseWriter, r *http.Request) string {
 		return ""
 	}
 	if tz := r.URL.Query().Get("tz"); validZone(tz) {
-		// The switcher (a form on our own pages) keeps the choice; a link
-		// from another site only shows this page in its zone: a GET from
-		// elsewhere changes nothing, not even a preference.
-		if r.Header.Get("Sec-Fetch-Site") == "same-origin" {
+		// The switcher (a form on our own pages) and the viewer's own typed
+		// or bookmarked link keep the choice; a link from another site only
+		// shows this page in its zone: a GET from elsewhere changes nothing,
+		// not even a preference.
+		if sfs := r.Header.Get("Sec-Fetch-Site"); sfs == "same-origin" || sfs == "none" {
 			http.SetCookie(w, &http.Cookie{Name: "meet_tz", Value: tz, Path: "/meet/", MaxAge: 365 * 86400,
 				SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
 		}

@@ -4,8 +4,6 @@ import (
 	"net/http"
 	"strconv"
 	"time"
-
-	"github.com/tutti-dev/tutti/internal/errs"
 )
 
 // Routes mounts meet under /meet/.
@@ -57,49 +55,31 @@ func validID(s string) bool {
 
 // poll loads the poll named by the {id} path value.
 func (a *App) poll(r *http.Request) (*Poll, error) {
-	id := r.PathValue("id")
-	if !validID(id) {
-		return nil, errs.ErrNotFound
-	}
-	return a.store.Poll(r.Context(), id)
+	return a.svc.Poll(r.Context(), r.PathValue("id"))
 }
 
-// adminPoll loads the poll and checks the organizer's token.
-func (a *App) adminPoll(r *http.Request) (*Poll, error) {
-	p, err := a.poll(r)
-	if err != nil {
-		return nil, err
-	}
-	if !sameSecret(r.PathValue("token"), p.AdminToken) {
-		return nil, errs.ErrNotFound // do not reveal that the poll exists
-	}
-	return p, nil
+// adminKey is the organizer's credentials in an admin link.
+func adminKey(r *http.Request) AdminKey {
+	return AdminKey{Poll: r.PathValue("id"), Token: r.PathValue("token")}
 }
 
-// own loads the poll and the participant whose private link this is.
-func (a *App) own(r *http.Request) (*Poll, *Participant, error) {
-	p, err := a.poll(r)
-	if err != nil {
-		return nil, nil, err
-	}
-	pid, err := strconv.ParseInt(r.PathValue("pid"), 10, 64)
-	if err != nil || pid <= 0 {
-		return nil, nil, errs.ErrNotFound
-	}
-	pt, err := a.store.Participant(r.Context(), p.ID, pid)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !sameSecret(r.PathValue("token"), pt.EditToken) {
-		return nil, nil, errs.ErrNotFound
-	}
-	return p, pt, nil
+// ownKey is a participant's credentials in their private link.
+func ownKey(r *http.Request) OwnKey {
+	return OwnKey{Poll: r.PathValue("id"), Participant: pathID(r, "pid"), Token: r.PathValue("token")}
 }
 
-// locked reports whether the poll no longer takes answers.
-func (a *App) locked(p *Poll) bool {
-	return p.ClosedStart != nil || (p.Deadline != nil && !a.Now().Before(*p.Deadline))
+// pathID is the positive number in path value name, or 0 (which the
+// service finds nowhere).
+func pathID(r *http.Request, name string) int64 {
+	n, err := strconv.ParseInt(r.PathValue(name), 10, 64)
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return n
 }
+
+// locked reports whether the poll no longer takes answers (Service.Locked).
+func (a *App) locked(p *Poll) bool { return a.svc.Locked(p) }
 
 // zone is the viewer's display zone: ?tz=, else the meet_tz cookie (set by the
 // browser's detected zone or the switcher), else the poll's zone.

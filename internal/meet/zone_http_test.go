@@ -109,8 +109,8 @@ func TestRepeatedHourOnPage(t *testing.T) {
 }
 
 // TestZoneLinkFromElsewhereKeepsNothing: ?tz= shows the page in that zone;
-// only the switcher on our own pages (Sec-Fetch-Site: same-origin) keeps it
-// as the viewer's zone. A link on another site changes no preference: a GET
+// only the switcher on our own pages (Sec-Fetch-Site: same-origin) or the
+// viewer's own typed or bookmarked link (none) keeps it as their zone. A link on another site changes no preference: a GET
 // from elsewhere changes nothing.
 func TestZoneLinkFromElsewhereKeepsNothing(t *testing.T) {
 	s := newSite(t, apptest.Start(t, ""))
@@ -118,7 +118,7 @@ func TestZoneLinkFromElsewhereKeepsNothing(t *testing.T) {
 	for _, c := range []struct {
 		site string
 		keep bool
-	}{{"cross-site", false}, {"same-site", false}, {"none", false}, {"same-origin", true}} {
+	}{{"cross-site", false}, {"same-site", false}, {"", false}, {"none", true}, {"same-origin", true}} {
 		resp, body := s.do("GET", pub+"?tz=Asia/Tokyo", nil, http.Header{"Sec-Fetch-Site": {c.site}})
 		if !strings.Contains(body, `data-zone="Asia/Tokyo"`) {
 			t.Errorf("%s: the page is not shown in Asia/Tokyo", c.site)

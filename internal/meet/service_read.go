@@ -1,0 +1,128 @@
+package meet
+
+import (
+	"context"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/errs"
+)
+
+// The Service's reads that decide something: which remembered polls the
+// browser really organizes, and what a poll's public downloads may hold.
+
+// Organized returns the polls among keys whose admin token matches: the
+// polls this browser created. Keys that do not match are left out.
+func (s *Service) Organized(ctx context.Context, keys []AdminKey) ([]Poll, error) {
+	ids := make([]string, len(keys))
+	for i, k := range keys {
+		ids[i] = k.Poll
+	}
+	polls, err := s.store.PollsByID(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	var own []Poll
+	for _, p := range polls {
+		for _, k := range keys {
+			if k.Poll == p.ID && sameSecret(k.Token, p.AdminToken) {
+				own = append(own, p)
+			}
+		}
+	}
+	return own, nil
+}
+
+// Answers returns the poll with every participant and timeframe, for the
+// public CSV export.
+func (s *Service) Answers(ctx context.Context, pollID string) (*Poll, []Participant, []Timeframe, error) {
+	p, err := s.Poll(ctx, pollID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	people, err := s.store.Participants(ctx, p.ID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	tfs, err := s.store.Timeframes(ctx, p.ID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return p, people, tfs, nil
+}
+
+// ErrNotClosed is the calendar file of a poll not closed on a time yet.
+var ErrNotClosed = errs.E(errs.NotFound, "This poll has not been closed on a time yet.")
+
+// Decision returns a closed poll with the meeting it was closed on;
+// ErrNotClosed while it is open.
+func (s *Service) Decision(ctx context.Context, pollID string) (p *Poll, start, end time.Time, err error) {
+	if p, err = s.Poll(ctx, pollID); err != nil {
+		return nil, start, end, err
+	}
+	if p.ClosedStart == nil || p.ClosedEnd == nil {
+		return nil, start, end, ErrNotClosed
+	}
+	return p, *p.ClosedStart, *p.ClosedEnd, nil
+}
+
+// OrganizerPage returns the poll and the secrets of its participants'
+// private links (participant id -> token): only the organizer's page shows
+// them.
+func (s *Service) OrganizerPage(ctx context.Context, k AdminKey) (*Poll, map[int64]string, error) {
+	p, err := s.Admin(ctx, k)
+	if err != nil {
+		return nil, nil, err
+	}
+	tokens, err := s.store.EditTokens(ctx, p.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, tokens, nil
+}
+
+// ParticipantData is what a participant's page shows.
+type ParticipantData struct {
+	Poll       *Poll
+	Who        *Participant
+	Own        bool // their private edit page
+	Locked     bool // the poll takes no more answers
+	Timeframes []Timeframe
+	Comments   []Comment // the latest 50
+	Busy       []Busy    // their imported busy times: only on their own page
+}
+
+// PublicPage is participant pid's public, read-only page.
+func (s *Service) PublicPage(ctx context.Context, pollID string, pid int64) (*ParticipantData, error) {
+	p, pt, err := s.Participant(ctx, pollID, pid)
+	if err != nil {
+		return nil, err
+	}
+	return s.participantPage(ctx, p, pt, false)
+}
+
+// OwnPage is the participant's private edit page, with their busy times.
+func (s *Service) OwnPage(ctx context.Context, k OwnKey) (*ParticipantData, error) {
+	p, pt, err := s.Own(ctx, k)
+	if err != nil {
+		return nil, err
+	}
+	return s.participantPage(ctx, p, pt, true)
+}
+
+func (s *Service) participantPage(ctx context.Context, p *Poll, pt *Participant, own bool) (*ParticipantData, error) {
+	pg := &ParticipantData{Poll: p, Who: pt, Own: own, Locked: s.Locked(p)}
+	var err error
+	if pg.Timeframes, err = s.store.ParticipantTimeframes(ctx, p.ID, pt.ID); err != nil {
+		return nil, err
+	}
+	if pg.Comments, _, err = s.store.Comments(ctx, p.ID, pt.ID, db.Cursor{}, 50); err != nil {
+		return nil, err
+	}
+	if own {
+		if pg.Busy, err = s.store.Busy(ctx, pt.ID); err != nil {
+			return nil, err
+		}
+	}
+	return pg, nil
+}
