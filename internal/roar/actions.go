@@ -33,7 +33,7 @@ func (a *App) postCreate(w http.ResponseWriter, r *http.Request) {
 		}
 		replyTo = id
 	}
-	ro, err := a.Post(r.Context(), u, body, replyTo)
+	ro, err := a.svc.Post(r.Context(), u, body, replyTo)
 	if err != nil {
 		e := errs.As(err)
 		if e.Kind != errs.Invalid || web.WantsJSON(r) {
@@ -45,7 +45,7 @@ func (a *App) postCreate(w http.ResponseWriter, r *http.Request) {
 		var p *page
 		if replyTo != 0 {
 			if focus, ferr := a.store.Roar(ctx, replyTo); ferr == nil {
-				v, verr := a.viewerOf(ctx, u, []Roar{*focus})
+				v, verr := a.svc.viewerOf(ctx, u, []Roar{*focus})
 				if verr != nil {
 					a.Site.Error(w, r, verr)
 					return
@@ -127,7 +127,7 @@ func (a *App) roarDelete(w http.ResponseWriter, r *http.Request) {
 	}
 	id, err := pathID(r)
 	if err == nil {
-		if err = a.Delete(r.Context(), u, id); err == nil {
+		if err = a.svc.Delete(r.Context(), u, id); err == nil {
 			if web.WantsJSON(r) {
 				noContent(w)
 				return
@@ -155,7 +155,7 @@ func (a *App) relationSet(w http.ResponseWriter, r *http.Request) {
 	}
 	on, err := formOn(r)
 	if err == nil {
-		if err = a.Relate(r.Context(), u, r.PathValue("name"), verb, on); err == nil {
+		if err = a.svc.Relate(r.Context(), u, r.PathValue("name"), verb, on); err == nil {
 			a.done(w, r, map[string]any{verb: on})
 			return
 		}
@@ -178,7 +178,7 @@ func (a *App) reportForm(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	v, err := a.viewerOf(r.Context(), u)
+	v, err := a.svc.viewerOf(r.Context(), u)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
@@ -200,14 +200,14 @@ func (a *App) reportCreate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	reason := r.PostForm.Get("reason")
-	if err := a.Report(r.Context(), u, id, reason); err != nil {
+	if err := a.svc.Report(r.Context(), u, id, reason); err != nil {
 		e := errs.As(err)
 		if e.Kind != errs.Invalid || web.WantsJSON(r) {
 			a.Site.Error(w, r, err)
 			return
 		}
 		ro, rerr := a.store.Roar(r.Context(), id)
-		v, verr := a.viewerOf(r.Context(), u)
+		v, verr := a.svc.viewerOf(r.Context(), u)
 		if rerr != nil || verr != nil {
 			a.Site.Error(w, r, err)
 			return
@@ -230,7 +230,7 @@ func (a *App) reportDismiss(w http.ResponseWriter, r *http.Request) {
 	}
 	id, err := pathID(r)
 	if err == nil {
-		if err = a.Dismiss(r.Context(), u, id); err == nil {
+		if err = a.svc.Dismiss(r.Context(), u, id); err == nil {
 			a.done(w, r, map[string]any{"id": id, "dismissed": true})
 			return
 		}
@@ -243,12 +243,12 @@ func (a *App) reportsShow(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	reports, err := a.Reports(r.Context(), u)
+	reports, err := a.svc.Reports(r.Context(), u)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
-	v, err := a.viewerOf(r.Context(), u)
+	v, err := a.svc.viewerOf(r.Context(), u)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
@@ -275,7 +275,7 @@ func (a *App) notificationsShow(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	v, err := a.viewerOf(ctx, u)
+	v, err := a.svc.viewerOf(ctx, u)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
@@ -306,7 +306,7 @@ func (a *App) notificationsSeen(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	if err := a.MarkSeen(ctx, u, upTo); err != nil {
+	if err := a.svc.MarkSeen(ctx, u, upTo); err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}

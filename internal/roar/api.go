@@ -63,7 +63,7 @@ func (a *App) apiRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("DELETE /roar/api/roars/{id}", a.apiRoarDelete)
 	mux.HandleFunc("GET /roar/api/roars/{id}/replies", a.apiReplies)
 	mux.HandleFunc("GET /roar/api/roars/{id}/thread", a.apiThread)
-	like, repost := a.apiToggle("liked", "likes", a.Like), a.apiToggle("reposted", "reposts", a.Repost)
+	like, repost := a.apiToggle("liked", "likes", a.svc.Like), a.apiToggle("reposted", "reposts", a.svc.Repost)
 	mux.HandleFunc("PUT /roar/api/roars/{id}/like", like)
 	mux.HandleFunc("DELETE /roar/api/roars/{id}/like", like)
 	mux.HandleFunc("PUT /roar/api/roars/{id}/repost", repost)
@@ -144,11 +144,11 @@ func listQuery(r *http.Request) (Query, error) {
 // next page's URL keeps r's path and limit and moves the cursor.
 func (a *App) roarList(r *http.Request, u *auth.User, q Query) (*RoarList, error) {
 	ctx := r.Context()
-	roars, next, err := a.timeline(ctx, q)
+	roars, next, err := a.svc.timeline(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	v, err := a.viewerOf(ctx, u, roars)
+	v, err := a.svc.viewerOf(ctx, u, roars)
 	if err != nil {
 		return nil, err
 	}

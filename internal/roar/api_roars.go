@@ -27,7 +27,7 @@ func (a *App) apiPost(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, errs.Fields(map[string]string{"reply_to": "Must be a roar id."}))
 		return
 	}
-	ro, err := a.Post(r.Context(), u, in.Body, in.ReplyTo)
+	ro, err := a.svc.Post(r.Context(), u, in.Body, in.ReplyTo)
 	if err != nil {
 		if in.ReplyTo != 0 && errs.KindOf(err) == errs.NotFound {
 			// The collection exists; what the body names does not.
@@ -55,7 +55,7 @@ func (a *App) apiRoarShow(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	v, err := a.viewerOf(ctx, auth.UserFrom(ctx), []Roar{*ro})
+	v, err := a.svc.viewerOf(ctx, auth.UserFrom(ctx), []Roar{*ro})
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
@@ -70,7 +70,7 @@ func (a *App) apiRoarDelete(w http.ResponseWriter, r *http.Request) {
 	}
 	id, err := pathID(r)
 	if err == nil {
-		err = a.Delete(r.Context(), u, id)
+		err = a.svc.Delete(r.Context(), u, id)
 	}
 	if err != nil {
 		a.Site.Error(w, r, err)
@@ -120,7 +120,7 @@ func (a *App) apiThread(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	v, err := a.viewerOf(ctx, auth.UserFrom(ctx), above)
+	v, err := a.svc.viewerOf(ctx, auth.UserFrom(ctx), above)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
@@ -173,7 +173,7 @@ func (a *App) apiReport(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	if err := a.Report(r.Context(), u, id, in.Reason); err != nil {
+	if err := a.svc.Report(r.Context(), u, id, in.Reason); err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}

@@ -86,7 +86,7 @@ func (a *App) apiRelate(kind string, on bool) http.HandlerFunc {
 		if !ok {
 			return
 		}
-		if err := a.Relate(r.Context(), u, r.PathValue("username"), kind, on); err != nil {
+		if err := a.svc.Relate(r.Context(), u, r.PathValue("username"), kind, on); err != nil {
 			a.Site.Error(w, r, err)
 			return
 		}
@@ -179,7 +179,7 @@ func (a *App) apiSeen(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	if err := a.MarkSeen(ctx, u, in.UpTo); err != nil {
+	if err := a.svc.MarkSeen(ctx, u, in.UpTo); err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
@@ -206,7 +206,7 @@ func (a *App) apiReports(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	reports, err := a.Reports(r.Context(), u)
+	reports, err := a.svc.Reports(r.Context(), u)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
@@ -233,7 +233,7 @@ func (a *App) apiDismiss(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	if err := a.Dismiss(r.Context(), u, id); err != nil {
+	if err := a.svc.Dismiss(r.Context(), u, id); err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}

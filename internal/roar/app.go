@@ -5,8 +5,6 @@ import (
 	"embed"
 	"io/fs"
 	"log/slog"
-	"strconv"
-	"sync"
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/auth"
@@ -27,11 +25,6 @@ var Migrations = db.Migrations{App: "roar", FS: subFS(migrations, "migrations")}
 //go:embed static
 var static embed.FS
 
-// Limiter answers whether key may act now, and if not, when.
-type Limiter interface {
-	Allow(ctx context.Context, key string) (ok bool, retryAfter time.Duration)
-}
-
 // Deps are the core services roar uses.
 type Deps struct {
 	DB        *db.DB
@@ -47,19 +40,19 @@ type Deps struct {
 	Versions  version.Versions // the core's versions service; nil: one of roar's own
 }
 
-// App is the roar application.
+// App is the roar application: the wiring and the HTTP handlers (pages and
+// the JSON API), over the Service, which decides.
 type App struct {
 	Deps
+	svc    *Service // every decision and write: handlers call it, it calls store
 	store  *Store
 	assets *web.Assets
-	writes *db.Batcher
 	hub    *live.Hub[Event]
 
 	// versions keys the caches: roar's stamp is roar_meta.version
 	// (internal/version: in memory with SQLite, read from the database and
-	// kept fresh by the bus with PostgreSQL).
+	// kept fresh by the bus with PostgreSQL). The Service raises it.
 	versions version.Versions
-	decoded  memo         // things read from the shared cache, decoded, at their version
 	frags    *cache.Cache // rendered roar articles (fragment.go)
 	pages    *cache.Pages // visitors' pages, decoded (serveCached)
 }
@@ -77,10 +70,8 @@ func New(ctx context.Context, d Deps) (*App, error) {
 	if a.versions = d.Versions; a.versions == nil {
 		a.versions = version.For(d.DB)
 	}
-	a.versions.Register(versionScope, func(ctx context.Context, _ string) (version.Stamp, error) {
-		v, err := a.store.Version(ctx)
-		return version.Stamp{V: v}, err
-	})
+	// The writes go through the core's group commit, shared with every app.
+	a.svc = NewService(a.store, d.DB.Batch(), a.versions, d.Cache, d.PostLimit, d.Log, a.announce)
 	if _, err := a.versions.Get(ctx, versionScope, ""); err != nil {
 		return nil, err
 	}
@@ -96,9 +87,12 @@ func New(ctx context.Context, d Deps) (*App, error) {
 	}); err != nil {
 		return nil, err
 	}
-	a.writes = d.DB.Batch() // the core's, shared with every app
 	return a, nil
 }
+
+// Service is the app's service layer, for tools and tests that act without
+// HTTP.
+func (a *App) Service() *Service { return a.svc }
 
 // Store gives tools (seed, demo, tests) the app's store.
 func (a *App) Store() *Store { return a.store }
@@ -114,30 +108,7 @@ func (a *App) Close() {
 }
 
 // WriteStats reports the group commit: transactions and the writes in them.
-func (a *App) WriteStats() (batches, writes int64) { return a.writes.Stats() }
-
-// write runs fn in a group-committed transaction and raises the version.
-func (a *App) write(ctx context.Context, fn func(ctx context.Context, tx *db.Tx) error) error {
-	err := a.writes.Do(ctx, fn)
-	if err == nil {
-		a.changed()
-	}
-	return err
-}
-
-// versionScope is roar's scope in the versions service: one stamp (id "")
-// for all of roar.
-const versionScope = "roar"
-
-// changed records a committed change made here.
-func (a *App) changed() { a.versions.Bump(versionScope, "") }
-
-// currentVersion is the version that keys the caches, as committed: signed-in
-// users see their own writes even when made through another instance.
-func (a *App) currentVersion(ctx context.Context) (int64, error) {
-	st, err := a.versions.Fresh(ctx, versionScope, "")
-	return st.V, err
-}
+func (a *App) WriteStats() (batches, writes int64) { return a.svc.WriteStats() }
 
 // visitorVersion is the version of the visitors' cached pages. Visitors never
 // write, so nobody misses their own roar: on PostgreSQL the version read is
@@ -148,37 +119,6 @@ func (a *App) visitorVersion(ctx context.Context) (int64, error) {
 	st, err := a.versions.Get(ctx, versionScope, "")
 	return st.V, err
 }
-
-// versionTTL is how long something cached at a version is kept. Every write
-// makes a new version, so under a write load old versions are garbage at
-// once: a short life keeps them from filling the cache (and the heap the
-// collector must scan), while a quiet timeline is rebuilt at most this often.
-const versionTTL = 30 * time.Second
-
-// cacheKey names a cached thing at version v.
-func cacheKey(v int64, name string) string {
-	return "roar:" + strconv.FormatInt(v, 10) + ":" + name
-}
-
-// memo keeps, by name, what this process decoded from the shared cache at
-// the version it was read, so that a hit at the current version costs one
-// map load: no cache lookup, no decoding, no key to build. The names are a
-// few constants (the newest roars, the visitors' pages), never per user.
-type memo struct{ m sync.Map }
-
-type memoEntry struct {
-	version int64
-	val     any
-}
-
-func (m *memo) get(name string, v int64) (any, bool) {
-	if e, ok := m.m.Load(name); ok && e.(*memoEntry).version == v {
-		return e.(*memoEntry).val, true
-	}
-	return nil, false
-}
-
-func (m *memo) put(name string, v int64, val any) { m.m.Store(name, &memoEntry{v, val}) }
 
 func subFS(f fs.FS, dir string) fs.FS {
 	sub, err := fs.Sub(f, dir)

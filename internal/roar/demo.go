@@ -35,7 +35,7 @@ func (a *App) Demo(ctx context.Context) error {
 		if err != nil {
 			return nil, err
 		}
-		return a.insert(ctx, Post{Author: people[who].ID, Body: body, ReplyTo: replyTo})
+		return a.svc.insert(ctx, Post{Author: people[who].ID, Body: body, ReplyTo: replyTo})
 	}
 	first, err := say("ada", "Rehearsal moved to Thursday. Who is in? #jazz", 0)
 	if err != nil {
@@ -51,7 +51,7 @@ func (a *App) Demo(ctx context.Context) error {
 		return err
 	}
 	for _, who := range []string{"grace", "linus"} {
-		if _, err := a.Like(ctx, people[who], first.ID, true); err != nil {
+		if _, err := a.svc.Like(ctx, people[who], first.ID, true); err != nil {
 			return err
 		}
 	}

@@ -19,6 +19,10 @@ type Event struct {
 	Roar    *APIRoar `json:"roar,omitempty"`   // roar: the API's representation
 	At      int64    `json:"at,omitempty"`     // roar: created, unix ms (for delivery delay)
 	Unread  *int64   `json:"unread,omitempty"` // notify: the user's unread notifications
+
+	// of is the roar of a "roar" or "counts" event, from which App.announce
+	// fills in HTML and Roar; it is not sent.
+	of *Roar
 }
 
 // The forms of an event on a stream (live.Stream.Form).

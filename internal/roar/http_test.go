@@ -397,7 +397,7 @@ func TestVisitorsSeeOtherInstancesRoars(t *testing.T) {
 		}
 		v := newBrowser(t, m)
 		v.get("/roar/api/roars") // cached, and the version with it
-		r, err := other.Post(ctx, ann, "from the other instance", 0)
+		r, err := other.Service().Post(ctx, ann, "from the other instance", 0)
 		if err != nil {
 			t.Fatal(err)
 		}

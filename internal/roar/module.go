@@ -46,12 +46,12 @@ func (a *App) LoadDemo(ctx context.Context, log *slog.Logger) error {
 // ForgetAccount implements module.AccountHook: the user's roars, likes,
 // follows, ... go in the deleting transaction.
 func (a *App) ForgetAccount(ctx context.Context, tx *db.Tx, userID int64) error {
-	return a.store.forgetUser(ctx, tx, userID)
+	return a.svc.ForgetAccount(ctx, tx, userID)
 }
 
 // AccountForgotten implements module.AccountHook: cached timelines that
 // showed the user are out of date.
-func (a *App) AccountForgotten(context.Context, int64) { a.changed() }
+func (a *App) AccountForgotten(context.Context, int64) { a.svc.AccountForgotten() }
 
 // seedFlags is `tutti seed roar`.
 func seedFlags(fs *flag.FlagSet) (func() error, module.SeedFunc) {

@@ -115,7 +115,7 @@ func (a *App) threadPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u := auth.UserFrom(ctx)
-	v, err := a.viewerOf(ctx, u, above, replies, []Roar{*focus})
+	v, err := a.svc.viewerOf(ctx, u, above, replies, []Roar{*focus})
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
@@ -141,11 +141,11 @@ func (a *App) threadPage(w http.ResponseWriter, r *http.Request) {
 // timelineView loads a timeline page for u (nil: a visitor).
 func (a *App) timelineView(r *http.Request, u *auth.User, tab string, q Query) (*page, error) {
 	ctx := r.Context()
-	roars, next, err := a.timeline(ctx, q)
+	roars, next, err := a.svc.timeline(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	v, err := a.viewerOf(ctx, u, roars)
+	v, err := a.svc.viewerOf(ctx, u, roars)
 	if err != nil {
 		return nil, err
 	}

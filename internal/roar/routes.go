@@ -26,8 +26,8 @@ func (a *App) Routes(mux *http.ServeMux) {
 
 	mux.HandleFunc("POST /roar/roars", a.postCreate)
 	mux.HandleFunc("POST /roar/notifications/seen", a.notificationsSeen)
-	mux.HandleFunc("POST /roar/r/{id}/like", a.toggle("liked", "likes", a.Like))
-	mux.HandleFunc("POST /roar/r/{id}/repost", a.toggle("reposted", "reposts", a.Repost))
+	mux.HandleFunc("POST /roar/r/{id}/like", a.toggle("liked", "likes", a.svc.Like))
+	mux.HandleFunc("POST /roar/r/{id}/repost", a.toggle("reposted", "reposts", a.svc.Repost))
 	mux.HandleFunc("POST /roar/r/{id}/delete", a.roarDelete)
 	mux.HandleFunc("GET /roar/r/{id}/report", a.reportForm)
 	mux.HandleFunc("POST /roar/r/{id}/report", a.reportCreate)

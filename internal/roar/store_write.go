@@ -13,12 +13,10 @@ import (
 // The writes below run inside a transaction of the app's Batcher, many to a
 // transaction: they must not fail on what is merely already done (liking
 // twice, following twice) and must have no effects outside tx. Each raises
-// roar_meta.version, which keys the caches.
-
-var (
-	errBlocked  = errs.E(errs.Forbidden, "You cannot do that: one of you has blocked the other.")
-	errNotYours = errs.E(errs.Forbidden, "Only its author or a moderator can delete this roar.")
-)
+// roar_meta.version, which keys the caches. The rules that rows written at
+// the same moment could break (blocks, one repost each, the author of what is
+// deleted) are checked here, inside the transaction, with the Service's
+// errors (service.go): the Service decides the rest before writing.
 
 // Post is a new roar to write.
 type Post struct {

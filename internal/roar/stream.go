@@ -58,7 +58,7 @@ func (a *App) stream(w http.ResponseWriter, r *http.Request) {
 				return err
 			}
 			for i := range backlog {
-				send(a.roarEvent(ctx, &backlog[i]))
+				send(a.dress(ctx, roarEvent(&backlog[i])))
 			}
 			return nil
 		}
@@ -146,7 +146,7 @@ func (a *App) livePoll(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	v, err := a.viewerOf(ctx, u, roars)
+	v, err := a.svc.viewerOf(ctx, u, roars)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
@@ -163,4 +163,31 @@ func (a *App) livePoll(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Write(buf.Bytes())
+}
+
+// announce is the Service's publish: it dresses e for the streams and sends
+// it on the bus, to the streams of every instance. The Service calls it only
+// after the write is committed: a client that hears of a roar can read it.
+func (a *App) announce(ctx context.Context, e *Event) {
+	if err := a.hub.Publish(a.dress(ctx, e)); err != nil {
+		a.Log.Warn("roar: publish", "type", e.Type, "id", e.ID, "err", err)
+	}
+}
+
+// dress adds to an event what the streams show of its roar: a new roar's
+// article, rendered once for every viewer (pages), and its API form (feeds
+// with ?format=json, the counts of a "counts" event).
+func (a *App) dress(ctx context.Context, e *Event) *Event {
+	if e.of == nil {
+		return e
+	}
+	if e.Type == "roar" {
+		var buf bytes.Buffer
+		if err := roarArticle(e.of, nil, "").Render(ctx, &buf); err != nil {
+			a.Log.Error("roar: render event", "err", err)
+		}
+		e.HTML = buf.String()
+	}
+	e.Roar = apiRoar(e.of, nil)
+	return e
 }

@@ -1,0 +1,139 @@
+package roar
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/db"
+)
+
+// pageSize is the length of a timeline page: the seed's newest 200.
+const pageSize = 200
+
+// Page sizes of the thread and notification pages.
+const (
+	threadPageSize = 100
+	notesPageSize  = 50
+)
+
+// newest returns the public timeline's first page (200 roars and one more to
+// know whether there are older), cached at the current version: decoded in
+// this process, encoded in the shared cache.
+func (s *Service) newest(ctx context.Context) ([]Roar, error) {
+	v, err := s.currentVersion(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if roars, ok := s.decoded.get("newest", v); ok {
+		return roars.([]Roar), nil
+	}
+	b, err := s.cache.Fetch(ctx, cacheKey(v, "newest"), func(ctx context.Context) ([]byte, time.Duration, error) {
+		roars, err := s.store.Timeline(ctx, Query{Limit: pageSize + 1})
+		if err != nil {
+			return nil, 0, err
+		}
+		b, err := json.Marshal(roars)
+		return b, versionTTL, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var roars []Roar
+	if err := json.Unmarshal(b, &roars); err != nil {
+		return nil, fmt.Errorf("roar: cached timeline: %w", err)
+	}
+	s.decoded.put("newest", v, roars)
+	return roars, nil
+}
+
+// timeline returns a page of q (pageSize by default) and the cursor of the next.
+func (s *Service) timeline(ctx context.Context, q Query) ([]Roar, int64, error) {
+	if q.Limit == 0 {
+		q.Limit = pageSize
+	}
+	n := q.Limit
+	q.Limit++
+	var roars []Roar
+	var err error
+	if q == (Query{Limit: pageSize + 1}) {
+		roars, err = s.newest(ctx)
+	} else {
+		roars, err = s.store.Timeline(ctx, q)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	roars, next := db.Trim(roars, n, roarCursor)
+	return roars, next.ID, nil
+}
+
+// roarCursor is a roar's keyset position: its id (roar pages by id).
+func roarCursor(r Roar) db.Cursor { return db.Cursor{ID: r.ID} }
+
+// noteCursor is a notification's keyset position: its id.
+func noteCursor(n Notification) db.Cursor { return db.Cursor{ID: n.ID} }
+
+// viewerOf loads what marks roars for u: likes, reposts, blocks and mutes,
+// unseen notifications. A fixed number of queries, whatever the page size.
+func (s *Service) viewerOf(ctx context.Context, u *auth.User, roars ...[]Roar) (*viewer, error) {
+	v := &viewer{User: u}
+	if u == nil {
+		return v, nil
+	}
+	var ids []int64
+	for _, list := range roars {
+		for i := range list {
+			ids = append(ids, list[i].Target().ID)
+		}
+	}
+	var err error
+	if v.Liked, err = s.store.Liked(ctx, u.ID, ids); err != nil {
+		return nil, err
+	}
+	if v.Reposted, err = s.store.Reposted(ctx, u.ID, ids); err != nil {
+		return nil, err
+	}
+	if v.Rel, err = s.store.Relations(ctx, u.ID); err != nil {
+		return nil, err
+	}
+	if v.Unseen, err = s.store.Unseen(ctx, u.ID); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// versionTTL is how long something cached at a version is kept. Every write
+// makes a new version, so under a write load old versions are garbage at
+// once: a short life keeps them from filling the cache (and the heap the
+// collector must scan), while a quiet timeline is rebuilt at most this often.
+const versionTTL = 30 * time.Second
+
+// cacheKey names a cached thing at version v.
+func cacheKey(v int64, name string) string {
+	return "roar:" + strconv.FormatInt(v, 10) + ":" + name
+}
+
+// memo keeps, by name, what this process decoded from the shared cache at
+// the version it was read, so that a hit at the current version costs one
+// map load: no cache lookup, no decoding, no key to build. The names are a
+// few constants (the newest roars), never per user.
+type memo struct{ m sync.Map }
+
+type memoEntry struct {
+	version int64
+	val     any
+}
+
+func (m *memo) get(name string, v int64) (any, bool) {
+	if e, ok := m.m.Load(name); ok && e.(*memoEntry).version == v {
+		return e.(*memoEntry).val, true
+	}
+	return nil, false
+}
+
+func (m *memo) put(name string, v int64, val any) { m.m.Store(name, &memoEntry{v, val}) }
