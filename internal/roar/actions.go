@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"github.com/tutti-dev/tutti/internal/auth"
-	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/web"
 )
@@ -44,8 +43,8 @@ func (a *App) postCreate(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		var p *page
 		if replyTo != 0 {
-			if focus, ferr := a.store.Roar(ctx, replyTo); ferr == nil {
-				v, verr := a.svc.viewerOf(ctx, u, []Roar{*focus})
+			if focus, ferr := a.svc.Roar(ctx, replyTo); ferr == nil {
+				v, verr := a.svc.Viewer(ctx, u, []Roar{*focus})
 				if verr != nil {
 					a.Site.Error(w, r, verr)
 					return
@@ -173,12 +172,12 @@ func (a *App) reportForm(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	ro, err := a.store.Roar(r.Context(), id)
+	ro, err := a.svc.Roar(r.Context(), id)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
-	v, err := a.svc.viewerOf(r.Context(), u)
+	v, err := a.svc.Viewer(r.Context(), u)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
@@ -206,8 +205,8 @@ func (a *App) reportCreate(w http.ResponseWriter, r *http.Request) {
 			a.Site.Error(w, r, err)
 			return
 		}
-		ro, rerr := a.store.Roar(r.Context(), id)
-		v, verr := a.svc.viewerOf(r.Context(), u)
+		ro, rerr := a.svc.Roar(r.Context(), id)
+		v, verr := a.svc.Viewer(r.Context(), u)
 		if rerr != nil || verr != nil {
 			a.Site.Error(w, r, err)
 			return
@@ -248,7 +247,7 @@ func (a *App) reportsShow(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	v, err := a.svc.viewerOf(r.Context(), u)
+	v, err := a.svc.Viewer(r.Context(), u)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
@@ -270,20 +269,19 @@ func (a *App) notificationsShow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	notes, err := a.store.Notifications(ctx, u.ID, before, notesPageSize+1)
+	notes, next, err := a.svc.Notifications(ctx, u, before, notesPageSize)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
-	v, err := a.svc.viewerOf(ctx, u)
+	v, err := a.svc.Viewer(ctx, u)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
 	p := &page{Title: "Notifications", Tab: "notifications", Viewer: v}
-	notes, next := db.Trim(notes, notesPageSize, noteCursor)
-	if next.ID != 0 {
-		p.Older = "/roar/notifications?before=" + itoa(next.ID)
+	if next != 0 {
+		p.Older = "/roar/notifications?before=" + itoa(next)
 	}
 	p.Notes = notes
 	a.Site.Render(w, r, http.StatusOK, a.notificationsPage(p))
@@ -311,7 +309,7 @@ func (a *App) notificationsSeen(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if web.WantsJSON(r) {
-		unread, err := a.store.Unseen(ctx, u.ID)
+		unread, err := a.svc.Unread(ctx, u)
 		if err != nil {
 			a.Site.Error(w, r, err)
 			return

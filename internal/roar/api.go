@@ -139,19 +139,11 @@ func listQuery(r *http.Request) (Query, error) {
 	return Query{Before: before, Since: since, Limit: limit}, nil
 }
 
-// roarList loads the page q selects for u (nil: a visitor), without the
-// authors u does not see: a fixed number of queries whatever its length. The
-// next page's URL keeps r's path and limit and moves the cursor.
-func (a *App) roarList(r *http.Request, u *auth.User, q Query) (*RoarList, error) {
-	ctx := r.Context()
-	roars, next, err := a.svc.timeline(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	v, err := a.svc.viewerOf(ctx, u, roars)
-	if err != nil {
-		return nil, err
-	}
+// roarList is feed, the page q selected, without the authors its viewer
+// does not see. The next page's URL keeps r's path and limit and moves the
+// cursor.
+func roarList(r *http.Request, q Query, feed *Feed) *RoarList {
+	roars, v, next := feed.Roars, feed.Viewer, feed.Next
 	out := &RoarList{Roars: make([]*APIRoar, 0, len(roars))}
 	for i := range roars {
 		if !v.Rel.Hides(&roars[i]) {
@@ -168,7 +160,7 @@ func (a *App) roarList(r *http.Request, u *auth.User, q Query) (*RoarList, error
 		}
 		out.Next = nextURL(r, cursor, next)
 	}
-	return out, nil
+	return out
 }
 
 // nextURL is r's URL with the cursor parameter set to id (and the other
@@ -184,12 +176,12 @@ func nextURL(r *http.Request, cursor string, id int64) string {
 
 // serveList answers a timeline for the request's user.
 func (a *App) serveList(w http.ResponseWriter, r *http.Request, q Query) {
-	list, err := a.roarList(r, auth.UserFrom(r.Context()), q)
+	feed, err := a.svc.Timeline(r.Context(), auth.UserFrom(r.Context()), q)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
-	web.JSON(w, http.StatusOK, list)
+	web.JSON(w, http.StatusOK, roarList(r, q, feed))
 }
 
 // apiPublic is everyone's roars. A visitor's first page is the same for all
@@ -203,11 +195,11 @@ func (a *App) apiPublic(w http.ResponseWriter, r *http.Request) {
 	}
 	if auth.UserFrom(r.Context()) == nil && q == (Query{Limit: maxLimit}) {
 		a.serveCached(w, r, "api:public", "application/json", func() ([]byte, error) {
-			list, err := a.roarList(r, nil, Query{})
+			feed, err := a.svc.Timeline(r.Context(), nil, Query{})
 			if err != nil {
 				return nil, err
 			}
-			b, err := json.Marshal(list)
+			b, err := json.Marshal(roarList(r, Query{}, feed))
 			return append(b, '\n'), err
 		})
 		return

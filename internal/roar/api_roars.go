@@ -37,7 +37,7 @@ func (a *App) apiPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Location", apiRoarURL(ro.ID))
-	web.JSON(w, http.StatusCreated, apiRoar(ro, &viewer{User: u}))
+	web.JSON(w, http.StatusCreated, apiRoar(ro, &Viewer{User: u}))
 }
 
 func apiRoarURL(id int64) string { return "/roar/api/roars/" + itoa(id) }
@@ -50,12 +50,12 @@ func (a *App) apiRoarShow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	ro, err := a.store.Roar(ctx, id)
+	ro, err := a.svc.Roar(ctx, id)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
-	v, err := a.svc.viewerOf(ctx, auth.UserFrom(ctx), []Roar{*ro})
+	v, err := a.svc.Viewer(ctx, auth.UserFrom(ctx), []Roar{*ro})
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
@@ -96,11 +96,12 @@ func (a *App) apiReplies(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	if _, err := a.store.Roar(r.Context(), id); err != nil {
+	feed, err := a.svc.Replies(r.Context(), auth.UserFrom(r.Context()), id, after, limit)
+	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.serveList(w, r, Query{Thread: id, Since: after, Limit: limit})
+	web.JSON(w, http.StatusOK, roarList(r, Query{Thread: id, Since: after, Limit: limit}, feed))
 }
 
 // apiThread is what a roar replies to, up the thread, oldest first.
@@ -111,23 +112,14 @@ func (a *App) apiThread(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	if _, err := a.store.Roar(ctx, id); err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
-	above, err := a.store.Ancestors(ctx, id)
+	above, err := a.svc.Ancestors(ctx, auth.UserFrom(ctx), id)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
-	v, err := a.svc.viewerOf(ctx, auth.UserFrom(ctx), above)
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
-	out := &RoarList{Roars: make([]*APIRoar, len(above))}
-	for i := range above {
-		out.Roars[i] = apiRoar(&above[i], v)
+	out := &RoarList{Roars: make([]*APIRoar, len(above.Roars))}
+	for i := range above.Roars {
+		out.Roars[i] = apiRoar(&above.Roars[i], above.Viewer)
 	}
 	web.JSON(w, http.StatusOK, out)
 }

@@ -19,7 +19,7 @@ type APIMe struct {
 }
 
 func (a *App) me(w http.ResponseWriter, r *http.Request, u *auth.User, status int) {
-	unread, err := a.store.Unseen(r.Context(), u.ID)
+	unread, err := a.svc.Unread(r.Context(), u)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return

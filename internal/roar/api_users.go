@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/auth"
-	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/web"
 )
@@ -46,11 +45,7 @@ func apiProfile(p *Profile, u *auth.User) *APIProfile {
 // profile loads {username} as the request's user sees it.
 func (a *App) profile(r *http.Request) (*Profile, *auth.User, error) {
 	u := auth.UserFrom(r.Context())
-	var me int64
-	if u != nil {
-		me = u.ID
-	}
-	p, err := a.store.Profile(r.Context(), r.PathValue("username"), me)
+	p, err := a.svc.Profile(r.Context(), u, r.PathValue("username"))
 	return p, u, err
 }
 
@@ -136,20 +131,19 @@ func (a *App) apiNotifications(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	notes, err := a.store.Notifications(ctx, u.ID, before, limit+1)
+	notes, next, err := a.svc.Notifications(ctx, u, before, limit)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
-	unread, err := a.store.Unseen(ctx, u.ID)
+	unread, err := a.svc.Unread(ctx, u)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
 	out := NotificationList{Notifications: make([]APINotification, 0, len(notes)), Unread: unread}
-	notes, next := db.Trim(notes, limit, noteCursor)
-	if next.ID != 0 {
-		out.Next = nextURL(r, "before", next.ID)
+	if next != 0 {
+		out.Next = nextURL(r, "before", next)
 	}
 	for _, n := range notes {
 		an := APINotification{ID: n.ID, Kind: n.Kind, Actor: apiUser(n.Actor), Seen: n.Seen, CreatedAt: n.CreatedAt}
@@ -183,7 +177,7 @@ func (a *App) apiSeen(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	unread, err := a.store.Unseen(ctx, u.ID)
+	unread, err := a.svc.Unread(ctx, u)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return

@@ -16,7 +16,7 @@ import (
 // change of any of it makes a new key and nothing stale is ever served; old
 // keys age out. The cache is this process's own: a page assembles up to 200
 // fragments, which must cost nanoseconds each, not a network round trip.
-func (a *App) article(r *Roar, v *viewer, class string) templ.Component {
+func (a *App) article(r *Roar, v *Viewer, class string) templ.Component {
 	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
 		key := fragmentKey(r, v, class)
 		if b, ok := a.frags.Get(ctx, key); ok {
@@ -33,7 +33,7 @@ func (a *App) article(r *Roar, v *viewer, class string) templ.Component {
 	})
 }
 
-func fragmentKey(r *Roar, v *viewer, class string) string {
+func fragmentKey(r *Roar, v *Viewer, class string) string {
 	var b strings.Builder
 	b.Grow(128)
 	b.WriteString("roar:frag:") // the cache is shared with the other apps

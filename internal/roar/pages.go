@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/auth"
-	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -62,11 +61,7 @@ func (a *App) tagPage(w http.ResponseWriter, r *http.Request) {
 
 func (a *App) profilePage(w http.ResponseWriter, r *http.Request) {
 	u := auth.UserFrom(r.Context())
-	var me int64
-	if u != nil {
-		me = u.ID
-	}
-	prof, err := a.store.Profile(r.Context(), r.PathValue("name"), me)
+	prof, err := a.svc.Profile(r.Context(), u, r.PathValue("name"))
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
@@ -89,7 +84,7 @@ func (a *App) threadPage(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	focus, err := a.store.Roar(r.Context(), id)
+	focus, err := a.svc.Roar(r.Context(), id)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
@@ -103,32 +98,20 @@ func (a *App) threadPage(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	ctx := r.Context()
-	above, err := a.store.Ancestors(ctx, id)
+	u := auth.UserFrom(r.Context())
+	th, err := a.svc.Thread(r.Context(), u, focus, after)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
-	replies, err := a.store.Timeline(ctx, Query{Thread: id, Since: after, Limit: threadPageSize + 1})
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
-	u := auth.UserFrom(ctx)
-	v, err := a.svc.viewerOf(ctx, u, above, replies, []Roar{*focus})
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
-	p := &page{Title: "Roar by @" + focus.Author.Username, Tab: "thread", Viewer: v, Focus: focus, Above: above}
+	p := &page{Title: "Roar by @" + focus.Author.Username, Tab: "thread", Viewer: th.Viewer, Focus: focus, Above: th.Above}
 	if r.URL.Query().Get("reported") == "1" {
 		p.Flash = "Thank you: the moderators will look at this roar."
 	}
-	replies, next := db.Trim(replies, threadPageSize, roarCursor)
-	if next.ID != 0 {
-		p.Older = roarURL(id) + "?after=" + itoa(next.ID)
+	if th.Next != 0 {
+		p.Older = roarURL(id) + "?after=" + itoa(th.Next)
 	}
-	p.Roars = replies
+	p.Roars = th.Replies
 	if u != nil {
 		p.Compose = &compose{ReplyTo: id, Prompt: "Reply to @" + focus.Author.Username, Body: "@" + focus.Author.Username + " "}
 		if focus.Author.ID == u.ID {
@@ -140,18 +123,13 @@ func (a *App) threadPage(w http.ResponseWriter, r *http.Request) {
 
 // timelineView loads a timeline page for u (nil: a visitor).
 func (a *App) timelineView(r *http.Request, u *auth.User, tab string, q Query) (*page, error) {
-	ctx := r.Context()
-	roars, next, err := a.svc.timeline(ctx, q)
+	feed, err := a.svc.Timeline(r.Context(), u, q)
 	if err != nil {
 		return nil, err
 	}
-	v, err := a.svc.viewerOf(ctx, u, roars)
-	if err != nil {
-		return nil, err
-	}
-	p := &page{Title: "roar", Tab: tab, Viewer: v, Roars: roars}
-	if next != 0 {
-		p.Older = r.URL.Path + "?before=" + itoa(next)
+	p := &page{Title: "roar", Tab: tab, Viewer: feed.Viewer, Roars: feed.Roars}
+	if feed.Next != 0 {
+		p.Older = r.URL.Path + "?before=" + itoa(feed.Next)
 	}
 	if q.Before == 0 && (tab == "public" || tab == "home") {
 		p.Live = tab

@@ -1,6 +1,10 @@
 package roar
 
-import "time"
+import (
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/auth"
+)
 
 // Author is who wrote a roar, as a timeline shows it.
 type Author struct {
@@ -85,4 +89,40 @@ func (rel *Relations) Hides(r *Roar) bool {
 		return false
 	}
 	return rel.Hidden[r.Author.ID] || (r.RepostOf != nil && rel.Hidden[r.RepostOf.Author.ID])
+}
+
+// Viewer is who reads roars (a nil User: a visitor), with what marks the
+// roars for them: what they liked and reposted, whom they do not see, their
+// unread notifications (Service.Viewer).
+type Viewer struct {
+	User     *auth.User
+	Liked    map[int64]bool
+	Reposted map[int64]bool
+	Rel      *Relations
+	Unseen   int64
+}
+
+func (v *Viewer) id() int64 {
+	if v == nil || v.User == nil {
+		return 0
+	}
+	return v.User.ID
+}
+
+func (v *Viewer) signedIn() bool { return v.id() != 0 }
+
+func (v *Viewer) username() string {
+	if v == nil || v.User == nil {
+		return ""
+	}
+	return v.User.Username
+}
+
+func (v *Viewer) liked(id int64) bool    { return v != nil && v.Liked[id] }
+func (v *Viewer) reposted(id int64) bool { return v != nil && v.Reposted[id] }
+func (v *Viewer) owns(r *Roar) bool      { return v.signedIn() && r.Author.ID == v.id() }
+
+// canRemove is Service.Delete's rule: the author or a moderator.
+func (v *Viewer) canRemove(r *Roar) bool {
+	return v.owns(r) || (v.signedIn() && v.User.Moderator)
 }

@@ -1,6 +1,10 @@
 package roar
 
-import "context"
+import (
+	"context"
+
+	"github.com/tutti-dev/tutti/internal/auth"
+)
 
 // What the Service tells the live streams, after each commit. The events
 // carry the facts (ids, counts, who); the App adds what the streams show of
@@ -37,4 +41,59 @@ func (s *Service) publishUnread(ctx context.Context, users notified) {
 		}
 		s.publish(ctx, &Event{Type: "notify", ID: id, Unread: &n})
 	}
+}
+
+// StreamFilter returns what one live stream of u (nil: a visitor) shows of
+// the events: not the roars of authors u does not see (muted, blocked or
+// blocking u), on the home feed only the roars of the people u follows and
+// u's own, and only u's own "notify" events; feed "none" shows only those
+// (for a page without a timeline).
+func (s *Service) StreamFilter(ctx context.Context, u *auth.User, feed string) (func(*Event) bool, error) {
+	f := &filter{quiet: feed == "none"}
+	if u != nil {
+		f.me = u.ID
+		var err error
+		if f.rel, err = s.store.Relations(ctx, u.ID); err != nil {
+			return nil, err
+		}
+		if feed == "home" {
+			if f.follows, err = s.store.Following(ctx, u.ID); err != nil {
+				return nil, err
+			}
+			f.follows[u.ID] = true
+		}
+	}
+	return f.pass, nil
+}
+
+// Backlog returns the roars after the id after, oldest first (at most 500):
+// what a stream that reconnects missed. StreamFilter's filter applies.
+func (s *Service) Backlog(ctx context.Context, after int64) ([]Roar, error) {
+	return s.store.Timeline(ctx, Query{Since: after, Limit: 500})
+}
+
+// filter is what one stream shows: not the authors the viewer does not see,
+// on the home feed only the people they follow, and only the viewer's own
+// "notify" events (feed=none: only those, for a page without a timeline).
+type filter struct {
+	rel     *Relations
+	follows map[int64]bool // nil: everyone
+	me      int64          // the viewer (0: a visitor)
+	quiet   bool           // feed=none
+}
+
+func (f *filter) pass(e *Event) bool {
+	if e.Type == "notify" {
+		return f.me != 0 && e.ID == f.me
+	}
+	if f.quiet {
+		return false
+	}
+	if e.Type != "roar" {
+		return true
+	}
+	if f.rel != nil && (f.rel.Hidden[e.Author] || (e.Origin != 0 && f.rel.Hidden[e.Origin])) {
+		return false
+	}
+	return f.follows == nil || f.follows[e.Author]
 }

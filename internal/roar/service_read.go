@@ -21,6 +21,105 @@ const (
 	notesPageSize  = 50
 )
 
+// Feed is a page of roars as a viewer sees them.
+type Feed struct {
+	Roars  []Roar
+	Viewer *Viewer
+	Next   int64 // the cursor of the next page (0: none): before= newest first, since= or after= oldest first
+}
+
+// Roar returns roar id (NotFound if there is none).
+func (s *Service) Roar(ctx context.Context, id int64) (*Roar, error) { return s.store.Roar(ctx, id) }
+
+// Timeline returns the page q selects (pageSize roars unless q.Limit says)
+// as u (nil: a visitor) sees it. The public timeline's first page comes
+// from the cache (newest). A fixed number of queries whatever its length;
+// the roars of authors u does not see are in it, for the caller to leave
+// out (Viewer.Rel.Hides) or show as such.
+func (s *Service) Timeline(ctx context.Context, u *auth.User, q Query) (*Feed, error) {
+	roars, next, err := s.timeline(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.Viewer(ctx, u, roars)
+	if err != nil {
+		return nil, err
+	}
+	return &Feed{Roars: roars, Viewer: v, Next: next}, nil
+}
+
+// Replies returns a page of roar id's replies, oldest first, after the
+// reply after (0: from the first), at most limit (0: pageSize).
+func (s *Service) Replies(ctx context.Context, u *auth.User, id, after int64, limit int) (*Feed, error) {
+	if _, err := s.store.Roar(ctx, id); err != nil {
+		return nil, err
+	}
+	return s.Timeline(ctx, u, Query{Thread: id, Since: after, Limit: limit})
+}
+
+// Ancestors returns what roar id replies to, up the thread, oldest first.
+func (s *Service) Ancestors(ctx context.Context, u *auth.User, id int64) (*Feed, error) {
+	if _, err := s.store.Roar(ctx, id); err != nil {
+		return nil, err
+	}
+	above, err := s.store.Ancestors(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.Viewer(ctx, u, above)
+	if err != nil {
+		return nil, err
+	}
+	return &Feed{Roars: above, Viewer: v}, nil
+}
+
+// Thread is a roar with what it replies to and a page of its replies.
+type Thread struct {
+	Focus   *Roar
+	Above   []Roar // what Focus replies to, oldest first
+	Replies []Roar // oldest first
+	Next    int64  // the cursor (after=) of the next page of replies; 0: none
+	Viewer  *Viewer
+}
+
+// Thread returns focus's thread as u sees it, with the replies after the
+// reply after (0: from the first), threadPageSize at a time.
+func (s *Service) Thread(ctx context.Context, u *auth.User, focus *Roar, after int64) (*Thread, error) {
+	above, err := s.store.Ancestors(ctx, focus.ID)
+	if err != nil {
+		return nil, err
+	}
+	replies, err := s.store.Timeline(ctx, Query{Thread: focus.ID, Since: after, Limit: threadPageSize + 1})
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.Viewer(ctx, u, above, replies, []Roar{*focus})
+	if err != nil {
+		return nil, err
+	}
+	replies, next := db.Trim(replies, threadPageSize, roarCursor)
+	return &Thread{Focus: focus, Above: above, Replies: replies, Next: next.ID, Viewer: v}, nil
+}
+
+// Live returns the roars after since, oldest first (at most pageSize; of
+// the people u follows when home): what a page whose stream is down polls
+// for.
+func (s *Service) Live(ctx context.Context, u *auth.User, since int64, home bool) (*Feed, error) {
+	q := Query{Since: since, Limit: pageSize}
+	if u != nil && home {
+		q.Home = u.ID
+	}
+	roars, err := s.store.Timeline(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.Viewer(ctx, u, roars)
+	if err != nil {
+		return nil, err
+	}
+	return &Feed{Roars: roars, Viewer: v}, nil
+}
+
 // newest returns the public timeline's first page (200 roars and one more to
 // know whether there are older), cached at the current version: decoded in
 // this process, encoded in the shared cache.
@@ -78,10 +177,11 @@ func roarCursor(r Roar) db.Cursor { return db.Cursor{ID: r.ID} }
 // noteCursor is a notification's keyset position: its id.
 func noteCursor(n Notification) db.Cursor { return db.Cursor{ID: n.ID} }
 
-// viewerOf loads what marks roars for u: likes, reposts, blocks and mutes,
-// unseen notifications. A fixed number of queries, whatever the page size.
-func (s *Service) viewerOf(ctx context.Context, u *auth.User, roars ...[]Roar) (*viewer, error) {
-	v := &viewer{User: u}
+// Viewer loads what marks roars for u (nil: a visitor, for whom nothing
+// does): likes and reposts among roars, blocks and mutes, unseen
+// notifications. A fixed number of queries, whatever the page size.
+func (s *Service) Viewer(ctx context.Context, u *auth.User, roars ...[]Roar) (*Viewer, error) {
+	v := &Viewer{User: u}
 	if u == nil {
 		return v, nil
 	}

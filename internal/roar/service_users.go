@@ -47,3 +47,36 @@ func (s *Service) MarkSeen(ctx context.Context, u *auth.User, upTo int64) error 
 	s.publishUnread(ctx, notified{u.ID}) // the badge of u's other tabs
 	return nil
 }
+
+// Profile returns username's profile as u (nil: a visitor) sees it, with
+// their relation.
+func (s *Service) Profile(ctx context.Context, u *auth.User, username string) (*Profile, error) {
+	var me int64
+	if u != nil {
+		me = u.ID
+	}
+	return s.store.Profile(ctx, username, me)
+}
+
+// Notifications returns a page of u's notifications, newest first, before
+// the one before (0: from the newest), at most limit, and the cursor of the
+// next page (0: none). Reading them does not mark them seen (MarkSeen does).
+func (s *Service) Notifications(ctx context.Context, u *auth.User, before int64, limit int) ([]Notification, int64, error) {
+	if u == nil {
+		return nil, 0, errSignIn
+	}
+	notes, err := s.store.Notifications(ctx, u.ID, before, limit+1)
+	if err != nil {
+		return nil, 0, err
+	}
+	notes, next := db.Trim(notes, limit, noteCursor)
+	return notes, next.ID, nil
+}
+
+// Unread is the number of u's unseen notifications.
+func (s *Service) Unread(ctx context.Context, u *auth.User) (int64, error) {
+	if u == nil {
+		return 0, errSignIn
+	}
+	return s.store.Unseen(ctx, u.ID)
+}

@@ -35,25 +35,14 @@ func (a *App) stream(w http.ResponseWriter, r *http.Request) {
 	if q.Get("format") == "json" {
 		s.Form = formAPI
 	}
-	f := &filter{quiet: q.Get("feed") == "none"}
-	if u := auth.UserFrom(ctx); u != nil {
-		f.me = u.ID
-		if f.rel, err = a.store.Relations(ctx, u.ID); err != nil {
-			a.Site.Error(w, r, err)
-			return
-		}
-		if r.URL.Query().Get("feed") == "home" {
-			if f.follows, err = a.store.Following(ctx, u.ID); err != nil {
-				a.Site.Error(w, r, err)
-				return
-			}
-			f.follows[u.ID] = true
-		}
+	feed := q.Get("feed")
+	if s.Filter, err = a.svc.StreamFilter(ctx, auth.UserFrom(ctx), feed); err != nil {
+		a.Site.Error(w, r, err)
+		return
 	}
-	s.Filter = f.pass
-	if !f.quiet {
+	if feed != "none" {
 		s.Backlog = func(ctx context.Context, after int64, send func(*Event)) error {
-			backlog, err := a.store.Timeline(ctx, Query{Since: after, Limit: 500})
+			backlog, err := a.svc.Backlog(ctx, after)
 			if err != nil {
 				return err
 			}
@@ -98,32 +87,6 @@ func checkFeed(q url.Values) error {
 	return nil
 }
 
-// filter is what one stream shows: not the authors the viewer does not see,
-// on the home feed only the people they follow, and only the viewer's own
-// "notify" events (feed=none: only those, for a page without a timeline).
-type filter struct {
-	rel     *Relations
-	follows map[int64]bool // nil: everyone
-	me      int64          // the viewer (0: a visitor)
-	quiet   bool           // feed=none
-}
-
-func (f *filter) pass(e *Event) bool {
-	if e.Type == "notify" {
-		return f.me != 0 && e.ID == f.me
-	}
-	if f.quiet {
-		return false
-	}
-	if e.Type != "roar" {
-		return true
-	}
-	if f.rel != nil && (f.rel.Hidden[e.Author] || (e.Origin != 0 && f.rel.Hidden[e.Origin])) {
-		return false
-	}
-	return f.follows == nil || f.follows[e.Author]
-}
-
 // livePoll is the fallback when the stream is down: the roars after ?since=
 // as HTML articles, oldest first (at most 200), for the page's script.
 func (a *App) livePoll(w http.ResponseWriter, r *http.Request) {
@@ -136,21 +99,12 @@ func (a *App) livePoll(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	q := Query{Since: since, Limit: pageSize}
-	u := auth.UserFrom(ctx)
-	if u != nil && r.URL.Query().Get("feed") == "home" {
-		q.Home = u.ID
-	}
-	roars, err := a.store.Timeline(ctx, q)
+	feed, err := a.svc.Live(ctx, auth.UserFrom(ctx), since, r.URL.Query().Get("feed") == "home")
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
-	v, err := a.svc.viewerOf(ctx, u, roars)
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
+	roars, v := feed.Roars, feed.Viewer
 	var buf bytes.Buffer
 	for i := range roars {
 		if !v.Rel.Hides(&roars[i]) {

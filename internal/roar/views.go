@@ -9,43 +9,11 @@ import (
 	"github.com/tutti-dev/tutti/internal/auth"
 )
 
-// viewer is who looks at a page, with what marks roars for them.
-type viewer struct {
-	User     *auth.User
-	Liked    map[int64]bool
-	Reposted map[int64]bool
-	Rel      *Relations
-	Unseen   int64
-}
-
-func (v *viewer) id() int64 {
-	if v == nil || v.User == nil {
-		return 0
-	}
-	return v.User.ID
-}
-
-func (v *viewer) signedIn() bool { return v.id() != 0 }
-
-func (v *viewer) username() string {
-	if v == nil || v.User == nil {
-		return ""
-	}
-	return v.User.Username
-}
-
-func (v *viewer) liked(id int64) bool    { return v != nil && v.Liked[id] }
-func (v *viewer) reposted(id int64) bool { return v != nil && v.Reposted[id] }
-func (v *viewer) owns(r *Roar) bool      { return v.signedIn() && r.Author.ID == v.id() }
-func (v *viewer) canRemove(r *Roar) bool {
-	return v.owns(r) || (v.signedIn() && v.User.Moderator)
-}
-
 // page is what a timeline-like page shows.
 type page struct {
 	Title   string
 	Tab     string // public, home, tag, profile, thread, notifications, reports
-	Viewer  *viewer
+	Viewer  *Viewer
 	Roars   []Roar
 	Older   string // URL of the next (older) page; empty at the end
 	Live    string // the stream feed that updates this page: public, home; empty: none

@@ -582,7 +582,7 @@ func composeForm(c *compose) templ.Component {
 
 // roarArticle is one roar. It renders the same for every viewer when v is
 // nil (the live stream's copy); the page's script then marks the viewer's own.
-func roarArticle(r *Roar, v *viewer, class string) templ.Component {
+func roarArticle(r *Roar, v *Viewer, class string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -721,7 +721,7 @@ func roarArticle(r *Roar, v *viewer, class string) templ.Component {
 	})
 }
 
-func roarBody(t *Roar, v *viewer) templ.Component {
+func roarBody(t *Roar, v *Viewer) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -1313,7 +1313,7 @@ func avatar(au Author) templ.Component {
 	})
 }
 
-func profileHeader(p *Profile, v *viewer) templ.Component {
+func profileHeader(p *Profile, v *Viewer) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
