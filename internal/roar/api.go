@@ -13,8 +13,8 @@ import (
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
-// The JSON API under /roar/api/: resources over the same service layer as the
-// pages (service.go), described by openapi.json, which the tests validate
+// The JSON API under /roar/api/: resources over the same Service as the
+// pages (service*.go), described by openapi.json, which the tests validate
 // every request and response against. Errors are RFC 9457 problem details
 // (web.Site.Error answers JSON for /api/ paths); bodies are decoded strictly.
 //
