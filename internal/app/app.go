@@ -84,7 +84,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		d.Close()
 		return nil, err
 	}
-	m.Cache = cache.New(cache.NewLocal(cfg.CacheSize))
+	cacheBytes := cacheSize(cfg)
+	log.Info("in-process cache", "MiB", cacheBytes>>20)
+	m.Cache = cache.New(cache.NewLocal(cacheBytes))
 	m.Jobs = jobs.New(d, jobs.Options{Bus: m.Bus, Log: log})
 	if m.Mail, err = mail.New(mail.Config{SMTPURL: cfg.SMTPURL, From: cfg.MailFrom, PerSecond: float64(cfg.MailPerSecond),
 		Dir: filepath.Join(cfg.DataDir, "mail"), Log: log}, m.Jobs); err != nil {

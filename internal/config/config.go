@@ -29,7 +29,7 @@ type Config struct {
 	LogFormat       string        // text or json
 	Demo            bool          // load the demo data set on start
 	ShutdownTimeout time.Duration // graceful shutdown deadline
-	CacheSize       int           // in-process cache capacity in bytes
+	CacheSize       int           // in-process cache capacity in bytes; 0: a quarter of the memory limit, 16 to 256 MiB
 	MemoryLimit     string        // Go's soft memory limit: "auto" (half the machine's or the container's memory), "off", or a size
 	MaxBodyBytes    int64         // default request body limit
 	BaseURL         string        // public URL, for links in mail and calendars; empty: from the request
@@ -49,7 +49,6 @@ func Default() Config {
 		LogLevel:        slog.LevelInfo,
 		LogFormat:       "text",
 		ShutdownTimeout: 15 * time.Second,
-		CacheSize:       256 << 20,
 		MemoryLimit:     "auto",
 		MaxBodyBytes:    1 << 20,
 		RoarPostsPerMin: 30,
@@ -101,8 +100,8 @@ func Flags(fs *flag.FlagSet, c *Config, getenv func(string) string) []Var {
 	vars = append(vars, Var{"log-level", "TUTTI_LOG_LEVEL", "info", "log level: debug, info, warn, error"})
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", durFrom(env("TUTTI_SHUTDOWN_TIMEOUT", ""), d.ShutdownTimeout), "graceful shutdown deadline (env TUTTI_SHUTDOWN_TIMEOUT)")
 	vars = append(vars, Var{"shutdown-timeout", "TUTTI_SHUTDOWN_TIMEOUT", d.ShutdownTimeout.String(), "graceful shutdown deadline"})
-	fs.IntVar(&c.CacheSize, "cache-bytes", intFrom(env("TUTTI_CACHE_BYTES", ""), d.CacheSize), "in-process cache capacity in bytes (env TUTTI_CACHE_BYTES)")
-	vars = append(vars, Var{"cache-bytes", "TUTTI_CACHE_BYTES", fmt.Sprint(d.CacheSize), "in-process cache capacity in bytes"})
+	fs.IntVar(&c.CacheSize, "cache-bytes", intFrom(env("TUTTI_CACHE_BYTES", ""), d.CacheSize), "in-process cache capacity in bytes; 0 means a quarter of the memory limit, from 16 to 256 MiB (env TUTTI_CACHE_BYTES)")
+	vars = append(vars, Var{"cache-bytes", "TUTTI_CACHE_BYTES", "0", "in-process cache capacity in bytes; 0: a quarter of the memory limit, from 16 to 256 MiB"})
 	fs.IntVar(&c.RoarPostsPerMin, "roar-posts-per-minute", intFrom(env("TUTTI_ROAR_POSTS_PER_MINUTE", ""), d.RoarPostsPerMin), "roars a user may post per minute, in bursts of up to 10; 0 means no limit (env TUTTI_ROAR_POSTS_PER_MINUTE)")
 	vars = append(vars, Var{"roar-posts-per-minute", "TUTTI_ROAR_POSTS_PER_MINUTE", fmt.Sprint(d.RoarPostsPerMin), "roars a user may post per minute (bursts of up to 10); 0: no limit"})
 	rl := env("TUTTI_RATE_LIMITS", "on")
@@ -147,8 +146,8 @@ func (c *Config) Validate() error {
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		errs = append(errs, fmt.Errorf("log-format %q: want text or json", c.LogFormat))
 	}
-	if c.CacheSize < 1<<20 {
-		errs = append(errs, fmt.Errorf("cache-bytes %d: want at least 1 MiB", c.CacheSize))
+	if c.CacheSize != 0 && c.CacheSize < 1<<20 {
+		errs = append(errs, fmt.Errorf("cache-bytes %d: want at least 1 MiB (or 0: from the memory limit)", c.CacheSize))
 	}
 	switch c.MemoryLimit {
 	case "auto", "off":
