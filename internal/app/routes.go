@@ -70,7 +70,8 @@ func (m *Main) routes() http.Handler {
 	}
 	mux.HandleFunc("GET /", m.Site.NotFound)
 	metrics := web.NewMetrics(m.Registry)
-	return m.Site.HotLane(web.Chain(mux,
+	proxies, _ := web.ParseProxies(m.Config.TrustedProxies) // checked by config.Parse
+	return proxies.Middleware(m.Site.HotLane(web.Chain(mux,
 		web.WithRequestID,
 		web.Observe(m.Log, metrics),
 		web.Recover(m.Site),
@@ -78,5 +79,5 @@ func (m *Main) routes() http.Handler {
 		web.CrossOrigin(m.Site),
 		m.Auth.Middleware,
 		m.Site.LimitBody(m.Config.MaxBodyBytes, mux),
-	), metrics)
+	), metrics))
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/memlimit"
+	"github.com/tutti-dev/tutti/internal/web"
 )
 
 // Config is every setting of a tutti process. It is a value: nothing global.
@@ -39,6 +40,7 @@ type Config struct {
 	SMTPURL         string        // smtp://user:pass@host:port for outgoing mail; empty: .eml files in DataDir/mail
 	MailFrom        string        // the From address of outgoing mail
 	MailPerSecond   int           // mails sent per second per instance
+	TrustedProxies  string        // CIDRs or addresses whose X-Forwarded-For and X-Forwarded-Proto are believed
 }
 
 // Default is the configuration of `tutti serve` with nothing set.
@@ -93,6 +95,7 @@ func Flags(fs *flag.FlagSet, c *Config, getenv func(string) string) []Var {
 	str(&c.DebugAddr, "debug-addr", "TUTTI_DEBUG_ADDR", "", "if set, serve Go profiles (net/http/pprof) on this address; keep it private")
 	str(&c.BaseURL, "base-url", "TUTTI_BASE_URL", "", "public base URL for links in calendars and mail; empty means taken from each request")
 	str(&c.SMTPURL, "smtp-url", "TUTTI_SMTP_URL", "", "smtp://user:password@host:port (STARTTLS when offered) or smtps://... for outgoing mail; empty means mail is written as .eml files in DATA-DIR/mail")
+	str(&c.TrustedProxies, "trusted-proxies", "TUTTI_TRUSTED_PROXIES", "", "comma-separated CIDRs or addresses of reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (nginx in front: 127.0.0.1); empty believes no one")
 	str(&c.MailFrom, "mail-from", "TUTTI_MAIL_FROM", d.MailFrom, "the From address of outgoing mail")
 	fs.IntVar(&c.MailPerSecond, "mail-per-second", intFrom(env("TUTTI_MAIL_PER_SECOND", ""), d.MailPerSecond), "mails sent per second by each instance (env TUTTI_MAIL_PER_SECOND)")
 	vars = append(vars, Var{"mail-per-second", "TUTTI_MAIL_PER_SECOND", fmt.Sprint(d.MailPerSecond), "mails sent per second by each instance"})
@@ -142,6 +145,9 @@ func (c *Config) Validate() error {
 		}
 	default:
 		errs = append(errs, fmt.Errorf("session-store %q: want db or redis", c.SessionStore))
+	}
+	if _, err := web.ParseProxies(c.TrustedProxies); err != nil {
+		errs = append(errs, err)
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		errs = append(errs, fmt.Errorf("log-format %q: want text or json", c.LogFormat))

@@ -158,7 +158,7 @@ func (a *App) zoneName(w http.ResponseWriter, r *http.Request) string {
 		// not even a preference.
 		if sfs := r.Header.Get("Sec-Fetch-Site"); sfs == "same-origin" || sfs == "none" {
 			http.SetCookie(w, &http.Cookie{Name: "meet_tz", Value: tz, Path: "/meet/", MaxAge: 365 * 86400,
-				SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+				SameSite: http.SameSiteLaxMode, Secure: web.IsHTTPS(r)})
 		}
 		return tz
 	}

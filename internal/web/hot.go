@@ -137,7 +137,7 @@ func (s *Site) serveHot(w http.ResponseWriter, r *http.Request, rt *hotRoute, pg
 	for _, kv := range hs {
 		h[kv.key] = kv.val
 	}
-	if r.TLS != nil {
+	if IsHTTPS(r) {
 		h["Strict-Transport-Security"] = hsts
 	}
 	id, echo := ids.of(r)

@@ -209,7 +209,7 @@ func SecurityHeaders(next http.Handler) http.Handler {
 		for _, kv := range hs {
 			h[kv.key] = kv.val
 		}
-		if r.TLS != nil {
+		if IsHTTPS(r) {
 			h["Strict-Transport-Security"] = hsts
 		}
 		next.ServeHTTP(w, r)
