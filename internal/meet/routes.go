@@ -31,6 +31,7 @@ func (a *App) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /meet/polls/new", a.pollNew)
 	mux.HandleFunc("POST /meet/polls", a.pollCreate)
 	mux.HandleFunc("GET /meet/polls/{id}", a.pollShow)
+	a.Site.Hot("GET /meet/polls/{id}", a.pollHot)
 	mux.HandleFunc("GET /meet/polls/{id}/export.csv", a.pollExportCSV)
 	mux.HandleFunc("GET /meet/polls/{id}/event.ics", a.pollEventICS)
 	mux.HandleFunc("GET /meet/polls/{id}/stream", a.pollStream)
