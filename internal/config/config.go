@@ -1,6 +1,11 @@
 // Package config builds tutti's configuration from flags and TUTTI_* environment
 // variables (flags win). A secret may also come from a file named by the
 // variable with a _FILE suffix, e.g. TUTTI_DATABASE_URL_FILE.
+//
+// Config is a plain value, read once at start and never changed (no
+// globals). Apps read it from module.Core when they are built and pass what
+// they need on in their own Deps; a setting one app needs is a field here,
+// with its flag, variable and default (and a row in the README's table).
 package config
 
 import (
