@@ -1,6 +1,13 @@
-// Package app is tutti's composition root: it opens the database and the
-// cache, builds the shared site, mounts every app, and runs the HTTP server.
-// Tests start it on 127.0.0.1:0 with a temporary SQLite file.
+// Package app is tutti's composition root: Main opens the database, the
+// cache, the bus and the file store, builds the shared services (site,
+// accounts, jobs, mail, live streams, versions), builds and mounts every app
+// of Modules, runs the HTTP server and the workers, and shuts them down in
+// order. The command line (`tutti serve`, seed, load, jobs, ...) is here too.
+//
+// Apps never import it: an app is a module (internal/module) and receives
+// the core services as a module.Core; adding an app is one line in Modules.
+// Tests use it whole: apptest starts a Main on 127.0.0.1:0 with a temporary
+// SQLite file or a fresh PostgreSQL schema, and drives it over HTTP.
 package app
 
 import (
@@ -84,7 +91,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		d.Close()
 		return nil, err
 	}
-	m.Cache = cache.New(cache.NewLocal(cfg.CacheSize))
+	cacheBytes := cacheSize(cfg)
+	log.Info("in-process cache", "MiB", cacheBytes>>20)
+	m.Cache = cache.New(cache.NewLocal(cacheBytes))
 	m.Jobs = jobs.New(d, jobs.Options{Bus: m.Bus, Log: log})
 	if m.Mail, err = mail.New(mail.Config{SMTPURL: cfg.SMTPURL, From: cfg.MailFrom, PerSecond: float64(cfg.MailPerSecond),
 		Dir: filepath.Join(cfg.DataDir, "mail"), Log: log}, m.Jobs); err != nil {

@@ -48,9 +48,20 @@ func applyMemoryLimit(cfg config.Config, getenv func(string) string, fsys fs.FS,
 	}
 	prev := debug.SetMemoryLimit(lim)
 	log.Info("memory limit", "MiB", lim>>20, "from", source)
-	if int64(cfg.CacheSize) > lim/2 {
+	if cfg.CacheSize != 0 && int64(cfg.CacheSize) > lim/2 {
 		log.Warn("the in-process cache may take more than half the memory limit: lower --cache-bytes or raise --memory-limit",
 			"cache_MiB", cfg.CacheSize>>20, "limit_MiB", lim>>20)
 	}
 	return func() { debug.SetMemoryLimit(prev) }
+}
+
+// cacheSize is the in-process cache's capacity: --cache-bytes, or when it is
+// 0 a quarter of the runtime's soft memory limit, from 16 to 256 MiB (so a
+// small container's cache leaves the heap room, and a large machine's does
+// not hold more than the apps' pages need).
+func cacheSize(cfg config.Config) int {
+	if cfg.CacheSize > 0 {
+		return cfg.CacheSize
+	}
+	return int(min(max(debug.SetMemoryLimit(-1)/4, 16<<20), 256<<20))
 }

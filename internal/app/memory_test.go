@@ -1,6 +1,8 @@
 package app
 
 import (
+	"math"
+	"runtime/debug"
 	"testing"
 	"testing/fstest"
 
@@ -39,6 +41,30 @@ func TestMemoryLimit(t *testing.T) {
 		got, source, err := memoryLimit(cfg, c.getenv, container)
 		if err != nil || got != c.want {
 			t.Errorf("%s: %d (%s), %v; want %d", c.name, got, source, err, c.want)
+		}
+	}
+}
+
+// With --cache-bytes unset, the cache is a quarter of the soft memory
+// limit, from 16 to 256 MiB; a set size is kept as it is.
+func TestCacheSizeFollowsTheMemoryLimit(t *testing.T) {
+	prev := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(prev)
+	for _, c := range []struct {
+		limit int64
+		set   int
+		want  int
+	}{
+		{512 << 20, 0, 128 << 20},
+		{40 << 20, 0, 16 << 20},
+		{math.MaxInt64, 0, 256 << 20},
+		{512 << 20, 300 << 20, 300 << 20},
+	} {
+		debug.SetMemoryLimit(c.limit)
+		cfg := config.Default()
+		cfg.CacheSize = c.set
+		if got := cacheSize(cfg); got != c.want {
+			t.Errorf("limit %d MiB, --cache-bytes %d: %d MiB; want %d MiB", c.limit>>20, c.set, got>>20, c.want>>20)
 		}
 	}
 }

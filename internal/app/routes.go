@@ -69,13 +69,15 @@ func (m *Main) routes() http.Handler {
 		}
 	}
 	mux.HandleFunc("GET /", m.Site.NotFound)
-	return web.Chain(mux,
+	metrics := web.NewMetrics(m.Registry)
+	proxies, _ := web.ParseProxies(m.Config.TrustedProxies) // checked by config.Parse
+	return proxies.Middleware(m.Site.HotLane(web.Chain(mux,
 		web.WithRequestID,
-		web.Observe(m.Log, web.NewMetrics(m.Registry)),
+		web.Observe(m.Log, metrics),
 		web.Recover(m.Site),
 		web.SecurityHeaders,
 		web.CrossOrigin(m.Site),
 		m.Auth.Middleware,
 		m.Site.LimitBody(m.Config.MaxBodyBytes, mux),
-	)
+	), metrics))
 }

@@ -59,6 +59,8 @@ func TestShutdownEndsLiveStreams(t *testing.T) {
 			ended <- path
 		}()
 	}
+	// Real time: the streams are real TCP connections to the whole server,
+	// which testing/synctest cannot fake.
 	for m.Roar.Streams() != 1 || m.Meet.Streams() != 1 {
 		time.Sleep(5 * time.Millisecond)
 	}

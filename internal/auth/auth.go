@@ -63,7 +63,7 @@ type Deps struct {
 	// can pass a Redis store.
 	SessionStore scs.Store
 	// SecureCookies marks cookies Secure on every request (the public URL is
-	// https behind a proxy); otherwise only requests that came over TLS.
+	// https behind a proxy); otherwise only requests that came over https (web.IsHTTPS).
 	SecureCookies bool
 
 	// Limits are the rate limits; a nil field takes its default (login 10 a
@@ -189,9 +189,9 @@ func (s *Service) newManager(secure bool) *scs.SessionManager {
 	return sm
 }
 
-// manager is the session manager for r: the Secure-cookie one over TLS.
+// manager is the session manager for r: the Secure-cookie one over https.
 func (s *Service) manager(r *http.Request) *scs.SessionManager {
-	if r.TLS != nil {
+	if web.IsHTTPS(r) {
 		return s.smTLS
 	}
 	return s.sm

@@ -6,6 +6,15 @@
 // Routes live under /account/. Passwords are hashed with argon2id (OWASP
 // parameters), with a bound on concurrent hashes so that a login storm cannot
 // exhaust memory. Login and sign-up are rate-limited per IP and per account.
+// Password resets and e-mail changes are links mailed through the outbox
+// (internal/mail).
 //
-// Tables: users, sessions.
+// Apps use it to know who is asking, never with accounts of their own:
+// UserFrom(ctx) is the signed-in user or nil, RequireUser sends a visitor
+// to the login page (LoginURL, SafeNext for the way back), ProfileURL and
+// Avatar show a user. An app that keeps rows about a user implements
+// module.AccountHook, which internal/app registers with OnDelete, so that
+// deleting an account removes them in the same transaction.
+//
+// Tables: users, sessions, auth_tokens.
 package auth

@@ -17,6 +17,9 @@ import (
 
 // drained waits until the background jobs are all done (a database state:
 // there is no channel to wait on) and returns the mail written meanwhile.
+// It polls in real time: the whole server runs over real sockets, which
+// testing/synctest cannot fake (a goroutine waiting on one is not durably
+// blocked).
 func drained(t *testing.T, m *app.Main) []mail.Stored {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)

@@ -13,6 +13,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/jobs"
 	"github.com/tutti-dev/tutti/internal/mail"
 	"github.com/tutti-dev/tutti/internal/ratelimit"
+	"github.com/tutti-dev/tutti/internal/web"
 )
 
 // Job kinds of the mailed flows. The request only enqueues one of these (a
@@ -60,7 +61,7 @@ func (m *mailing) base(r *http.Request) string {
 		return m.baseURL
 	}
 	scheme := "http"
-	if r.TLS != nil {
+	if web.IsHTTPS(r) {
 		scheme = "https"
 	}
 	return scheme + "://" + r.Host

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -43,7 +42,7 @@ func (s *Service) Middleware(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if r.TLS != nil {
+		if web.IsHTTPS(r) {
 			tls.ServeHTTP(w, r)
 			return
 		}
@@ -197,7 +196,7 @@ func (s *Service) SignupAndLogin(w http.ResponseWriter, r *http.Request, in Sign
 	return u, nil
 }
 
-func (s *Service) secure(r *http.Request) bool { return s.SecureCookies || r.TLS != nil }
+func (s *Service) secure(r *http.Request) bool { return s.SecureCookies || web.IsHTTPS(r) }
 
 // setUserCookie sets tutti_user, which the header script reads to show the
 // username on pages cached for everyone. It is only a display hint: the
@@ -212,15 +211,9 @@ func (s *Service) clearUserCookie(w http.ResponseWriter, r *http.Request) {
 		SameSite: http.SameSiteLaxMode, Secure: s.secure(r)})
 }
 
-// clientIP is the peer's address. Behind a proxy every client would share
-// it; trusting X-Forwarded-For needs the proxy's address configured (not yet).
-func clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
-}
+// clientIP is the client's address (behind a trusted proxy, the one it
+// forwarded: see web.Proxies).
+func clientIP(r *http.Request) string { return web.ClientIP(r) }
 
 // SafeNext returns next if it is a same-site relative path ("/meet/..."),
 // else "": no scheme, no host, no "//" or "/\" (which browsers read as a

@@ -5,6 +5,14 @@
 // Keys are derived from what a fragment shows and its last change (key-based
 // expiry): a write bumps a version, so stale entries become unreachable and
 // simply age out. Nothing stale is served; nothing needs a delete fan-out.
+//
+// An app uses it for whatever costs queries or rendering to build and is
+// read far more often than it changes: Fetch or Fragment with a Key made of
+// the thing's id and its stamp from internal/version, so that concurrent
+// misses build it once. Whole public pages go through Pages, which keeps
+// them with their ETag and compressed bytes, so that a hit costs no
+// rendering. Per-user data (my name, my likes) is not cached under a shared
+// key: keep it in small fragments of its own or fill it in the browser.
 package cache
 
 import (

@@ -17,31 +17,38 @@ import (
 // in --cache-bytes, built once across concurrent misses); this process also
 // keeps the decoded page of each key at its latest version, so a hit is one
 // map load and web.Page.Serve: no cache lookup, no decoding, no allocation.
+// The decoded pages share their bytes with the in-process cache's entries;
+// they are bounded by bytes too, for the pages the cache has let go.
 type Pages struct {
-	c      *Cache
-	prefix string
-	ttl    time.Duration
-	max    int64
-	n      atomic.Int64
-	m      sync.Map // key -> *pageEntry
+	c        *Cache
+	prefix   string
+	ttl      time.Duration
+	maxBytes int64
+	bytes    atomic.Int64 // the kept pages' weight
+	m        sync.Map     // key -> *pageEntry
 }
 
 type pageEntry struct {
 	version int64
 	page    *web.Page
+	weight  int64
 }
 
-// DefaultMaxPages bounds how many decoded pages a Pages keeps by default.
-const DefaultMaxPages = 4096
+// DefaultMaxPageBytes bounds a Pages' decoded pages by default.
+const DefaultMaxPageBytes = 32 << 20
+
+// pageOverhead is what a kept page costs beyond its key and its bytes: the
+// entry, the web.Page and its header values, the map's node.
+const pageOverhead = 400
 
 // NewPages makes the page cache of an app; prefix names it in the shared
-// cache ("meet:page"), ttl is how long a page is kept there, max bounds the
-// decoded pages kept in this process (0: DefaultMaxPages).
-func NewPages(c *Cache, prefix string, ttl time.Duration, max int) *Pages {
-	if max <= 0 {
-		max = DefaultMaxPages
+// cache ("meet:page"), ttl is how long a page is kept there, maxBytes bounds
+// the decoded pages kept in this process (0: DefaultMaxPageBytes).
+func NewPages(c *Cache, prefix string, ttl time.Duration, maxBytes int64) *Pages {
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxPageBytes
 	}
-	return &Pages{c: c, prefix: prefix, ttl: ttl, max: int64(max)}
+	return &Pages{c: c, prefix: prefix, ttl: ttl, maxBytes: maxBytes}
 }
 
 // Render builds a page on a miss, and says how long the shared cache may
@@ -86,43 +93,52 @@ func (p *Pages) Get(ctx context.Context, key string, version int64, render Rende
 
 // keep records pg as key's page at version, unless a newer one is kept.
 func (p *Pages) keep(key string, version int64, pg *web.Page) {
-	e := &pageEntry{version, pg}
+	e := &pageEntry{version, pg, int64(len(key) + len(pg.ETag) + len(pg.Body) + len(pg.Gzip) + pageOverhead)}
 	for {
 		old, loaded := p.m.LoadOrStore(key, e)
 		if !loaded {
-			if p.n.Add(1) > p.max {
-				p.evict(key)
-			}
+			p.grow(key, e.weight)
 			return
 		}
-		if old.(*pageEntry).version > version || p.m.CompareAndSwap(key, old, e) {
+		o := old.(*pageEntry)
+		if o.version > version {
+			return
+		}
+		if p.m.CompareAndSwap(key, old, e) {
+			p.grow(key, e.weight-o.weight)
 			return
 		}
 	}
 }
 
-// evict drops kept pages other than key's until the count is under max
-// again; which ones does not matter (they are in the shared cache still).
+// grow counts delta more bytes kept and evicts past the bound.
+func (p *Pages) grow(key string, delta int64) {
+	if p.bytes.Add(delta) > p.maxBytes {
+		p.evict(key)
+	}
+}
+
+// evict drops kept pages other than key's until they weigh under three
+// quarters of the bound; which ones does not matter (they are in the shared
+// cache still, or rendered again).
 func (p *Pages) evict(except string) {
 	p.m.Range(func(k, _ any) bool {
 		if k.(string) != except {
-			if _, ok := p.m.LoadAndDelete(k); ok {
-				p.n.Add(-1)
-			}
+			p.Forget(k.(string))
 		}
-		return p.n.Load() > p.max*3/4
+		return p.bytes.Load() > p.maxBytes*3/4
 	})
 }
 
 // Forget drops the kept page of key (a deleted thing's).
 func (p *Pages) Forget(key string) {
-	if _, ok := p.m.LoadAndDelete(key); ok {
-		p.n.Add(-1)
+	if old, ok := p.m.LoadAndDelete(key); ok {
+		p.bytes.Add(-old.(*pageEntry).weight)
 	}
 }
 
-// Len is the number of decoded pages kept.
-func (p *Pages) Len() int { return int(p.n.Load()) }
+// Bytes is the weight of the decoded pages kept.
+func (p *Pages) Bytes() int64 { return p.bytes.Load() }
 
 // Serve serves the page of key at version (see Get), answering a matching
 // If-None-Match with 304. It returns the error of a miss's render for the

@@ -3,6 +3,7 @@ package cache
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -12,11 +13,11 @@ import (
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
-func newPages(t *testing.T, max int) (*Pages, *Cache) {
+func newPages(t *testing.T, maxBytes int64) (*Pages, *Cache) {
 	l := NewLocal(1 << 20)
 	t.Cleanup(l.Close)
 	c := New(l)
-	return NewPages(c, "test:page", time.Minute, max), c
+	return NewPages(c, "test:page", time.Minute, maxBytes), c
 }
 
 func TestPagesRenderOncePerVersion(t *testing.T) {
@@ -69,17 +70,26 @@ func TestPagesErrorNotKept(t *testing.T) {
 	if !errors.Is(err, boom) {
 		t.Fatalf("err = %v", err)
 	}
-	if _, ok := p.Hit("k", 1); ok || p.Len() != 0 {
+	if _, ok := p.Hit("k", 1); ok || p.Bytes() != 0 {
 		t.Fatal("a failed render was kept")
 	}
 }
 
+// The decoded pages are bounded by their bytes: a thousand pages of 4 KiB
+// in a bound of 64 KiB keep at most 64 KiB, and every page is a hit just
+// after its miss.
 func TestPagesBounded(t *testing.T) {
-	p, _ := newPages(t, 8)
-	for i := range 100 {
+	const bound = 64 << 10
+	p, _ := newPages(t, bound)
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for i := range 1000 {
 		k := strconv.Itoa(i)
+		body := make([]byte, 4<<10) // random: gzip keeps it as it is
+		for j := range body {
+			body[j] = byte(rnd.Uint32())
+		}
 		if _, err := p.Get(context.Background(), k, 1, func(context.Context) (*web.Page, time.Duration, error) {
-			return web.NewPage("text/plain", []byte(k), ""), 0, nil
+			return web.NewPage("text/plain", body, ""), 0, nil
 		}); err != nil {
 			t.Fatal(err)
 		}
@@ -87,10 +97,18 @@ func TestPagesBounded(t *testing.T) {
 			t.Fatalf("page %s not kept just after its miss", k)
 		}
 	}
-	n := 0
-	p.m.Range(func(any, any) bool { n++; return true })
-	if n > 8 || p.Len() != n {
-		t.Fatalf("%d pages kept (count %d), want at most 8", n, p.Len())
+	n, sum := 0, int64(0)
+	p.m.Range(func(_, v any) bool { n++; sum += v.(*pageEntry).weight; return true })
+	if p.Bytes() > bound || sum != p.Bytes() || n < 8 || n > 16 {
+		t.Fatalf("%d pages kept weighing %d (counted %d); want 8 to 16 pages, at most %d bytes", n, sum, p.Bytes(), bound)
+	}
+	// A new version of a kept page replaces its weight, not adds to it.
+	var kept string
+	p.m.Range(func(k, _ any) bool { kept = k.(string); return false })
+	before := p.Bytes()
+	p.keep(kept, 2, web.NewPage("text/plain", make([]byte, 0), ""))
+	if p.Bytes() >= before {
+		t.Fatalf("a smaller new version: %d bytes kept, before %d", p.Bytes(), before)
 	}
 }
 

@@ -1,6 +1,11 @@
 // Package config builds tutti's configuration from flags and TUTTI_* environment
 // variables (flags win). A secret may also come from a file named by the
 // variable with a _FILE suffix, e.g. TUTTI_DATABASE_URL_FILE.
+//
+// Config is a plain value, read once at start and never changed (no
+// globals). Apps read it from module.Core when they are built and pass what
+// they need on in their own Deps; a setting one app needs is a field here,
+// with its flag, variable and default (and a row in the README's table).
 package config
 
 import (
@@ -15,6 +20,7 @@ import (
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/memlimit"
+	"github.com/tutti-dev/tutti/internal/web"
 )
 
 // Config is every setting of a tutti process. It is a value: nothing global.
@@ -29,7 +35,7 @@ type Config struct {
 	LogFormat       string        // text or json
 	Demo            bool          // load the demo data set on start
 	ShutdownTimeout time.Duration // graceful shutdown deadline
-	CacheSize       int           // in-process cache capacity in bytes
+	CacheSize       int           // in-process cache capacity in bytes; 0: a quarter of the memory limit, 16 to 256 MiB
 	MemoryLimit     string        // Go's soft memory limit: "auto" (half the machine's or the container's memory), "off", or a size
 	MaxBodyBytes    int64         // default request body limit
 	BaseURL         string        // public URL, for links in mail and calendars; empty: from the request
@@ -39,6 +45,7 @@ type Config struct {
 	SMTPURL         string        // smtp://user:pass@host:port for outgoing mail; empty: .eml files in DataDir/mail
 	MailFrom        string        // the From address of outgoing mail
 	MailPerSecond   int           // mails sent per second per instance
+	TrustedProxies  string        // CIDRs or addresses whose X-Forwarded-For and X-Forwarded-Proto are believed
 }
 
 // Default is the configuration of `tutti serve` with nothing set.
@@ -49,7 +56,6 @@ func Default() Config {
 		LogLevel:        slog.LevelInfo,
 		LogFormat:       "text",
 		ShutdownTimeout: 15 * time.Second,
-		CacheSize:       256 << 20,
 		MemoryLimit:     "auto",
 		MaxBodyBytes:    1 << 20,
 		RoarPostsPerMin: 30,
@@ -94,6 +100,7 @@ func Flags(fs *flag.FlagSet, c *Config, getenv func(string) string) []Var {
 	str(&c.DebugAddr, "debug-addr", "TUTTI_DEBUG_ADDR", "", "if set, serve Go profiles (net/http/pprof) on this address; keep it private")
 	str(&c.BaseURL, "base-url", "TUTTI_BASE_URL", "", "public base URL for links in calendars and mail; empty means taken from each request")
 	str(&c.SMTPURL, "smtp-url", "TUTTI_SMTP_URL", "", "smtp://user:password@host:port (STARTTLS when offered) or smtps://... for outgoing mail; empty means mail is written as .eml files in DATA-DIR/mail")
+	str(&c.TrustedProxies, "trusted-proxies", "TUTTI_TRUSTED_PROXIES", "", "comma-separated CIDRs or addresses of reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (nginx in front: 127.0.0.1); empty believes no one")
 	str(&c.MailFrom, "mail-from", "TUTTI_MAIL_FROM", d.MailFrom, "the From address of outgoing mail")
 	fs.IntVar(&c.MailPerSecond, "mail-per-second", intFrom(env("TUTTI_MAIL_PER_SECOND", ""), d.MailPerSecond), "mails sent per second by each instance (env TUTTI_MAIL_PER_SECOND)")
 	vars = append(vars, Var{"mail-per-second", "TUTTI_MAIL_PER_SECOND", fmt.Sprint(d.MailPerSecond), "mails sent per second by each instance"})
@@ -101,8 +108,8 @@ func Flags(fs *flag.FlagSet, c *Config, getenv func(string) string) []Var {
 	vars = append(vars, Var{"log-level", "TUTTI_LOG_LEVEL", "info", "log level: debug, info, warn, error"})
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", durFrom(env("TUTTI_SHUTDOWN_TIMEOUT", ""), d.ShutdownTimeout), "graceful shutdown deadline (env TUTTI_SHUTDOWN_TIMEOUT)")
 	vars = append(vars, Var{"shutdown-timeout", "TUTTI_SHUTDOWN_TIMEOUT", d.ShutdownTimeout.String(), "graceful shutdown deadline"})
-	fs.IntVar(&c.CacheSize, "cache-bytes", intFrom(env("TUTTI_CACHE_BYTES", ""), d.CacheSize), "in-process cache capacity in bytes (env TUTTI_CACHE_BYTES)")
-	vars = append(vars, Var{"cache-bytes", "TUTTI_CACHE_BYTES", fmt.Sprint(d.CacheSize), "in-process cache capacity in bytes"})
+	fs.IntVar(&c.CacheSize, "cache-bytes", intFrom(env("TUTTI_CACHE_BYTES", ""), d.CacheSize), "in-process cache capacity in bytes; 0 means a quarter of the memory limit, from 16 to 256 MiB (env TUTTI_CACHE_BYTES)")
+	vars = append(vars, Var{"cache-bytes", "TUTTI_CACHE_BYTES", "0", "in-process cache capacity in bytes; 0: a quarter of the memory limit, from 16 to 256 MiB"})
 	fs.IntVar(&c.RoarPostsPerMin, "roar-posts-per-minute", intFrom(env("TUTTI_ROAR_POSTS_PER_MINUTE", ""), d.RoarPostsPerMin), "roars a user may post per minute, in bursts of up to 10; 0 means no limit (env TUTTI_ROAR_POSTS_PER_MINUTE)")
 	vars = append(vars, Var{"roar-posts-per-minute", "TUTTI_ROAR_POSTS_PER_MINUTE", fmt.Sprint(d.RoarPostsPerMin), "roars a user may post per minute (bursts of up to 10); 0: no limit"})
 	rl := env("TUTTI_RATE_LIMITS", "on")
@@ -144,11 +151,14 @@ func (c *Config) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("session-store %q: want db or redis", c.SessionStore))
 	}
+	if _, err := web.ParseProxies(c.TrustedProxies); err != nil {
+		errs = append(errs, err)
+	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		errs = append(errs, fmt.Errorf("log-format %q: want text or json", c.LogFormat))
 	}
-	if c.CacheSize < 1<<20 {
-		errs = append(errs, fmt.Errorf("cache-bytes %d: want at least 1 MiB", c.CacheSize))
+	if c.CacheSize != 0 && c.CacheSize < 1<<20 {
+		errs = append(errs, fmt.Errorf("cache-bytes %d: want at least 1 MiB (or 0: from the memory limit)", c.CacheSize))
 	}
 	switch c.MemoryLimit {
 	case "auto", "off":

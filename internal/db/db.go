@@ -7,6 +7,14 @@
 // IMMEDIATE, busy retried) and a separate read pool; PostgreSQL uses one pool.
 // Every statement is counted, so tests can prove that a page costs a fixed
 // number of queries.
+//
+// Every app's store, and nothing else in an app, uses it: Query, QueryRow
+// and Exec for reads and single statements, WithTx for a write of several
+// statements (retried when busy, so it must have no outside effects), Scan
+// for ErrNotFound and the driver's errors as kinds, Cursor and Trim for
+// keyset pagination, Batch for a burst of small writes that may share a
+// commit, CopyFrom for bulk seeding, and Migrations for the app's embedded
+// SQL of both dialects.
 package db
 
 import (

@@ -3,6 +3,12 @@
 // Stores and handlers return errors made here (or wrap them with %w); one
 // function in package web maps the kind to a status page or a JSON problem.
 // Internal errors are logged with the request id and never shown.
+//
+// Every app uses it for every error a user may see: E(kind, message) for
+// a refusal, Fields for form errors by field (the form is shown again with
+// them), Slow for a 429 with its Retry-After, and the store's ErrNotFound
+// and ErrConflict, which the db package's driver-error translation returns.
+// Any other error is Internal: a 500 whose details stay in the log.
 package errs
 
 import (

@@ -20,6 +20,13 @@
 // enqueued anywhere, and poll as a fallback. Stop drains: no new claims, and
 // the running jobs finish within the deadline; a job cut short is put back.
 //
+// Use it for work that must follow a committed change but may be slow or
+// fail and must not be lost: mail (internal/mail is built on it), calls to
+// other services, heavy processing of an upload. Enqueue it in the change's
+// transaction, Notify after the commit, and make the handler idempotent.
+// Work that may be lost (a cache warm-up, a live event) does not belong
+// here; nor does a write burst, which db's Batcher commits in groups.
+//
 // Why rows and not JetStream work queues: a JetStream publish cannot join a
 // SQL transaction, so "write the change and its side effect atomically"
 // would need an outbox table anyway, plus a relay from it into the stream.

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/db"
@@ -53,15 +54,22 @@ func count(t *testing.T, q *Queue) Counts {
 	return c
 }
 
-// waitFor polls cond (a database state, which has no channel) until true.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
+// inBubble runs fn on every test database in a synctest bubble: the queue's
+// clock (Options.Now defaults to time.Now) and its workers' timers are the
+// bubble's fake ones, so hours of backoff pass at once and "not before"
+// is exact. The jobs code reads no database clock: every time it compares
+// is its own, passed as a parameter. The database is opened inside the
+// bubble, so that its connections' channels and timers belong to it.
+//
+// On PostgreSQL the queries are real network I/O, which is not "durably
+// blocking": the fake clock simply does not move while one is in flight,
+// which is what these tests want (time passes only when every goroutine
+// waits on a timer or a channel).
+func inBubble(t *testing.T, fn func(t *testing.T, d *db.DB)) {
+	for name, u := range dbtest.URLs(t) {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) { fn(t, dbtest.Open(t, u, Migrations)) })
+		})
 	}
 }
 
@@ -247,69 +255,133 @@ func TestOutboxRolledBackLeavesNoJob(t *testing.T) {
 	}, Migrations)
 }
 
-func TestStopDrainsRunningJobs(t *testing.T) {
-	d := dbtest.Open(t, "", Migrations)
-	ctx := context.Background()
-	q := New(d, Options{Workers: 2, Poll: 10 * time.Millisecond})
-	started, release := make(chan struct{}), make(chan struct{})
-	var finished atomic.Bool
-	q.Handle("slow", func(ctx context.Context, j *Job) error {
-		close(started)
-		<-release
-		finished.Store(true)
-		return nil
+// A failed job is retried by the workers once its backoff is over, not
+// before: the running queue (its workers, their poll timer, the default
+// clock), not RunOne with a hand-set clock.
+func TestWorkersRetryAfterTheBackoffNotBefore(t *testing.T) {
+	inBubble(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		const backoff = 10 * time.Minute
+		q := New(d, Options{Workers: 2, Poll: 2 * time.Second, Backoff: func(int) time.Duration { return backoff }})
+		var calls atomic.Int64
+		q.Handle("flaky", func(ctx context.Context, j *Job) error {
+			if calls.Add(1) == 1 {
+				return errors.New("smtp: 451 try later")
+			}
+			return nil
+		})
+		if err := q.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer q.Stop(ctx)
+		start := time.Now()
+		if _, err := q.Add(ctx, "flaky", nil); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait() // the wake-up ran it at once, and it failed
+		if n := calls.Load(); n != 1 || time.Since(start) != 0 {
+			t.Fatalf("%d calls after %v; want 1 at once", n, time.Since(start))
+		}
+		if c := count(t, q); c != (Counts{Ready: 1}) {
+			t.Fatalf("after the failure: %+v; want it ready for a retry", c)
+		}
+		// The workers poll every 2 s meanwhile; none takes it early.
+		time.Sleep(backoff - time.Millisecond)
+		synctest.Wait()
+		if n := calls.Load(); n != 1 {
+			t.Fatalf("%d calls %v after the failure; want no retry before the %v backoff", n, time.Since(start), backoff)
+		}
+		// Found by the next poll after the backoff.
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		if n := calls.Load(); n != 2 {
+			t.Fatalf("%d calls %v after the failure; want the retry within a poll of the backoff", n, time.Since(start))
+		}
+		if c := count(t, q); c != (Counts{}) {
+			t.Errorf("after the retry succeeded: %+v; want an empty table", c)
+		}
 	})
-	q.Start()
-	q.Add(ctx, "slow", nil)
-	<-started
-	stopped := make(chan error, 1)
-	go func() {
-		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		stopped <- q.Stop(sctx)
-	}()
-	// Stop waits for the running job; meanwhile nothing new is claimed.
-	waitFor(t, "stop to begin", q.stopping)
-	q.Add(ctx, "slow", nil)
-	select {
-	case err := <-stopped:
-		t.Fatalf("Stop returned (%v) while a job was running", err)
-	case <-time.After(50 * time.Millisecond):
-	}
-	close(release)
-	if err := <-stopped; err != nil {
-		t.Fatalf("Stop: %v", err)
-	}
-	if !finished.Load() {
-		t.Fatal("Stop returned before the job finished")
-	}
-	if c := count(t, q); c != (Counts{Ready: 1}) {
-		t.Errorf("after stop: %+v; want the finished job gone and the new one ready", c)
-	}
 }
 
-func TestStopDeadlinePutsJobBack(t *testing.T) {
-	d := dbtest.Open(t, "", Migrations)
-	ctx := context.Background()
-	q := New(d, Options{Workers: 1, Poll: 10 * time.Millisecond})
-	started := make(chan struct{})
-	q.Handle("stuck", func(ctx context.Context, j *Job) error {
-		close(started)
-		<-ctx.Done()
-		return ctx.Err()
+// Stop waits for the running job, claiming nothing new meanwhile. In a
+// bubble, "Stop is still waiting" is exact (every goroutine is blocked)
+// rather than "Stop did not return within some milliseconds".
+func TestStopDrainsRunningJobs(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		d := dbtest.Open(t, "", Migrations)
+		ctx := context.Background()
+		q := New(d, Options{Workers: 2, Poll: 10 * time.Millisecond})
+		started, release := make(chan struct{}), make(chan struct{})
+		var finished atomic.Bool
+		q.Handle("slow", func(ctx context.Context, j *Job) error {
+			close(started)
+			<-release
+			finished.Store(true)
+			return nil
+		})
+		q.Start()
+		q.Add(ctx, "slow", nil)
+		<-started
+		stopped := make(chan error, 1)
+		go func() {
+			sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			stopped <- q.Stop(sctx)
+		}()
+		synctest.Wait()
+		if !q.stopping() {
+			t.Fatal("Stop has not begun")
+		}
+		q.Add(ctx, "slow", nil)
+		synctest.Wait() // the wake-up finds no worker claiming
+		select {
+		case err := <-stopped:
+			t.Fatalf("Stop returned (%v) while a job was running", err)
+		default:
+		}
+		close(release)
+		if err := <-stopped; err != nil {
+			t.Fatalf("Stop: %v", err)
+		}
+		if !finished.Load() {
+			t.Fatal("Stop returned before the job finished")
+		}
+		if c := count(t, q); c != (Counts{Ready: 1}) {
+			t.Errorf("after stop: %+v; want the finished job gone and the new one ready", c)
+		}
 	})
-	q.Start()
-	q.Add(ctx, "stuck", nil)
-	<-started
-	sctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
-	defer cancel()
-	if err := q.Stop(sctx); err == nil {
-		t.Error("Stop past its deadline: no error")
-	}
-	list, _ := q.List(ctx, "", 10)
-	if len(list) != 1 || list[0].State != Ready || list[0].Attempts != 0 {
-		t.Fatalf("after the deadline: %+v; want the job ready again, its attempt not counted", list)
-	}
+}
+
+// Past Stop's deadline the running job is cancelled and put back. In a
+// bubble the deadline is exact: Stop returns 100 ms after it was called.
+func TestStopDeadlinePutsJobBack(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		d := dbtest.Open(t, "", Migrations)
+		ctx := context.Background()
+		q := New(d, Options{Workers: 1, Poll: 10 * time.Millisecond})
+		started := make(chan struct{})
+		q.Handle("stuck", func(ctx context.Context, j *Job) error {
+			close(started)
+			<-ctx.Done()
+			return ctx.Err()
+		})
+		q.Start()
+		q.Add(ctx, "stuck", nil)
+		<-started
+		sctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+		defer cancel()
+		begin := time.Now()
+		if err := q.Stop(sctx); err == nil {
+			t.Error("Stop past its deadline: no error")
+		}
+		if took := time.Since(begin); took != 100*time.Millisecond {
+			t.Errorf("Stop returned after %v; want its 100ms deadline", took)
+		}
+		list, _ := q.List(ctx, "", 10)
+		if len(list) != 1 || list[0].State != Ready || list[0].Attempts != 0 {
+			t.Fatalf("after the deadline: %+v; want the job ready again, its attempt not counted", list)
+		}
+	})
 }
 
 func TestDefaultBackoffGrowsWithJitter(t *testing.T) {

@@ -11,6 +11,12 @@
 // each stream writing a round in one write; it drops a stream that stops
 // reading (the client reconnects and catches up); and a Group ends every
 // stream of the process at a graceful shutdown.
+//
+// Use it for a page or API that should change while open (a timeline, a
+// poll's results), instead of polling. An event says what changed (roar's
+// new roar, or only meet's "the answers changed", after which the page
+// fetches what it shows), never a whole page; a stream that must miss
+// nothing across a reconnect numbers its events and gives a Backlog.
 package live
 
 import (

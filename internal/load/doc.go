@@ -13,4 +13,9 @@
 // and lowest 10 s mean, highest rate, mean, count and percentiles; status
 // codes; errors by kind; per phase and per second. Reports come as a terminal
 // summary, JSON, and a self-contained HTML file with charts.
+//
+// An app's own load scenarios live in its load.go: a Factory that builds a
+// Scenario whose sessions drive a Client (Get, Submit a Form read from the
+// page, PostJSON, Stream, Think), listed in its module's Scenarios. Bulk data
+// for them comes from the app's Seed (`tutti seed APP`).
 package load

@@ -4,6 +4,12 @@
 // (github.com/wneessen/go-mail) when --smtp-url is set, or else writes it as
 // an .eml file in DATA-DIR/mail, which the operators' page lists so that a
 // newcomer can read what the site would have sent.
+//
+// Code that sends mail never talks to SMTP itself: it calls
+// Mailer.Enqueue inside the transaction of the change the mail is about (a
+// rolled-back change sends nothing; a committed one is sent even if the
+// process dies meanwhile) and Notify after the commit. Sending is at least
+// once, so a message must make sense if received twice.
 package mail
 
 import (

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"net"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/db"
@@ -166,6 +168,52 @@ func smtpServer(t *testing.T) (addr string, received func() string) {
 	return addr, func() string { mu.Lock(); defer mu.Unlock(); return buf.String() }
 }
 
+// The sending rate is bounded by golang.org/x/time/rate, whose waits are
+// Go timers: in a synctest bubble (the .eml files, no network) they are
+// exact. 10 mails at 5/s with bursts of 5: five at once, then one every
+// 200 ms, the last a second after the first.
+func TestSendingRateIsBounded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		d, q := newQueue(t)
+		m, err := mail.New(mail.Config{Dir: t.TempDir(), PerSecond: 5}, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var msgs []mail.Message
+		for i := range 10 {
+			msgs = append(msgs, mail.Message{To: fmt.Sprintf("user%d@example.com", i), Subject: fmt.Sprintf("hello %d", i), Text: "hi"})
+		}
+		enqueue(t, d, m, msgs...)
+		start := time.Now()
+		runAll(t, q)
+		if took := time.Since(start); took != time.Second {
+			t.Errorf("10 mails at 5/s took %v; want 1s", took)
+		}
+		list, err := m.List(20)
+		if err != nil || len(list) != 10 {
+			t.Fatalf("List: %d messages, %v; want 10", len(list), err)
+		}
+		// Each file is named after the time it was written.
+		var at []time.Duration
+		for _, s := range list {
+			ts, err := time.Parse("20060102T150405.000", s.Name[:19])
+			if err != nil {
+				t.Fatalf("file name %q: %v", s.Name, err)
+			}
+			at = append(at, ts.Sub(start.UTC()))
+		}
+		slices.Sort(at)
+		want := []time.Duration{0, 0, 0, 0, 0, 200 * time.Millisecond, 400 * time.Millisecond, 600 * time.Millisecond, 800 * time.Millisecond, time.Second}
+		if !slices.Equal(at, want) {
+			t.Errorf("sent at %v after the start; want %v", at, want)
+		}
+	})
+}
+
+// This test talks to a real SMTP server in another process over TCP, so it
+// keeps real time: a goroutine waiting on a socket is not "durably blocked"
+// and the server is outside any bubble, so synctest cannot run it (the
+// exact rate is TestSendingRateIsBounded's).
 func TestSendsThroughARealSMTPServerAtABoundedRate(t *testing.T) {
 	addr, received := smtpServer(t)
 	d, q := newQueue(t)

@@ -41,6 +41,8 @@ func openStream(t *testing.T, ctx context.Context, u string) <-chan string {
 	return out
 }
 
+// waitFor polls ok in real time: the streams are real TCP connections to
+// the whole server, which testing/synctest cannot fake.
 func waitFor(t *testing.T, ok func() bool) {
 	t.Helper()
 	for range 500 {

@@ -2,7 +2,6 @@ package meet
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"time"
 
@@ -114,15 +113,6 @@ func mineJSON(slots []time.Time, tfs []Timeframe, busy []Busy) string {
 	}
 	b, _ := json.Marshal(map[string]any{"slots": mine, "busy": busySlots})
 	return string(b)
-}
-
-// readJSON reads a bounded JSON body.
-func readJSON(r *http.Request, limit int64) ([]byte, error) {
-	b, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, limit))
-	if err != nil {
-		return nil, err
-	}
-	return b, nil
 }
 
 // currentURL is the page's own path, for the zone switcher.

@@ -63,9 +63,11 @@ func (a *App) timeframeDelete(w http.ResponseWriter, r *http.Request) {
 }
 
 // availabilityPut takes the painted grid as JSON and replaces the
-// participant's availability; it answers JSON.
+// participant's availability; it answers JSON. The body is bounded by the
+// route (availabilityBodyLimit): reading past it fails with a
+// *http.MaxBytesError, which Site.Error answers 413.
 func (a *App) availabilityPut(w http.ResponseWriter, r *http.Request) {
-	body, err := readJSON(r, 512<<10)
+	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
@@ -96,8 +98,8 @@ func (a *App) commentAdd(w http.ResponseWriter, r *http.Request) {
 // busyImport reads an uploaded .ics calendar and keeps its busy times, shown
 // greyed on the participant's own grid.
 func (a *App) busyImport(w http.ResponseWriter, r *http.Request) {
-	// The whole request is bounded by the server's body limit (1 MiB by
-	// default): ample for a calendar of busy times.
+	// The whole request is bounded by the route (busyBodyLimit): a calendar
+	// of busy times at its own limit and the form around it.
 	if err := web.ParseForm(r, 1<<20); err != nil {
 		a.Site.Error(w, r, err)
 		return

@@ -49,7 +49,7 @@ func (a *App) pollEventICS(w http.ResponseWriter, r *http.Request) {
 	base := a.BaseURL
 	if base == "" {
 		scheme := "http"
-		if r.TLS != nil {
+		if web.IsHTTPS(r) {
 			scheme = "https"
 		}
 		base = scheme + "://" + r.Host

@@ -3,6 +3,8 @@ package meet
 import (
 	"net/http"
 	"strings"
+
+	"github.com/tutti-dev/tutti/internal/web"
 )
 
 // myPollsCookie remembers, in this browser only, the polls it created: their
@@ -37,7 +39,7 @@ func setMyPolls(w http.ResponseWriter, r *http.Request, polls []myPoll) {
 		parts[i] = p.ID + ":" + p.Token
 	}
 	http.SetCookie(w, &http.Cookie{Name: myPollsCookie, Value: strings.Join(parts, "|"), Path: "/meet/",
-		MaxAge: 400 * 86400, HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+		MaxAge: 400 * 86400, HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: web.IsHTTPS(r)})
 }
 
 func rememberPoll(w http.ResponseWriter, r *http.Request, p *Poll) {

@@ -99,10 +99,7 @@ func (a *App) pollShow(w http.ResponseWriter, r *http.Request) {
 	if zone != "" || !pq.after.IsZero() || !pq.before.IsZero() {
 		key = id + "|" + zone + "|" + pq.after.String() + "|" + pq.before.String()
 	}
-	ver := v << 1
-	if locked {
-		ver |= 1
-	}
+	ver := pageVersion(v, locked)
 	if page, ok := a.pages.Hit(key, ver); ok {
 		page.Serve(w, r)
 		return
@@ -126,6 +123,28 @@ func (a *App) pollShow(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// pollHot finds the common poll page (no zone, no cursor: a visitor's first
+// look) in the cache at the poll's version, for the site's hot lane.
+func (a *App) pollHot(r *http.Request, id string) (*web.Page, bool) {
+	if !validID(id) {
+		return nil, false
+	}
+	v, locked, err := a.stamp(r.Context(), id)
+	if err != nil {
+		return nil, false
+	}
+	return a.pages.Hit(id, pageVersion(v, locked))
+}
+
+// pageVersion is a poll page's version in the cache: the poll's, and
+// whether it is locked (its deadline passed, with no write to bump it).
+func pageVersion(v int64, locked bool) int64 {
+	if locked {
+		return v<<1 | 1
+	}
+	return v << 1
+}
+
 // zoneName is the viewer's zone name before the poll is loaded: ?tz= or the
 // cookie; "" means the poll's own zone.
 func (a *App) zoneName(w http.ResponseWriter, r *http.Request) string {
@@ -139,7 +158,7 @@ func (a *App) zoneName(w http.ResponseWriter, r *http.Request) string {
 		// not even a preference.
 		if sfs := r.Header.Get("Sec-Fetch-Site"); sfs == "same-origin" || sfs == "none" {
 			http.SetCookie(w, &http.Cookie{Name: "meet_tz", Value: tz, Path: "/meet/", MaxAge: 365 * 86400,
-				SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+				SameSite: http.SameSiteLaxMode, Secure: web.IsHTTPS(r)})
 		}
 		return tz
 	}

@@ -4,6 +4,24 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/tutti-dev/tutti/internal/web"
+)
+
+// Request body limits of the routes that take more than a small form; the
+// others have the server's default (config MaxBodyBytes, 1 MiB). A body past
+// its route's limit is refused with 413 (problem details for JSON) and
+// writes nothing: web.MaxBody carries the limit, the site applies it.
+const (
+	// availabilityBodyLimit bounds the painted grid's JSON: every slot of
+	// the longest poll (MaxDays of 96 quarter hours) painted is about
+	// 6,000 entries of some 42 bytes, 250 KB.
+	availabilityBodyLimit = 512 << 10
+	// busyBodyLimit is a calendar at its limit (maxCalendarBytes) and the
+	// multipart form around it, so that a calendar a little too large gets
+	// the import's own message rather than a bare 413, whatever the
+	// server's default limit.
+	busyBodyLimit = maxCalendarBytes + 64<<10
 )
 
 // Routes mounts meet under /meet/.
@@ -13,6 +31,7 @@ func (a *App) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /meet/polls/new", a.pollNew)
 	mux.HandleFunc("POST /meet/polls", a.pollCreate)
 	mux.HandleFunc("GET /meet/polls/{id}", a.pollShow)
+	a.Site.Hot("GET /meet/polls/{id}", a.pollHot)
 	mux.HandleFunc("GET /meet/polls/{id}/export.csv", a.pollExportCSV)
 	mux.HandleFunc("GET /meet/polls/{id}/event.ics", a.pollEventICS)
 	mux.HandleFunc("GET /meet/polls/{id}/stream", a.pollStream)
@@ -32,9 +51,9 @@ func (a *App) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET "+own, a.participantEdit)
 	mux.HandleFunc("POST "+own+"/timeframes", a.timeframeAdd)
 	mux.HandleFunc("POST "+own+"/timeframes/{tf}/delete", a.timeframeDelete)
-	mux.HandleFunc("POST "+own+"/availability", a.availabilityPut)
+	mux.Handle("POST "+own+"/availability", web.MaxBody(availabilityBodyLimit, http.HandlerFunc(a.availabilityPut)))
 	mux.HandleFunc("POST "+own+"/comments", a.commentAdd)
-	mux.HandleFunc("POST "+own+"/busy", a.busyImport)
+	mux.Handle("POST "+own+"/busy", web.MaxBody(busyBodyLimit, http.HandlerFunc(a.busyImport)))
 	mux.HandleFunc("POST "+own+"/delete", a.participantLeave)
 }
 

@@ -13,6 +13,9 @@
 // of the container (whose limit is charged with them too), holds the page
 // cache that keeps SQLite's files hot, the kernel's socket buffers (10,000
 // live streams), and on a shared server PostgreSQL, Redis and nginx.
+//
+// Only the process start (internal/app, from --memory-limit) uses it; apps
+// do not.
 package memlimit
 
 import (

@@ -3,6 +3,9 @@
 // is configured, the mail written to DATA-DIR/mail. Operators are users
 // listed in the operators table (`tutti operator add USERNAME`), a role apart
 // from roar's moderators, since the mail shown here holds sign-in links.
+//
+// Apps do not import it: their jobs and mail appear here because they go
+// through internal/jobs and internal/mail.
 package ops
 
 import (

@@ -108,6 +108,8 @@ func TestOpsPagesAreForOperatorsOnly(t *testing.T) {
 
 		// A reset mail lands in DATA-DIR/mail and is listed, readable, linked.
 		post(t, anon, m.URL()+"/account/reset", url.Values{"email": {"mod@example.com"}})
+		// Real time: the worker runs in a whole server over real sockets,
+		// which testing/synctest cannot fake.
 		deadline := time.Now().Add(20 * time.Second)
 		for {
 			if l, _ := m.Mail.List(10); len(l) > 0 {

@@ -3,6 +3,12 @@
 // JetStream store in the data directory; with a URL it connects to an
 // external NATS cluster instead. The apps see one Bus either way, so the same
 // code serves embedded and cluster mode.
+//
+// An app rarely uses the Bus directly: live events reach other instances
+// through internal/live, cache stamps through internal/version, and job
+// wake-ups through internal/jobs. Use Publish and Subscribe for another
+// message between instances that may be lost without harm; what must not be
+// lost is a row (a job), written in the transaction of its change.
 package pubsub
 
 import (

@@ -3,6 +3,12 @@
 // Local is the in-process implementation (token buckets from
 // golang.org/x/time/rate). Cluster mode will add a Redis implementation (GCRA)
 // behind the same interface, so that every instance shares the counts.
+//
+// Use it on any action a client can repeat cheaply that costs the site
+// dearly or floods other users: a password check, an account, a post, a
+// mail. Keep the Limiter in the app's Deps (tests pass Unlimited), ask it
+// before the work, and refuse with errs.Slow(retryAfter, ...): a 429 with
+// Retry-After, and a form shown again with the wait.
 package ratelimit
 
 import (

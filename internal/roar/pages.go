@@ -170,6 +170,18 @@ func (a *App) servePage(w http.ResponseWriter, r *http.Request, name string, bui
 	})
 }
 
+// hot finds the visitors' page name (see serveCached) in the cache at the
+// current version: the site's hot lane serves it with no handler in between.
+func (a *App) hot(name string) web.HotFunc {
+	return func(r *http.Request, _ string) (*web.Page, bool) {
+		v, err := a.visitorVersion(r.Context())
+		if err != nil {
+			return nil, false
+		}
+		return a.pages.Hit(name, v)
+	}
+}
+
 // serveCached serves visitors bytes built by build, cached at the visitors'
 // version as a web.Page (ETag, gzip; cache.Pages): a hit costs no query, no
 // rendering, no compression, no decoding.

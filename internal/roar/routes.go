@@ -34,6 +34,9 @@ func (a *App) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /roar/r/{id}/dismiss", a.reportDismiss)
 	mux.HandleFunc("POST /roar/u/{name}/{verb}", a.relationSet)
 	a.apiRoutes(mux)
+	// Visitors' cached pages, served ahead of the middleware chain on a hit.
+	a.Site.Hot("GET /roar/{$}", a.hot("page:public"))
+	a.Site.Hot("GET /roar/api/roars", a.hot("api:public"))
 }
 
 // pathID is the {id} path value as a roar id; anything else is not found.

@@ -1,7 +1,9 @@
 // Package text holds the one set of rules every app applies to text typed by
 // users (names, titles, roars, comments, bios, descriptions), so that the
 // same input is accepted or refused the same way everywhere, with a written
-// message naming the field.
+// message naming the field. Every field a user types in, in every app, is
+// cleaned by a Field before it is validated further or stored; Len counts
+// characters as the Field does.
 //
 // A Field cleans and checks a value in this order:
 //

@@ -15,6 +15,12 @@
 //     message was lost. Fresh reads it every time (signed-in users see their
 //     own writes made through another instance).
 //
+// Use it for anything cached whose content follows a thing's writes: key the
+// cache entry with the thing's stamp (Get for visitors, Fresh for a user who
+// has just written), and after each commit tell the service (Raise or Bump),
+// so that the next read builds a new entry. For's choice of Memory or
+// Database follows the database.
+//
 // Cluster mode will add a Redis implementation of the same interface.
 package version
 

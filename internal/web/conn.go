@@ -151,12 +151,20 @@ func releaseHeld(r *http.Request) {
 	}
 }
 
+// smallBody is a body that leaves with its header in one write of net/http's
+// 4 KiB buffer without holding: a page's headers take under 1 KiB.
+const smallBody = 2 << 10
+
 // WriteWhole writes body, the rest of the response, so that the whole of it
 // (the header and the body) goes to the kernel in one write: what net/http
 // flushes meanwhile is held, and when the length is known (Content-Length
 // set) what it still buffers is flushed into the held bytes too, so that a
 // body just past net/http's 4 KiB buffer does not leave as a second write.
 func WriteWhole(w http.ResponseWriter, r *http.Request, body []byte) {
+	if len(body) <= smallBody {
+		w.Write(body) // it and the header fit net/http's buffer: one write anyway
+		return
+	}
 	h := Hold(r)
 	defer h.Release()
 	w.Write(body)

@@ -54,6 +54,12 @@ func TestWriteWholeIsOneWrite(t *testing.T) {
 		case "/edge": // just past net/http's 4 KiB buffer, header included
 			w.Header().Set("Content-Length", strconv.Itoa(len(edge)))
 			WriteWhole(w, r, edge)
+		case "/small": // no holding, with a page's headers
+			for _, kv := range pageHeaders {
+				w.Header()[kv.key] = kv.val
+			}
+			w.Header().Set("Content-Length", strconv.Itoa(smallBody))
+			WriteWhole(w, r, body[:smallBody])
 		case "/plain":
 			w.Header().Set("Content-Length", "32000")
 			w.Write(body)
@@ -83,6 +89,8 @@ func TestWriteWholeIsOneWrite(t *testing.T) {
 			want = big
 		case "/edge":
 			want = edge
+		case "/small":
+			want = body[:smallBody]
 		}
 		before := writes.Load()
 		res, err := srv.Client().Get(srv.URL + path)
@@ -102,6 +110,9 @@ func TestWriteWholeIsOneWrite(t *testing.T) {
 		}
 		if n := get("/edge"); n != 1 {
 			t.Errorf("edge: %d writes, want 1", n)
+		}
+		if n := get("/small"); n != 1 {
+			t.Errorf("small: %d writes, want 1", n)
 		}
 		if n := get("/chunked"); n != 2 { // the held round, then the last chunk
 			t.Errorf("chunked: %d writes, want 2", n)

@@ -49,20 +49,42 @@ func ContextWithRequestID(ctx context.Context, id string) context.Context {
 // process's random prefix and a counter (cheap, unique per process start),
 // which the logs carry.
 func WithRequestID(next http.Handler) http.Handler {
-	b := make([]byte, 6)
-	rand.Read(b)
-	prefix := base64.RawURLEncoding.EncodeToString(b) + "-"
-	var n atomic.Uint64
+	ids := newRequestIDs()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := r.Header.Get("X-Request-Id")
-		if len(id) == 0 || len(id) > 64 {
-			id = prefix + strconv.FormatUint(n.Add(1), 36)
-		} else {
+		id, echo := ids.of(r)
+		if echo {
 			w.Header()["X-Request-Id"] = []string{id}
+		} else {
+			id = ids.next()
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey, id)))
 	})
 }
+
+// requestIDs makes request ids: a random prefix and a counter.
+type requestIDs struct {
+	prefix string
+	n      atomic.Uint64
+}
+
+func newRequestIDs() *requestIDs {
+	b := make([]byte, 6)
+	rand.Read(b)
+	return &requestIDs{prefix: base64.RawURLEncoding.EncodeToString(b) + "-"}
+}
+
+// of returns r's incoming X-Request-Id and true if it is sane (to be echoed),
+// else "" and false.
+func (ids *requestIDs) of(r *http.Request) (string, bool) {
+	id := r.Header.Get("X-Request-Id")
+	if len(id) == 0 || len(id) > 64 {
+		return "", false
+	}
+	return id, true
+}
+
+// next returns a new id.
+func (ids *requestIDs) next() string { return ids.prefix + strconv.FormatUint(ids.n.Add(1), 36) }
 
 // statusWriter records the status and size of a response.
 type statusWriter struct {
@@ -187,7 +209,7 @@ func SecurityHeaders(next http.Handler) http.Handler {
 		for _, kv := range hs {
 			h[kv.key] = kv.val
 		}
-		if r.TLS != nil {
+		if IsHTTPS(r) {
 			h["Strict-Transport-Security"] = hsts
 		}
 		next.ServeHTTP(w, r)

@@ -6,18 +6,24 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/fnv"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Page is a rendered response kept in the cache with its ETag and its gzip
-// bytes, so that a hit costs no rendering and no compression.
+// bytes, so that a hit costs no rendering and no compression. A page that
+// compresses keeps only its gzip bytes (almost every client accepts gzip; a
+// page is several times its gzip): the rare client that does not gets them
+// inflated as they are sent.
 type Page struct {
 	ETag        string
 	ContentType string
-	Body        []byte
-	Gzip        []byte
+	Body        []byte // the identity bytes; nil when only Gzip is kept
+	Gzip        []byte // the gzip bytes; nil when they would not be smaller
+	Size        int    // the identity bytes' length
 
 	hdr *pageHeader // header values made once per page, not per hit
 }
@@ -33,7 +39,7 @@ func (p *Page) header() *pageHeader {
 	if p.hdr == nil {
 		p.hdr = &pageHeader{
 			etag: []string{p.ETag}, contentType: []string{p.ContentType},
-			lenBody: []string{strconv.Itoa(len(p.Body))}, lenGzip: []string{strconv.Itoa(len(p.Gzip))},
+			lenBody: []string{strconv.Itoa(p.Size)}, lenGzip: []string{strconv.Itoa(len(p.Gzip))},
 		}
 	}
 	return p.hdr
@@ -47,39 +53,89 @@ func NewPage(contentType string, body []byte, etag string) *Page {
 		h.Write(body)
 		etag = `"` + strconv.FormatUint(h.Sum64(), 36) + `"`
 	}
+	p := &Page{ETag: etag, ContentType: contentType, Size: len(body)}
 	var gz bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	zw, _ := pageGzips.Get().(*gzip.Writer)
+	if zw == nil {
+		zw, _ = gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	} else {
+		zw.Reset(&gz)
+	}
 	zw.Write(body)
 	zw.Close()
-	p := &Page{ETag: etag, ContentType: contentType, Body: body, Gzip: gz.Bytes()}
+	pageGzips.Put(zw)
+	if gz.Len() < len(body) {
+		p.Gzip = bytes.Clone(gz.Bytes()) // its own size: cached for long
+	} else {
+		p.Body = body
+	}
 	p.header()
 	return p
 }
 
-// Encode serializes the page for a cache backend.
+// pageGzips are the writers of NewPage: one at the best level allocates
+// about a megabyte, which a render per page version would make garbage.
+var pageGzips sync.Pool
+
+// Bytes returns the page's identity bytes (inflated if only gzip is kept).
+func (p *Page) Bytes() ([]byte, error) {
+	if p.Gzip == nil {
+		return p.Body, nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(p.Gzip))
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(zr)
+}
+
+// Encode serializes the page for a cache backend, in one allocation of
+// exactly its size (a backend keeps it as it is).
 func (p *Page) Encode() []byte {
-	var b []byte
-	for _, f := range [][]byte{[]byte(p.ETag), []byte(p.ContentType), p.Body, p.Gzip} {
+	fields := [...][]byte{[]byte(p.ETag), []byte(p.ContentType), p.Body, p.Gzip}
+	n := binary.MaxVarintLen64
+	for _, f := range fields {
+		n += binary.MaxVarintLen64 + len(f)
+	}
+	b := make([]byte, 0, n)
+	b = binary.AppendUvarint(b, uint64(p.Size))
+	for _, f := range fields {
 		b = binary.AppendUvarint(b, uint64(len(f)))
 		b = append(b, f...)
 	}
-	return b
+	return b[:len(b):len(b)]
 }
 
 // DecodePage is the inverse of Encode; the page's slices alias b.
 func DecodePage(b []byte) (*Page, error) {
+	size, k := binary.Uvarint(b)
+	if k <= 0 || size > 1<<40 {
+		return nil, errCorruptPage
+	}
+	b = b[k:]
 	var f [4][]byte
 	for i := range f {
 		n, k := binary.Uvarint(b)
 		if k <= 0 || uint64(len(b)-k) < n {
-			return nil, errors.New("web: corrupt cached page")
+			return nil, errCorruptPage
 		}
 		f[i], b = b[k:k+int(n)], b[k+int(n):]
 	}
-	p := &Page{ETag: string(f[0]), ContentType: string(f[1]), Body: f[2], Gzip: f[3]}
+	p := &Page{ETag: string(f[0]), ContentType: string(f[1]), Size: int(size)}
+	if len(f[2]) > 0 || len(f[3]) == 0 {
+		p.Body = f[2]
+	}
+	if len(f[3]) > 0 {
+		p.Gzip = f[3]
+	}
+	if (p.Gzip == nil && len(p.Body) != p.Size) || (p.Gzip != nil && p.Body != nil) {
+		return nil, errCorruptPage
+	}
 	p.header()
 	return p, nil
 }
+
+var errCorruptPage = errors.New("web: corrupt cached page")
 
 // NotModified answers 304 and returns true if the request's If-None-Match
 // matches etag; otherwise it sets the ETag header and returns false.
@@ -124,16 +180,44 @@ func (p *Page) Serve(w http.ResponseWriter, r *http.Request) {
 	}
 	h := w.Header()
 	h["Content-Type"] = hv.contentType
-	body, length := p.Body, hv.lenBody
-	if len(p.Gzip) > 0 && acceptsGzip(r) {
-		h["Content-Encoding"] = gzipEnc
-		body, length = p.Gzip, hv.lenGzip
+	if p.Gzip == nil || !acceptsGzip(r) {
+		h["Content-Length"] = hv.lenBody
+		w.WriteHeader(http.StatusOK)
+		if r.Method == http.MethodHead {
+			return
+		}
+		if p.Gzip == nil {
+			WriteWhole(w, r, p.Body)
+		} else {
+			p.inflate(w)
+		}
+		return
 	}
-	h["Content-Length"] = length
+	h["Content-Encoding"] = gzipEnc
+	h["Content-Length"] = hv.lenGzip
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
-		WriteWhole(w, r, body)
+		WriteWhole(w, r, p.Gzip)
 	}
+}
+
+// gzipReaders are reused for the rare client that does not accept gzip.
+var gzipReaders sync.Pool
+
+// inflate writes the page's identity bytes, inflating its gzip bytes.
+func (p *Page) inflate(w io.Writer) {
+	zr, _ := gzipReaders.Get().(*gzip.Reader)
+	var err error
+	if zr == nil {
+		zr, err = gzip.NewReader(bytes.NewReader(p.Gzip))
+	} else {
+		err = zr.Reset(bytes.NewReader(p.Gzip))
+	}
+	if err != nil { // our own bytes: cannot happen but for memory corruption
+		panic(err)
+	}
+	io.Copy(w, zr)
+	gzipReaders.Put(zr)
 }
 
 // acceptsGzip reports whether the request's Accept-Encoding allows gzip

@@ -22,6 +22,9 @@ type Site struct {
 	Assets *Assets
 	Log    *slog.Logger
 	Apps   []AppLink // the apps in the top navigation, in order
+
+	hotExact  map[string]*hotRoute // cached public pages served ahead of the chain (Hot)
+	hotPrefix []*hotRoute
 }
 
 // AppLink is one app in the navigation and on the landing page.

@@ -20,12 +20,31 @@ import (
 func TestPageRoundTripAndConditionalGET(t *testing.T) {
 	body := []byte(strings.Repeat("<p>hello</p>", 200))
 	p := NewPage("text/html; charset=utf-8", body, `"v1"`)
-	q, err := DecodePage(p.Encode())
-	if err != nil || q.ETag != `"v1"` || !bytes.Equal(q.Body, body) || !bytes.Equal(q.Gzip, p.Gzip) {
-		t.Fatalf("round trip lost data: %v", err)
+	enc := p.Encode()
+	if len(enc) != cap(enc) {
+		t.Errorf("encoded page: length %d, capacity %d; a cache would hold the spare bytes", len(enc), cap(enc))
+	}
+	q, err := DecodePage(enc)
+	if err != nil || q.ETag != `"v1"` || q.Body != nil || q.Size != len(body) || !bytes.Equal(q.Gzip, p.Gzip) {
+		t.Fatalf("round trip lost data (or kept the identity bytes beside the gzip ones): %v", err)
+	}
+	if b, err := q.Bytes(); err != nil || !bytes.Equal(b, body) {
+		t.Fatalf("Bytes: %d bytes, %v", len(b), err)
 	}
 	if _, err := DecodePage([]byte{200, 1}); err == nil {
 		t.Error("corrupt bytes decoded without error")
+	}
+	// A body gzip does not shrink is kept as it is.
+	tiny := NewPage("text/plain", []byte("ok"), "")
+	if tiny.Gzip != nil || string(tiny.Body) != "ok" {
+		t.Errorf("tiny page: gzip %d bytes, body %q", len(tiny.Gzip), tiny.Body)
+	}
+	if tq, err := DecodePage(tiny.Encode()); err != nil || string(tq.Body) != "ok" || tq.Gzip != nil || tq.Size != 2 {
+		t.Errorf("tiny page round trip: %+v, %v", tq, err)
+	}
+	both := &Page{ETag: `"x"`, Body: body, Gzip: p.Gzip, Size: len(body)}
+	if _, err := DecodePage(both.Encode()); err == nil {
+		t.Error("a page with both encodings decoded: only one is ever stored")
 	}
 	// gzip when accepted, and the bytes decompress to the body.
 	r := httptest.NewRequest("GET", "/", nil)
@@ -44,8 +63,10 @@ func TestPageRoundTripAndConditionalGET(t *testing.T) {
 	r.Header.Set("Accept-Encoding", "gzip;q=0")
 	w = httptest.NewRecorder()
 	q.Serve(w, r)
-	if w.Header().Get("Content-Encoding") != "" || !bytes.Equal(w.Body.Bytes(), body) {
-		t.Error("gzip sent to a client that refused it")
+	if w.Header().Get("Content-Encoding") != "" || !bytes.Equal(w.Body.Bytes(), body) ||
+		w.Header().Get("Content-Length") != fmt.Sprint(len(body)) {
+		t.Errorf("a client that refused gzip: encoding %q, %d bytes, Content-Length %s",
+			w.Header().Get("Content-Encoding"), w.Body.Len(), w.Header().Get("Content-Length"))
 	}
 	// 304 on a matching If-None-Match, also in a list and weak.
 	for _, inm := range []string{`"v1"`, `"x", W/"v1"`, `*`} {
