@@ -16,9 +16,10 @@
 //     Forms that fail validation are rendered again with the text kept.
 //     They make no decision and never call the Store. Caching a whole
 //     response is theirs too: visitors' pages and the public API page
-//     (serveCached, cache.Pages), the rendered roar articles (fragment.go),
-//     and dressing the live events with a roar's HTML and API form
-//     (App.announce) before the hub sends them.
+//     (serveCached, cache.Pages; a hit is served by the site's hot lane,
+//     App.hot), the rendered roar articles (fragment.go), and dressing the
+//     live events with a roar's HTML and API form (App.announce) before the
+//     hub sends them.
 //   - The Service (service*.go) owns every decision and write: sign-in,
 //     the author or a moderator (delete, reports), validation (CleanBody,
 //     a report's reason), the posting rate limit (Deps.PostLimit), the
