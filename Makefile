@@ -20,7 +20,7 @@ test-browser: ## the browser tests (Debian's chromium)
 	TUTTI_TEST_BROWSER=1 $(GO) test -count=1 -timeout 10m -run Browser ./internal/...
 
 generate: ## templ components -> Go
-	$(GO) tool templ generate
+	$(GO) tool templ generate -include-version=false
 
 check-generated: generate ## fail if generated files are not committed
 	git diff --exit-code -- '*_templ.go'
