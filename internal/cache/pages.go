@@ -70,7 +70,7 @@ func (p *Pages) Get(ctx context.Context, key string, version int64, render Rende
 	if pg, ok := p.Hit(key, version); ok {
 		return pg, nil
 	}
-	b, err := p.c.Fetch(ctx, p.prefix+":"+key+"@"+strconv.FormatInt(version, 10), func(ctx context.Context) ([]byte, time.Duration, error) {
+	b, err := p.c.Fetch(ctx, p.cacheKey(key, version), func(ctx context.Context) ([]byte, time.Duration, error) {
 		pg, ttl, err := render(ctx)
 		if err != nil {
 			return nil, 0, err
@@ -91,6 +91,11 @@ func (p *Pages) Get(ctx context.Context, key string, version int64, render Rende
 	return pg, nil
 }
 
+// cacheKey is the shared cache's key of key's page at version.
+func (p *Pages) cacheKey(key string, version int64) string {
+	return p.prefix + ":" + key + "@" + strconv.FormatInt(version, 10)
+}
+
 // keep records pg as key's page at version, unless a newer one is kept.
 func (p *Pages) keep(key string, version int64, pg *web.Page) {
 	e := &pageEntry{version, pg, int64(len(key) + len(pg.ETag) + len(pg.Body) + len(pg.Gzip) + pageOverhead)}
@@ -106,6 +111,11 @@ func (p *Pages) keep(key string, version int64, pg *web.Page) {
 		}
 		if p.m.CompareAndSwap(key, old, e) {
 			p.grow(key, e.weight-o.weight)
+			if o.version != version {
+				// Nobody asks for the old version again: its bytes leave
+				// the shared cache now rather than at the end of its ttl.
+				p.c.Delete(context.Background(), p.cacheKey(key, o.version))
+			}
 			return
 		}
 	}

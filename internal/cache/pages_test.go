@@ -51,6 +51,9 @@ func TestPagesRenderOncePerVersion(t *testing.T) {
 	if _, ok := p.Hit("k", 1); ok {
 		t.Fatal("old version still a hit")
 	}
+	if _, ok := c.Get(ctx, "test:page:k@1"); ok {
+		t.Fatal("the old version's bytes stay in the shared cache")
+	}
 	// A slow reader that loaded an older version does not undo the newer.
 	p.keep("k", 1, web.NewPage("text/plain", []byte("old"), ""))
 	if pg, ok := p.Hit("k", 2); !ok || string(pg.Body) != "two" {
