@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # measure-meet.sh: the measurements of the README's meet table, reproducible.
+# TUTTI_BIN names another binary to measure (default ./bin/tutti).
 #   scripts/measure-meet.sh embedded|postgres [phase-seconds] [rates]
 # Starts a fresh tutti pinned to CPU 0 (GOMAXPROCS=1 follows the affinity),
 # seeds meet, and runs `tutti load` pinned to CPU 1. Results go to out/.
@@ -10,8 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-embedded}; secs=${2:-60}; rates=${3:-2,4,8,16,32,64,128}
 mkdir -p out
-bin=./bin/tutti
-[ -x $bin ] || make build >/dev/null
+bin=${TUTTI_BIN:-./bin/tutti}
+[ -x "$bin" ] || make build >/dev/null
 data=$(mktemp -d)
 port=$((20000 + RANDOM % 20000))
 dburl=""

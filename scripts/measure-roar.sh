@@ -12,7 +12,8 @@
 # index, login, read, write and mixed; the open model (the scenarios' default
 # arrival rates, each for SECONDS) for index and read; then the fan-out: LISTENERS clients on
 # /roar/stream while 4 posters post 10 roars/s. Results go to out/ as JSON and
-# HTML, and a summary table to out/roar-MODE-summary.txt.
+# HTML, and a summary table to out/roar-MODE-summary.txt. TUTTI_BIN names
+# another binary to measure (default ./bin/tutti).
 # For postgres, TUTTI_TEST_POSTGRES (or the local default) names a server; a
 # fresh database tutti_measure is created on it. PostgreSQL's own processes
 # are not pinned.
@@ -20,8 +21,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-embedded}; secs=${2:-30}; sessions=${3:-1 10 50 100}; listeners=${4:-10000}
 mkdir -p out
-bin=./bin/tutti
-[ -x $bin ] || make build >/dev/null
+bin=${TUTTI_BIN:-./bin/tutti}
+[ -x "$bin" ] || make build >/dev/null
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 data=$(mktemp -d)
 port=$((20000 + RANDOM % 20000))
