@@ -130,16 +130,7 @@ func (s *Site) hotFind(rt *hotRoute, r *http.Request, arg string) (pg *Page, ok 
 // and access log line.
 func (s *Site) serveHot(w http.ResponseWriter, r *http.Request, rt *hotRoute, pg *Page, start time.Time, ids *requestIDs) {
 	h := w.Header()
-	hs := pageHeaders
-	if IsAPI(r.URL.Path) {
-		hs = apiHeaders
-	}
-	for _, kv := range hs {
-		h[kv.key] = kv.val
-	}
-	if IsHTTPS(r) {
-		h["Strict-Transport-Security"] = hsts
-	}
+	setSecurityHeaders(h, r)
 	id, echo := ids.of(r)
 	if echo {
 		h["X-Request-Id"] = []string{id}
@@ -174,9 +165,6 @@ func (s *Site) serveHot(w http.ResponseWriter, r *http.Request, rt *hotRoute, pg
 		if id == "" {
 			id = ids.next()
 		}
-		s.Log.LogAttrs(r.Context(), slog.LevelInfo, "request",
-			slog.String("id", id), slog.String("method", r.Method),
-			slog.String("path", r.URL.Path), slog.Int("status", sw.status),
-			slog.Int("bytes", sw.size), slog.Duration("took", d))
+		logRequest(s.Log, r, id, &sw, d)
 	}
 }

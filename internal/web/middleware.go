@@ -132,13 +132,18 @@ func Observe(log *slog.Logger, m *Metrics) Middleware {
 			}
 			m.observe(r, sw.status, d)
 			if log.Enabled(r.Context(), slog.LevelInfo) {
-				log.LogAttrs(r.Context(), slog.LevelInfo, "request",
-					slog.String("id", RequestID(r.Context())), slog.String("method", r.Method),
-					slog.String("path", r.URL.Path), slog.Int("status", sw.status),
-					slog.Int("bytes", sw.size), slog.Duration("took", d))
+				logRequest(log, r, RequestID(r.Context()), sw, d)
 			}
 		})
 	}
+}
+
+// logRequest writes a request's access log line.
+func logRequest(log *slog.Logger, r *http.Request, id string, sw *statusWriter, d time.Duration) {
+	log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+		slog.String("id", id), slog.String("method", r.Method),
+		slog.String("path", r.URL.Path), slog.Int("status", sw.status),
+		slog.Int("bytes", sw.size), slog.Duration("took", d))
 }
 
 // Recover turns a panic into a 500 page and logs it with the stack.
@@ -201,19 +206,23 @@ var hsts = []string{"max-age=31536000"}
 // apiHeaders for paths of the form /APP/api/..., and HSTS behind TLS.
 func SecurityHeaders(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hs := pageHeaders
-		if IsAPI(r.URL.Path) {
-			hs = apiHeaders
-		}
-		h := w.Header()
-		for _, kv := range hs {
-			h[kv.key] = kv.val
-		}
-		if IsHTTPS(r) {
-			h["Strict-Transport-Security"] = hsts
-		}
+		setSecurityHeaders(w.Header(), r)
 		next.ServeHTTP(w, r)
 	})
+}
+
+// setSecurityHeaders sets r's response's security headers in h.
+func setSecurityHeaders(h http.Header, r *http.Request) {
+	hs := pageHeaders
+	if IsAPI(r.URL.Path) {
+		hs = apiHeaders
+	}
+	for _, kv := range hs {
+		h[kv.key] = kv.val
+	}
+	if IsHTTPS(r) {
+		h["Strict-Transport-Security"] = hsts
+	}
 }
 
 // IsAPI reports whether path is under an app's JSON API: /APP/api/...
