@@ -98,11 +98,19 @@ func Open(ctx context.Context, url, dataDir string) (*DB, error) {
 	return openSQLite(ctx, path)
 }
 
+// sqliteURI is path as an SQLite URI filename: a '?' or '#' in it (a data
+// directory named so) would otherwise end the path and cut off the
+// connection's settings (WAL, busy timeout, foreign keys) with it.
+func sqliteURI(path string) string {
+	return "file:" + strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
+}
+
 func openSQLite(ctx context.Context, path string) (*DB, error) {
 	// busy_timeout first, so that the journal_mode change itself waits for locks.
 	pragmas := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)" +
 		"&_pragma=foreign_keys(ON)&_pragma=temp_store(MEMORY)&_pragma=cache_size(-32000)&_time_format=sqlite"
-	w, err := sql.Open("sqlite", "file:"+path+"?"+pragmas+"&_txlock=immediate")
+	uri := sqliteURI(path)
+	w, err := sql.Open("sqlite", uri+"?"+pragmas+"&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("db: open sqlite: %w", err)
 	}
@@ -113,7 +121,7 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 		w.Close()
 		return nil, fmt.Errorf("db: open sqlite %s: %w", path, err)
 	}
-	r, err := sql.Open("sqlite", "file:"+path+"?"+pragmas+"&_pragma=query_only(ON)")
+	r, err := sql.Open("sqlite", uri+"?"+pragmas+"&_pragma=query_only(ON)")
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("db: open sqlite: %w", err)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"testing/fstest"
@@ -116,4 +118,27 @@ func TestMigrateTwiceIsNoop(t *testing.T) {
 			t.Errorf("second migrate: %v", err)
 		}
 	}, testMigrations)
+}
+
+// A data directory whose name holds '?', '#' or '%' still gets its
+// database at that path, with every connection setting applied.
+func TestSQLiteDataDirWithURICharacters(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "a#b?c%41d")
+	d, err := db.Open(ctx, "", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	var fk int
+	var mode string
+	if err := db.Scan(d.QueryRow(ctx, "PRAGMA foreign_keys"), &fk); err != nil || fk != 1 {
+		t.Errorf("foreign_keys = %d, %v; want 1", fk, err)
+	}
+	if err := db.Scan(d.QueryRow(ctx, "PRAGMA journal_mode"), &mode); err != nil || mode != "wal" {
+		t.Errorf("journal_mode = %q, %v; want wal", mode, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "tutti.db")); err != nil {
+		t.Errorf("the database is not where the data directory says: %v", err)
+	}
 }
