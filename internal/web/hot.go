@@ -138,16 +138,10 @@ func (s *Site) serveHot(w http.ResponseWriter, r *http.Request, rt *hotRoute, pg
 	sw := statusWriter{ResponseWriter: w}
 	defer func() {
 		if p := recover(); p != nil {
-			if p == http.ErrAbortHandler {
-				panic(p)
-			}
 			if id == "" {
 				id = ids.next()
 			}
-			r = r.WithContext(ContextWithRequestID(r.Context(), id))
-			s.Log.Error("panic", "id", id, "panic", p, "stack", string(debug.Stack()))
-			releaseHeld(r)
-			s.Error(w, r, errPanic)
+			s.panicked(w, r.WithContext(ContextWithRequestID(r.Context(), id)), p)
 		}
 	}()
 	pg.Serve(&sw, r)

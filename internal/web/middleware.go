@@ -152,17 +152,23 @@ func Recover(s *Site) Middleware {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			defer func() {
 				if p := recover(); p != nil {
-					if p == http.ErrAbortHandler {
-						panic(p)
-					}
-					s.Log.Error("panic", "id", RequestID(r.Context()), "panic", p, "stack", string(debug.Stack()))
-					releaseHeld(r)
-					s.Error(w, r, errPanic)
+					s.panicked(w, r, p)
 				}
 			}()
 			next.ServeHTTP(w, r)
 		})
 	}
+}
+
+// panicked answers a handler's panic p: logged with its stack, what the
+// connection holds released, a 500 page. http.ErrAbortHandler goes on up.
+func (s *Site) panicked(w http.ResponseWriter, r *http.Request, p any) {
+	if p == http.ErrAbortHandler {
+		panic(p)
+	}
+	s.Log.Error("panic", "id", RequestID(r.Context()), "panic", p, "stack", string(debug.Stack()))
+	releaseHeld(r)
+	s.Error(w, r, errPanic)
 }
 
 // CSP is the Content-Security-Policy of every page: only our own scripts and
