@@ -62,7 +62,7 @@ func (s *Service) resetPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	if ok, retry := s.mailing.resetPerIP.Allow(ctx, "reset:ip:"+clientIP(r)); !ok {
+	if ok, retry := s.mailing.resetPerIP.Allow(ctx, "reset:ip:"+web.ClientIP(r)); !ok {
 		s.Site.Error(w, r, errs.Slow(retry, "Too many requests. Please wait a moment and try again."))
 		return
 	}

@@ -103,7 +103,7 @@ func (s *Service) loadUser(sm *scs.SessionManager, next http.Handler) http.Handl
 func (s *Service) Login(w http.ResponseWriter, r *http.Request, login, password string) (*User, error) {
 	ctx := r.Context()
 	login = strings.TrimSpace(login)
-	if ok, retry := s.lim().LoginPerIP.Allow(ctx, "login:ip:"+clientIP(r)); !ok {
+	if ok, retry := s.lim().LoginPerIP.Allow(ctx, "login:ip:"+web.ClientIP(r)); !ok {
 		return nil, tooMany(retry, "Too many login attempts.")
 	}
 	if ok, retry := s.lim().LoginPerAccount.Allow(ctx, "login:acct:"+strings.ToLower(login)); !ok {
@@ -183,7 +183,7 @@ func (s *Service) SignupAndLogin(w http.ResponseWriter, r *http.Request, in Sign
 	if f := in.Validate(); len(f) > 0 { // a typo does not count against the limit
 		return nil, errs.Fields(f)
 	}
-	if ok, retry := s.lim().SignupPerIP.Allow(ctx, "signup:ip:"+clientIP(r)); !ok {
+	if ok, retry := s.lim().SignupPerIP.Allow(ctx, "signup:ip:"+web.ClientIP(r)); !ok {
 		return nil, tooMany(retry, "Too many sign-ups from here.")
 	}
 	u, err := s.Create(ctx, in)
@@ -210,10 +210,6 @@ func (s *Service) clearUserCookie(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, &http.Cookie{Name: UserCookieName, Value: "", Path: "/", MaxAge: -1,
 		SameSite: http.SameSiteLaxMode, Secure: s.secure(r)})
 }
-
-// clientIP is the client's address (behind a trusted proxy, the one it
-// forwarded: see web.Proxies).
-func clientIP(r *http.Request) string { return web.ClientIP(r) }
 
 // SafeNext returns next if it is a same-site relative path ("/meet/..."),
 // else "": no scheme, no host, no "//" or "/\" (which browsers read as a

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/text"
 )
 
 // page is what a timeline-like page shows.
@@ -57,7 +58,7 @@ func avatarURL(a Author) string {
 	return (&auth.User{Avatar: a.Avatar}).AvatarURL()
 }
 
-func left(body string) string { return strconv.Itoa(MaxLen - utf8.RuneCountInString(body)) }
+func left(body string) string { return strconv.Itoa(MaxLen - text.Len(body)) }
 
 func boolStr(b bool) string {
 	if b {

@@ -240,22 +240,11 @@ func IsAPI(path string) bool {
 	return i >= 0 && strings.HasPrefix(path[i+2:], "api/")
 }
 
-// LimitBody caps request bodies at n bytes; reading past it fails and the
+// LimitBody caps request bodies at n bytes, or a route of routes registered
+// with MaxBody at its own limit (looked up before the handler runs, so a
+// Content-Length past the route's limit is refused unread, with the site's
+// 413 page or problem details for the API); reading past it fails and the
 // handler answers 413 (see IsTooLarge).
-func LimitBody(n int64) Middleware { return LimitBodyWith(n, nil) }
-
-// LimitBodyWith is LimitBody where a route of routes registered with MaxBody
-// gets its own limit instead of n (looked up before the handler runs, so a
-// Content-Length past the route's limit is refused unread). A body that
-// announces more than its cap is refused with a plain 413.
-func LimitBodyWith(n int64, routes *http.ServeMux) Middleware {
-	return limitBody(n, routes, func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, "The request is too large.", http.StatusRequestEntityTooLarge)
-	})
-}
-
-// LimitBody is LimitBodyWith answering with the site's 413 page (or problem
-// details for the API).
 func (s *Site) LimitBody(n int64, routes *http.ServeMux) Middleware {
 	return limitBody(n, routes, func(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, errTooLarge)

@@ -78,15 +78,13 @@ func NewPage(contentType string, body []byte, etag string) *Page {
 var pageGzips sync.Pool
 
 // Bytes returns the page's identity bytes (inflated if only gzip is kept).
-func (p *Page) Bytes() ([]byte, error) {
+func (p *Page) Bytes() []byte {
 	if p.Gzip == nil {
-		return p.Body, nil
+		return p.Body
 	}
-	zr, err := gzip.NewReader(bytes.NewReader(p.Gzip))
-	if err != nil {
-		return nil, err
-	}
-	return io.ReadAll(zr)
+	var b bytes.Buffer
+	p.inflate(&b)
+	return b.Bytes()
 }
 
 // Encode serializes the page for a cache backend, in one allocation of
