@@ -8,8 +8,6 @@ import (
 
 // Formatting helpers for the templates.
 
-func fmtDay(t time.Time, loc *time.Location) string { return t.In(loc).Format("Mon 2 Jan 2006") }
-
 // fmtRange is a range of instants in loc; a time whose wall clock occurs
 // twice there (a repeated hour) carries its UTC offset, so that the two
 // passes of the hour read differently.

@@ -88,7 +88,7 @@ func (in PollInput) Validate(now time.Time) (Poll, map[string]string) {
 	}
 	d, ok := parseDuration(in.Duration)
 	if !ok {
-		errs["duration"] = "Pick how long the meeting lasts: 15 minutes to a day, on the quarter hour."
+		errs["duration"] = msgDuration
 	}
 	p.DurationMinutes = int(d / time.Minute)
 	if len(errs) == 0 {
@@ -115,6 +115,9 @@ func (p *Poll) Input() PollInput {
 	}
 	return in
 }
+
+// msgDuration is the message of a meeting length parseDuration refuses.
+const msgDuration = "Pick how long the meeting lasts: 15 minutes to a day, on the quarter hour."
 
 // parseDuration reads a meeting length in minutes (empty: DefaultDuration):
 // a multiple of 15 from MinDuration to MaxDuration.

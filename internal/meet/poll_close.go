@@ -29,7 +29,7 @@ func (in CloseInput) Validate(p *Poll) (start, end time.Time, fields map[string]
 	if strings.TrimSpace(in.Duration) != "" {
 		var ok bool
 		if d, ok = parseDuration(in.Duration); !ok {
-			fields["duration"] = "Pick how long the meeting lasts: 15 minutes to a day, on the quarter hour."
+			fields["duration"] = msgDuration
 		}
 	}
 	if c := strings.TrimSpace(in.Choice); c != "" && c != "other" {

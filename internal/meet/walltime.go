@@ -55,11 +55,9 @@ func WallTime(y int, mo time.Month, d, minute int, loc *time.Location) (time.Tim
 	// an instant u shows it when u + offset(u) == wall.
 	wall := time.Date(y, mo, d, 0, minute, 0, 0, time.UTC).Unix()
 	// Fast path: far (36 hours) from any transition, one candidate.
-	if _, off := time.Unix(wall, 0).In(loc).Zone(); true {
-		t := time.Unix(wall-int64(off), 0).In(loc)
-		if _, o := t.Zone(); o == off && farFromTransition(t, 36*time.Hour) {
-			return t, WallExact
-		}
+	_, off := time.Unix(wall, 0).In(loc).Zone()
+	if t := time.Unix(wall-int64(off), 0).In(loc); zoneOffset(t) == off && farFromTransition(t, 36*time.Hour) {
+		return t, WallExact
 	}
 	var found []int64
 	var jump int64
@@ -152,4 +150,9 @@ func fmtClock(t time.Time, loc *time.Location, layout string) string {
 		s += " (" + fmtOffset(l) + ")"
 	}
 	return s
+}
+
+func zoneOffset(t time.Time) int {
+	_, off := t.Zone()
+	return off
 }

@@ -300,7 +300,7 @@ func (a *App) notificationsSeen(w http.ResponseWriter, r *http.Request) {
 	}
 	upTo, err := strconv.ParseInt(r.PostForm.Get("up_to"), 10, 64)
 	if err != nil || upTo <= 0 {
-		a.Site.Error(w, r, errs.E(errs.Invalid, "The form does not say which notifications were read."))
+		a.Site.Error(w, r, errs.E(errs.Invalid, "Reload the page and try again: the form did not say which notifications to mark as read."))
 		return
 	}
 	ctx := r.Context()

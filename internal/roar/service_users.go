@@ -16,14 +16,11 @@ func (s *Service) Relate(ctx context.Context, u *auth.User, username, kind strin
 		return errSignIn
 	}
 	if kind != "follow" && kind != "mute" && kind != "block" {
-		return errs.E(errs.Invalid, "One can follow, mute or block someone, nothing else.")
+		return errs.E(errs.Invalid, "You can follow, mute or block someone, nothing else.")
 	}
 	p, err := s.store.Profile(ctx, username, u.ID)
 	if err != nil {
 		return err
-	}
-	if p.ID == u.ID {
-		return errs.E(errs.Invalid, "You cannot %s yourself.", kind)
 	}
 	var sent notified
 	if err := s.write(ctx, func(ctx context.Context, tx *db.Tx) error {
