@@ -155,6 +155,16 @@ func TestResetLinkExpiresAfterAnHour(t *testing.T) {
 			wantStatus(t, res, body, http.StatusGone)
 		}
 		b.login("eve", "password1")
+		// The next token made, anyone's, takes the expired row away.
+		b.signup("fay", "fay@example.com", "password1")
+		if res, body := newBrowser(t, m).post("/account/reset", url.Values{"email": {"fay@example.com"}}); res.StatusCode != http.StatusSeeOther && res.StatusCode != 200 {
+			t.Fatalf("reset for fay: %d %.300s", res.StatusCode, body)
+		}
+		mailTo(t, m, drained(t, m), "fay@example.com", "Reset")
+		var rows, expired int
+		if err := m.DB.QueryRow(ctx, "SELECT count(*), count(CASE WHEN expires_at <= ? THEN 1 END) FROM auth_tokens", time.Now().Unix()).Scan(&rows, &expired); err != nil || rows != 1 || expired != 0 {
+			t.Errorf("tokens after another reset: %d rows, %d expired (%v); want fay's one", rows, expired, err)
+		}
 	})
 }
 

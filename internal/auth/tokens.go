@@ -45,10 +45,12 @@ func validTokenShape(token string) bool {
 }
 
 // insertToken makes a token for userID in tx; the user's earlier unused
-// tokens of the same purpose stop working (only the newest link does).
+// tokens of the same purpose stop working (only the newest link does), and
+// every expired token, anyone's, used or not, goes: a dead link needs no row.
 func (s *Store) insertToken(ctx context.Context, tx *db.Tx, userID int64, purpose, email string) (string, error) {
 	now := s.now()
-	if _, err := tx.Exec(ctx, "DELETE FROM auth_tokens WHERE user_id = ? AND purpose = ? AND used_at = 0", userID, purpose); err != nil {
+	if _, err := tx.Exec(ctx, "DELETE FROM auth_tokens WHERE (user_id = ? AND purpose = ? AND used_at = 0) OR expires_at <= ?",
+		userID, purpose, now.Unix()); err != nil {
 		return "", fmt.Errorf("auth: token: %w", err)
 	}
 	token, hash := newToken()
