@@ -129,7 +129,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		return nil, err
 	}
 	m.Auth.EnableMail(auth.MailDeps{Jobs: m.Jobs, Mail: m.Mail, BaseURL: cfg.BaseURL})
-	m.Ops = ops.New(ops.Deps{DB: d, Site: m.Site, Jobs: m.Jobs, Mail: m.Mail, Log: log})
+	m.Ops = ops.New(ops.Deps{DB: d, Site: m.Site, Jobs: m.Jobs, Mail: m.Mail})
 	if !cfg.RateLimits {
 		m.Auth.SetLimits(auth.Limits{})
 		log.Warn("rate limits are off (--rate-limits=false): for load tests only")

@@ -178,9 +178,6 @@ func New(d *db.DB, o Options) *Queue {
 	return q
 }
 
-// DB is the queue's database (handlers write through it).
-func (q *Queue) DB() *db.DB { return q.db }
-
 // Handle registers the handler of kind (at start-up, before Start).
 func (q *Queue) Handle(kind string, h Handler) {
 	q.mu.Lock()

@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"log/slog"
 	"net/http"
 	"strconv"
 	"time"
@@ -47,7 +46,6 @@ type Deps struct {
 	Site *web.Site
 	Jobs *jobs.Queue
 	Mail *mail.Mailer
-	Log  *slog.Logger
 }
 
 // Ops serves the operators' pages.
