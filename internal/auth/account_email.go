@@ -65,8 +65,11 @@ func (s *Service) emailPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	if ok, retry := s.mailing.emailPerUser.Allow(ctx, "email:user:"+UsernameKey(u.Username)); !ok {
-		s.Site.Error(w, r, errs.Slow(retry, "Too many address changes. Please try again later."))
+	if ok, retry := s.lim().EmailPerUser.Allow(ctx, "email:user:"+UsernameKey(u.Username)); !ok {
+		e := errs.As(tooMany(retry, "Too many address changes."))
+		retryAfter(w, e) // the form again, with the wait
+		private(w)
+		s.Site.Render(w, r, http.StatusTooManyRequests, EmailPage(s, s.head(r, "E-mail address"), u, email, map[string]string{"": e.Message}, ""))
 		return
 	}
 	if _, err := s.mailing.jobs.Add(ctx, kindEmail, emailPayload{UserID: u.ID, Email: email, Base: s.mailing.base(r)}); err != nil {

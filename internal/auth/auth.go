@@ -81,6 +81,12 @@ type Limits struct {
 	LoginPerIP      ratelimit.Limiter
 	LoginPerAccount ratelimit.Limiter
 	SignupPerIP     ratelimit.Limiter
+	// ResetPerIP bounds password-reset requests (refused past it);
+	// ResetPerAddress bounds the mails to one address: past it the answer is
+	// the same as ever but no mail goes, so nobody is mail-bombed through
+	// tutti and nothing tells whether the address has an account.
+	ResetPerIP, ResetPerAddress ratelimit.Limiter
+	EmailPerUser                ratelimit.Limiter // e-mail changes a user asks for
 }
 
 // DefaultLimits are the limits of a running site.
@@ -89,13 +95,16 @@ func DefaultLimits() Limits {
 		LoginPerIP:      ratelimit.NewLocal(6*time.Second, 10),
 		LoginPerAccount: ratelimit.NewLocal(12*time.Second, 5),
 		SignupPerIP:     ratelimit.NewLocal(12*time.Second, 5),
+		ResetPerIP:      ratelimit.NewLocal(12*time.Second, 5), // 5 a minute
+		ResetPerAddress: ratelimit.NewLocal(20*time.Minute, 3), // 3 an hour
+		EmailPerUser:    ratelimit.NewLocal(12*time.Minute, 5), // 5 an hour
 	}
 }
 
 // SetLimits replaces the rate limits, safely while serving (tests and load
 // runs); a nil field means no limit.
 func (s *Service) SetLimits(l Limits) {
-	for _, p := range []*ratelimit.Limiter{&l.LoginPerIP, &l.LoginPerAccount, &l.SignupPerIP} {
+	for _, p := range []*ratelimit.Limiter{&l.LoginPerIP, &l.LoginPerAccount, &l.SignupPerIP, &l.ResetPerIP, &l.ResetPerAddress, &l.EmailPerUser} {
 		if *p == nil {
 			*p = ratelimit.Unlimited{}
 		}

@@ -11,8 +11,10 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/app"
 	"github.com/tutti-dev/tutti/internal/app/apptest"
+	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/jobs"
 	"github.com/tutti-dev/tutti/internal/mail"
+	"github.com/tutti-dev/tutti/internal/ratelimit"
 )
 
 // drained waits until the background jobs are all done (a database state:
@@ -179,6 +181,7 @@ func TestResetRequestValidatedAndRateLimited(t *testing.T) {
 	if c, _ := m.Jobs.Counts(context.Background()); c != (jobs.Counts{}) {
 		t.Errorf("a bad address enqueued work: %+v", c)
 	}
+	m.Auth.SetLimits(auth.Limits{ResetPerIP: auth.DefaultLimits().ResetPerIP}) // tests run with the limits off
 	for i := range 5 {
 		res, body = b.post("/account/reset", url.Values{"email": {"x" + string(rune('a'+i)) + "@example.com"}})
 		wantRedirect(t, res, body, "/account/reset?sent=1")
@@ -187,6 +190,12 @@ func TestResetRequestValidatedAndRateLimited(t *testing.T) {
 	wantStatus(t, res, body, http.StatusTooManyRequests)
 	if res.Header.Get("Retry-After") == "" {
 		t.Error("429 without Retry-After")
+	}
+	// The form again, with the wait in words and the address kept.
+	for _, want := range []string{`action="/account/reset"`, `value="y@example.com"`, "Please try again in " + res.Header.Get("Retry-After") + " seconds."} {
+		if !strings.Contains(body, want) {
+			t.Errorf("429 page lacks %q:\n%.2000s", want, body)
+		}
 	}
 }
 
@@ -245,4 +254,27 @@ func TestChangeEmailConfirmedAtTheNewAddress(t *testing.T) {
 		res, body = newBrowser(t, m).post("/account/login", url.Values{"login": {"ana@example.com"}, "password": {"password1"}})
 		wantStatus(t, res, body, http.StatusUnauthorized)
 	})
+}
+
+// Too many address changes: the form again (429), with the wait and what
+// was typed, never the password.
+func TestChangeEmailRateLimited(t *testing.T) {
+	m := apptest.Start(t, "")
+	m.Auth.SetLimits(auth.Limits{EmailPerUser: ratelimit.NewLocal(time.Minute, 1)})
+	b := newBrowser(t, m)
+	b.signup("gus", "gus@example.com", "password1")
+	form := url.Values{"new_email": {"gus2@example.com"}, "current_password": {"password1"}}
+	res, body := b.post("/account/email", form)
+	wantRedirect(t, res, body, "/account/email?sent=1")
+	form.Set("new_email", "gus3@example.com")
+	res, body = b.post("/account/email", form)
+	wantStatus(t, res, body, http.StatusTooManyRequests)
+	for _, want := range []string{`action="/account/email"`, `value="gus3@example.com"`, "Too many address changes. Please try again in " + res.Header.Get("Retry-After") + " seconds."} {
+		if !strings.Contains(body, want) {
+			t.Errorf("429 page lacks %q:\n%.2000s", want, body)
+		}
+	}
+	if strings.Contains(body, "password1") {
+		t.Error("the 429 page echoes the password")
+	}
 }

@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/jobs"
 	"github.com/tutti-dev/tutti/internal/mail"
-	"github.com/tutti-dev/tutti/internal/ratelimit"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -30,10 +28,6 @@ type mailing struct {
 	jobs    *jobs.Queue
 	mail    *mail.Mailer
 	baseURL string
-	// resetPerIP and resetPerAddress bound reset requests; emailPerUser bounds
-	// e-mail changes. Past a per-address or per-user limit the answer is the
-	// same as ever, but no mail goes (nobody is mail-bombed through tutti).
-	resetPerIP, resetPerAddress, emailPerUser ratelimit.Limiter
 }
 
 // MailDeps enable the mailed flows: password reset and e-mail change.
@@ -46,11 +40,7 @@ type MailDeps struct {
 // EnableMail turns on password reset by e-mail and e-mail changes, and
 // registers their jobs on d.Jobs. Call it at start-up, before serving.
 func (s *Service) EnableMail(d MailDeps) {
-	s.mailing = &mailing{jobs: d.Jobs, mail: d.Mail, baseURL: strings.TrimSuffix(d.BaseURL, "/"),
-		resetPerIP:      ratelimit.NewLocal(12*time.Second, 5), // 5 a minute
-		resetPerAddress: ratelimit.NewLocal(20*time.Minute, 3), // 3 an hour
-		emailPerUser:    ratelimit.NewLocal(12*time.Minute, 5), // 5 an hour
-	}
+	s.mailing = &mailing{jobs: d.Jobs, mail: d.Mail, baseURL: strings.TrimSuffix(d.BaseURL, "/")}
 	d.Jobs.Handle(kindReset, s.resetJob)
 	d.Jobs.Handle(kindEmail, s.emailJob)
 }
