@@ -198,19 +198,28 @@ func (m *Main) registerMetrics() {
 		func() float64 { r, w := m.DB.Stats(); return float64(r.WaitCount + w.WaitCount) }))
 }
 
+// The HTTP server's timeouts (and the front's: web.Site.Listener).
+const (
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 60 * time.Second
+	idleTimeout       = 120 * time.Second
+)
+
 // Listen opens the listener on the configured address (":0" picks a port).
 func (m *Main) Listen() error {
 	ln, err := net.Listen("tcp", m.Config.Addr)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", m.Config.Addr, err)
 	}
-	m.ln = web.Listener(ln)
+	proxies, _ := web.ParseProxies(m.Config.TrustedProxies) // checked by config.Validate
+	m.ln = m.Site.Listener(ln, web.FrontOptions{ReadHeaderTimeout: readHeaderTimeout,
+		IdleTimeout: idleTimeout, WriteTimeout: readTimeout, Proxies: proxies})
 	m.srv = &http.Server{
 		Handler:           m.Handler,
 		ConnContext:       web.ConnContext,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
-		IdleTimeout:       120 * time.Second,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(m.Log.Handler(), slog.LevelWarn),
 	}
