@@ -31,6 +31,8 @@ require (
 	modernc.org/sqlite v1.61.1
 )
 
+require github.com/go-redis/redis_rate/v10 v10.0.1 // indirect
+
 require (
 	github.com/a-h/parse v0.0.0-20250122154542-74294addb73e // indirect
 	github.com/andybalholm/brotli v1.2.6 // indirect
