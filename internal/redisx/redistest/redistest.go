@@ -71,7 +71,7 @@ func On(t testing.TB, url, prefix string) *redisx.Client {
 	}
 	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = time.Second, time.Second, time.Second
 	opts.ContextTimeoutEnabled = true
-	opts.MaxRetries = -1 // a stopped server fails at once
+	opts.MaxRetries, opts.DialerRetries = -1, 1 // a stopped server fails at once
 	r := redis.NewClient(opts)
 	t.Cleanup(func() { r.Close() })
 	return redisx.New(r, prefix, slog.New(slog.DiscardHandler))
