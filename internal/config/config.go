@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tutti-dev/tutti/internal/mail"
 	"github.com/tutti-dev/tutti/internal/memlimit"
 	"github.com/tutti-dev/tutti/internal/web"
 )
@@ -61,8 +62,8 @@ func Default() Config {
 		MaxBodyBytes:    1 << 20,
 		RoarPostsPerMin: 30,
 		RateLimits:      true,
-		MailFrom:        "tutti <noreply@localhost>",
-		MailPerSecond:   10,
+		MailFrom:        mail.DefaultFrom,
+		MailPerSecond:   mail.DefaultPerSecond,
 		RedisPrefix:     "tutti:",
 	}
 }
@@ -178,8 +179,10 @@ func (c *Config) Validate() error {
 	if c.RoarPostsPerMin < 0 {
 		errs = append(errs, fmt.Errorf("roar-posts-per-minute %d: want 0 or more", c.RoarPostsPerMin))
 	}
-	if c.SMTPURL != "" && !strings.HasPrefix(c.SMTPURL, "smtp://") && !strings.HasPrefix(c.SMTPURL, "smtps://") {
-		errs = append(errs, errors.New("smtp-url must start with smtp:// or smtps://"))
+	if c.SMTPURL != "" {
+		if _, _, err := mail.ParseSMTPURL(c.SMTPURL); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if c.SMTPURL != "" && c.BaseURL == "" {
 		// Links in mail (password reset, e-mail change) must not take their
