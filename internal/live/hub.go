@@ -9,8 +9,10 @@
 //
 // The hub delivers in rounds, spaced to a budget of stream writes a second,
 // each stream writing a round in one write; it drops a stream that stops
-// reading (the client reconnects and catches up); and a Group ends every
-// stream of the process at a graceful shutdown.
+// reading (the client reconnects and catches up); it numbers what it sends
+// on the bus and drops its streams when it finds a message lost, so that
+// they catch up too (gap.go); and a Group ends every stream of the process
+// at a graceful shutdown.
 //
 // Use it for a page or API that should change while open (a timeline, a
 // poll's results), instead of polling. An event says what changed (roar's
