@@ -93,14 +93,18 @@ func (h *Hub[E]) Lost() int64 {
 }
 
 // resync ends every stream of this hub here: each client reconnects and
-// catches up from the database.
+// catches up from the database. The streams leave the hub at once, so that
+// the event that showed the gap is not written to them: a client given it
+// would reconnect with its id, past the lost one.
 func (h *Hub[E]) resync() {
-	h.mu.RLock()
-	defer h.mu.RUnlock()
-	for _, set := range h.clients {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for key, set := range h.clients {
 		for c := range set {
 			c.drop()
+			h.n--
 		}
+		delete(h.clients, key)
 	}
 }
 
