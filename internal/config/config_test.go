@@ -81,3 +81,18 @@ func TestMemoryLimitSetting(t *testing.T) {
 		}
 	}
 }
+
+func TestStorageURL(t *testing.T) {
+	c, err := parse(t, map[string]string{"TUTTI_STORAGE_URL": "s3://key:s3cret-value@127.0.0.1:19000/uploads?secure=false"})
+	if err != nil || c.StorageURL != "s3://key:s3cret-value@127.0.0.1:19000/uploads?secure=false" {
+		t.Errorf("TUTTI_STORAGE_URL: %q %v; want it kept", c.StorageURL, err)
+	}
+	for _, u := range []string{"/var/uploads", "s3://key@127.0.0.1:19000/uploads", "s3://key:s3cret-value@127.0.0.1:19000/", "s3://key:s3cret-value@host/uploads?acl=x"} {
+		_, err := parse(t, nil, "--storage-url", u)
+		if err == nil {
+			t.Errorf("--storage-url %s: accepted", u)
+		} else if strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("--storage-url %s: error %q shows the secret", u, err)
+		}
+	}
+}
