@@ -32,6 +32,8 @@ require (
 	modernc.org/sqlite v1.61.1
 )
 
+require github.com/go-redis/redis_rate/v10 v10.0.1
+
 require (
 	github.com/klauspost/cpuid/v2 v2.4.0 // indirect
 	github.com/klauspost/crc32 v1.3.0 // indirect

@@ -41,6 +41,8 @@ import (
 	"github.com/tutti-dev/tutti/internal/module"
 	"github.com/tutti-dev/tutti/internal/ops"
 	"github.com/tutti-dev/tutti/internal/pubsub"
+	"github.com/tutti-dev/tutti/internal/ratelimit"
+	"github.com/tutti-dev/tutti/internal/redisx"
 	"github.com/tutti-dev/tutti/internal/roar"
 	"github.com/tutti-dev/tutti/internal/version"
 	"github.com/tutti-dev/tutti/internal/web"
@@ -52,8 +54,9 @@ type Main struct {
 	Log      *slog.Logger
 	DB       *db.DB
 	Bus      *pubsub.Bus
-	Live     *live.Group   // every app's live streams, ended at shutdown
-	Redis    *redis.Client // nil unless --redis-url is set
+	Live     *live.Group    // every app's live streams, ended at shutdown
+	Redis    *redis.Client  // nil unless --redis-url is set
+	Shared   *redisx.Client // the guarded Redis of the cache tier, versions and limits; nil without Redis
 	Cache    *cache.Cache
 	Site     *web.Site
 	Registry *prometheus.Registry
@@ -72,6 +75,8 @@ type Main struct {
 
 	srv *http.Server
 	ln  net.Listener
+
+	closeTier, closeVersions func() // the Redis tier's, if any
 }
 
 // New opens the database, migrates it and builds the handler; it does not listen.
@@ -93,7 +98,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 	}
 	cacheBytes := cacheSize(cfg)
 	log.Info("in-process cache", "MiB", cacheBytes>>20)
-	m.Cache = cache.New(cache.NewLocal(cacheBytes))
+	local := cache.NewLocal(cacheBytes)
+	m.Cache = cache.New(local)
 	m.Jobs = jobs.New(d, jobs.Options{Bus: m.Bus, Log: log})
 	if m.Mail, err = mail.New(mail.Config{SMTPURL: cfg.SMTPURL, From: cfg.MailFrom, PerSecond: float64(cfg.MailPerSecond),
 		Dir: filepath.Join(cfg.DataDir, "mail"), Log: log}, m.Jobs); err != nil {
@@ -112,16 +118,19 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 	}
 	ad := auth.Deps{DB: d, Cache: m.Cache, Site: m.Site, Log: log, Files: m.Files,
 		SecureCookies: strings.HasPrefix(cfg.BaseURL, "https://")}
+	core := module.Core{Config: cfg, Log: log, DB: d, Cache: m.Cache, Local: m.Cache,
+		Site: m.Site, Bus: m.Bus, Live: m.Live, Files: m.Files, Versions: version.For(d), Limiter: ratelimit.LocalMaker}
 	if cfg.RedisURL != "" {
-		if m.Redis, err = openRedis(ctx, cfg.RedisURL); err != nil {
+		if err := m.openRedis(ctx, local, &core); err != nil {
 			m.Close()
 			return nil, err
 		}
+		ad.Cache, ad.Limiter = m.Cache, core.Limiter
 	}
 	if cfg.SessionStore == "redis" {
 		// Session tokens reach the store hashed (auth sets HashTokenInStore),
 		// and keys expire with their sessions.
-		ad.SessionStore = goredisstore.NewWithPrefix(m.Redis, "tutti:session:")
+		ad.SessionStore = goredisstore.NewWithPrefix(m.Redis, cfg.RedisPrefix+"session:")
 	}
 	m.Auth, err = auth.New(ad)
 	if err != nil {
@@ -134,8 +143,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		m.Auth.SetLimits(auth.Limits{})
 		log.Warn("rate limits are off (--rate-limits=false): for load tests only")
 	}
-	core := module.Core{Config: cfg, Log: log, DB: d, Cache: m.Cache, Local: m.Cache,
-		Site: m.Site, Bus: m.Bus, Live: m.Live, Auth: m.Auth, Files: m.Files, Versions: version.For(d)}
+	core.Auth = m.Auth
 	for _, mod := range Modules() {
 		a, err := mod.New(ctx, core)
 		if err != nil {
@@ -172,12 +180,36 @@ func openFiles(ctx context.Context, cfg config.Config, log *slog.Logger) (files.
 	return files.NewS3(ctx, sc, files.Prefix)
 }
 
-// openRedis connects to the Redis at url and checks that it answers.
-func openRedis(ctx context.Context, url string) (*redis.Client, error) {
+// openRedis connects to the shared Redis and makes it the core's shared
+// tier: the cache (local in front of Redis), the versions and the rate limits.
+func (m *Main) openRedis(ctx context.Context, local *cache.Local, core *module.Core) error {
+	var err error
+	if m.Redis, err = dialRedis(ctx, m.Config.RedisURL); err != nil {
+		return err
+	}
+	m.Shared = redisx.New(m.Redis, m.Config.RedisPrefix, m.Log)
+	t, err := cache.NewTiered(local, cache.NewRedis(m.Shared), m.Bus, "tutti.cache.delete."+m.Config.RedisPrefix)
+	if err != nil {
+		return err
+	}
+	m.Cache, m.closeTier = cache.New(t), t.Close
+	v := version.NewRedis(m.Shared)
+	m.closeVersions = v.Close
+	core.Cache, core.Versions, core.Limiter = m.Cache, v, ratelimit.RedisMaker(m.Shared)
+	return nil
+}
+
+// dialRedis connects to the Redis at url and checks that it answers. Its
+// deadlines are short: a Redis that hangs costs a request little.
+func dialRedis(ctx context.Context, url string) (*redis.Client, error) {
 	opts, err := redis.ParseURL(url)
 	if err != nil {
 		return nil, fmt.Errorf("redis-url: %w", err)
 	}
+	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout, opts.PoolTimeout = time.Second, time.Second, time.Second, time.Second
+	opts.MaxRetries, opts.MinRetryBackoff, opts.MaxRetryBackoff = 1, time.Millisecond, 10*time.Millisecond
+	opts.DialerRetries = 1 // a Redis that is down fails at once: callers fall back
+	opts.ContextTimeoutEnabled = true
 	c := redis.NewClient(opts)
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -195,6 +227,14 @@ func (m *Main) registerMetrics() {
 		func() float64 { h, _ := m.Cache.Stats(); return float64(h) }))
 	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tutti_cache_misses_total", Help: "Cache misses."},
 		func() float64 { _, mi := m.Cache.Stats(); return float64(mi) }))
+	if m.Shared != nil {
+		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tutti_redis_failures_total",
+			Help: "Redis commands of the cache, versions and limits that failed or timed out (each fell back)."},
+			func() float64 { return float64(m.Shared.Failures()) }))
+		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tutti_redis_skipped_total",
+			Help: "Redis commands not tried during the pause after a failure (each fell back)."},
+			func() float64 { return float64(m.Shared.Skipped()) }))
+	}
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tutti_live_streams", Help: "Live streams (Server-Sent Events) open, every app's."},
 		func() float64 { return float64(m.Live.Streams()) }))
 	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tutti_db_statements_total", Help: "SQL statements run."},
@@ -212,19 +252,28 @@ func (m *Main) registerMetrics() {
 		func() float64 { r, w := m.DB.Stats(); return float64(r.WaitCount + w.WaitCount) }))
 }
 
+// The HTTP server's timeouts (and the front's: web.Site.Listener).
+const (
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 60 * time.Second
+	idleTimeout       = 120 * time.Second
+)
+
 // Listen opens the listener on the configured address (":0" picks a port).
 func (m *Main) Listen() error {
 	ln, err := net.Listen("tcp", m.Config.Addr)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", m.Config.Addr, err)
 	}
-	m.ln = web.Listener(ln)
+	proxies, _ := web.ParseProxies(m.Config.TrustedProxies) // checked by config.Validate
+	m.ln = m.Site.Listener(ln, web.FrontOptions{ReadHeaderTimeout: readHeaderTimeout,
+		IdleTimeout: idleTimeout, WriteTimeout: readTimeout, Proxies: proxies})
 	m.srv = &http.Server{
 		Handler:           m.Handler,
 		ConnContext:       web.ConnContext,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
-		IdleTimeout:       120 * time.Second,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(m.Log.Handler(), slog.LevelWarn),
 	}
@@ -305,6 +354,11 @@ func (m *Main) Close() error {
 	var err error
 	if m.Bus != nil {
 		err = m.Bus.Close()
+	}
+	for _, f := range []func(){m.closeTier, m.closeVersions} {
+		if f != nil {
+			f()
+		}
 	}
 	if m.Redis != nil {
 		err = errors.Join(err, m.Redis.Close())

@@ -60,7 +60,8 @@ type Deps struct {
 	Images *files.ImageBudget
 
 	// SessionStore keeps sessions; nil: the database (DBStore). Cluster mode
-	// can pass a Redis store.
+	// passes a Redis store, behind which the database takes over while Redis
+	// fails (fallbackStore).
 	SessionStore scs.Store
 	// SecureCookies marks cookies Secure on every request (the public URL is
 	// https behind a proxy); otherwise only requests that came over https (web.IsHTTPS).
@@ -70,6 +71,9 @@ type Deps struct {
 	// minute per IP and 5 per account, sign-up 5 a minute per IP).
 	// ratelimit.Unlimited{} turns one off. SetLimits changes them later.
 	Limits Limits
+	// Limiter makes the default limits (nil: in process); cluster mode
+	// passes the core's, shared through Redis.
+	Limiter ratelimit.Maker
 
 	Now func() time.Time // nil: time.Now
 }
@@ -89,15 +93,18 @@ type Limits struct {
 	EmailPerUser                ratelimit.Limiter // e-mail changes a user asks for
 }
 
-// DefaultLimits are the limits of a running site.
-func DefaultLimits() Limits {
+// DefaultLimits are the limits of a running site, in process.
+func DefaultLimits() Limits { return LimitsFrom(ratelimit.LocalMaker) }
+
+// LimitsFrom are the limits of a running site, made by mk.
+func LimitsFrom(mk ratelimit.Maker) Limits {
 	return Limits{
-		LoginPerIP:      ratelimit.NewLocal(6*time.Second, 10),
-		LoginPerAccount: ratelimit.NewLocal(12*time.Second, 5),
-		SignupPerIP:     ratelimit.NewLocal(12*time.Second, 5),
-		ResetPerIP:      ratelimit.NewLocal(12*time.Second, 5), // 5 a minute
-		ResetPerAddress: ratelimit.NewLocal(20*time.Minute, 3), // 3 an hour
-		EmailPerUser:    ratelimit.NewLocal(12*time.Minute, 5), // 5 an hour
+		LoginPerIP:      mk("login-ip", 6*time.Second, 10),
+		LoginPerAccount: mk("login-account", 12*time.Second, 5),
+		SignupPerIP:     mk("signup-ip", 12*time.Second, 5),
+		ResetPerIP:      mk("reset-ip", 12*time.Second, 5),      // 5 a minute
+		ResetPerAddress: mk("reset-address", 20*time.Minute, 3), // 3 an hour
+		EmailPerUser:    mk("email-user", 12*time.Minute, 5),    // 5 an hour
 	}
 }
 
@@ -123,7 +130,7 @@ type TxHook func(ctx context.Context, tx *db.Tx, userID int64) error
 type Service struct {
 	Deps
 	store      *Store
-	sessions   *DBStore // nil when another store is configured
+	sessions   *DBStore // the database's sessions (the fallback of a Redis store)
 	sm, smTLS  *scs.SessionManager
 	dummyHash  func() string
 	limits     atomic.Pointer[Limits]
@@ -139,26 +146,32 @@ func New(d Deps) (*Service, error) {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
-	def := DefaultLimits()
-	if d.Limits.LoginPerIP == nil {
-		d.Limits.LoginPerIP = def.LoginPerIP
+	if d.Limiter == nil {
+		d.Limiter = ratelimit.LocalMaker
 	}
-	if d.Limits.LoginPerAccount == nil {
-		d.Limits.LoginPerAccount = def.LoginPerAccount
-	}
-	if d.Limits.SignupPerIP == nil {
-		d.Limits.SignupPerIP = def.SignupPerIP
+	def := LimitsFrom(d.Limiter)
+	l := &d.Limits
+	for _, p := range []struct{ f, def *ratelimit.Limiter }{{&l.LoginPerIP, &def.LoginPerIP}, {&l.LoginPerAccount, &def.LoginPerAccount},
+		{&l.SignupPerIP, &def.SignupPerIP}, {&l.ResetPerIP, &def.ResetPerIP}, {&l.ResetPerAddress, &def.ResetPerAddress},
+		{&l.EmailPerUser, &def.EmailPerUser}} {
+		if *p.f == nil {
+			*p.f = *p.def
+		}
 	}
 	s := &Service{Deps: d, store: &Store{db: d.DB, now: d.Now}, images: d.Images}
 	if s.images == nil {
 		s.images = files.NewImageBudget(files.DefaultImageBudget)
 	}
 	s.SetLimits(d.Limits)
+	s.sessions = NewDBStore(d.DB)
+	s.sessions.now = d.Now
 	if d.SessionStore == nil {
-		s.sessions = NewDBStore(d.DB)
-		s.sessions.now = d.Now
-		d.SessionStore = s.sessions
 		s.SessionStore = s.sessions
+	} else if cs, ok := d.SessionStore.(scs.CtxStore); ok {
+		// Redis: the database takes over while it fails.
+		s.SessionStore = &fallbackStore{primary: cs, db: s.sessions, log: d.Log}
+	} else {
+		s.sessions = nil
 	}
 	s.sm = s.newManager(d.SecureCookies)
 	s.smTLS = s.newManager(true)
@@ -206,8 +219,8 @@ func (s *Service) manager(r *http.Request) *scs.SessionManager {
 	return s.sm
 }
 
-// Sessions is the database session store (nil when another store is used),
-// for its periodic Cleanup.
+// Sessions is the database session store (with Redis, its fallback; nil with
+// another store that cannot fall back), for its periodic Cleanup.
 func (s *Service) Sessions() *DBStore { return s.sessions }
 
 // OnDelete registers hooks for account deletion: inTx runs in the deleting

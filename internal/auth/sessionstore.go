@@ -102,3 +102,61 @@ func (s *DBStore) RunCleanup(ctx context.Context, every time.Duration, log *slog
 		}
 	}
 }
+
+// fallbackStore keeps sessions in a shared store (Redis) and, when that
+// fails, in the database: a request with a session cookie never fails
+// because Redis is down. A session written during an outage is in the
+// database; Find looks there when Redis fails or does not have the token,
+// so it lasts past the outage. A session only in an unreachable Redis is
+// absent: its user is signed out and may sign in again.
+type fallbackStore struct {
+	primary scs.CtxStore
+	db      *DBStore
+	log     *slog.Logger
+}
+
+var _ scs.CtxStore = (*fallbackStore)(nil)
+
+// FindCtx implements scs.CtxStore.
+func (s *fallbackStore) FindCtx(ctx context.Context, token string) ([]byte, bool, error) {
+	b, ok, err := s.primary.FindCtx(ctx, token)
+	if err == nil && ok {
+		return b, true, nil
+	}
+	if err != nil {
+		s.log.DebugContext(ctx, "session store: falling back to the database", "err", err)
+	}
+	return s.db.FindCtx(ctx, token)
+}
+
+// CommitCtx implements scs.CtxStore.
+func (s *fallbackStore) CommitCtx(ctx context.Context, token string, b []byte, expiry time.Time) error {
+	if err := s.primary.CommitCtx(ctx, token, b, expiry); err != nil {
+		s.log.WarnContext(ctx, "session store: committing to the database", "err", err)
+		return s.db.CommitCtx(ctx, token, b, expiry)
+	}
+	return nil
+}
+
+// DeleteCtx implements scs.CtxStore: from both. With Redis down the
+// session's copy there (if any) outlives the cookie the browser drops; it
+// expires with its lifetime.
+func (s *fallbackStore) DeleteCtx(ctx context.Context, token string) error {
+	if err := s.primary.DeleteCtx(ctx, token); err != nil {
+		s.log.WarnContext(ctx, "session store: delete failed", "err", err)
+	}
+	return s.db.DeleteCtx(ctx, token)
+}
+
+// Find implements scs.Store.
+func (s *fallbackStore) Find(token string) ([]byte, bool, error) {
+	return s.FindCtx(context.Background(), token)
+}
+
+// Commit implements scs.Store.
+func (s *fallbackStore) Commit(token string, b []byte, expiry time.Time) error {
+	return s.CommitCtx(context.Background(), token, b, expiry)
+}
+
+// Delete implements scs.Store.
+func (s *fallbackStore) Delete(token string) error { return s.DeleteCtx(context.Background(), token) }

@@ -1,6 +1,7 @@
-// Package cache is tutti's cache: a Backend (in-process otter now, Redis in
-// cluster mode) behind Cache, which adds stampede protection (singleflight) and
-// hit/miss counts.
+// Package cache is tutti's cache: a Backend (in-process otter, Local; in
+// cluster mode Tiered: Local in front of the shared Redis) behind Cache, which
+// adds stampede protection (singleflight in the process and, with a Backend
+// that can lock, a short Redis lock across instances) and hit/miss counts.
 //
 // Keys are derived from what a fragment shows and its last change (key-based
 // expiry): a write bumps a version, so stale entries become unreachable and
@@ -17,6 +18,7 @@ package cache
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 	"time"
 
@@ -30,16 +32,32 @@ type Backend interface {
 	Delete(ctx context.Context, keys ...string)
 }
 
+// Locker is a Backend that can lock a key across instances (Redis): ok is
+// false when another holds it; an error means the lock cannot be asked for.
+type Locker interface {
+	Lock(ctx context.Context, key string, ttl time.Duration) (release func(), ok bool, err error)
+}
+
+// errDown is a Locker's error while its Redis is skipped after a failure.
+var errDown = errors.New("cache: redis paused after a failure")
+
 // Cache is the cache the apps use.
 type Cache struct {
 	b      Backend
 	sf     singleflight.Group
 	hits   atomic.Int64
 	misses atomic.Int64
+
+	// LockTTL is how long a miss's lock is held at most (a holder that dies
+	// blocks the others this long); the others poll for the value meanwhile.
+	LockTTL time.Duration
 }
 
+// DefaultLockTTL is a Cache's LockTTL.
+const DefaultLockTTL = 3 * time.Second
+
 // New wraps a backend.
-func New(b Backend) *Cache { return &Cache{b: b} }
+func New(b Backend) *Cache { return &Cache{b: b, LockTTL: DefaultLockTTL} }
 
 // Get returns the value under key.
 func (c *Cache) Get(ctx context.Context, key string) ([]byte, bool) {
@@ -62,7 +80,10 @@ func (c *Cache) Delete(ctx context.Context, keys ...string) { c.b.Delete(ctx, ke
 
 // Fetch returns the value under key, computing it with fn on a miss; fn also
 // says how long its value may be kept. Concurrent misses of one key in this
-// process share one call of fn. Errors are not cached.
+// process share one call of fn; with a Locker backend, concurrent misses on
+// several instances too: one takes the lock and computes, the others wait
+// for its value (and compute if the lock expires first). Errors are not
+// cached.
 func (c *Cache) Fetch(ctx context.Context, key string, fn func(ctx context.Context) ([]byte, time.Duration, error)) ([]byte, error) {
 	if v, ok := c.Get(ctx, key); ok {
 		return v, nil
@@ -71,17 +92,56 @@ func (c *Cache) Fetch(ctx context.Context, key string, fn func(ctx context.Conte
 		if v, ok := c.b.Get(ctx, key); ok { // filled while we waited
 			return v, nil
 		}
-		v, ttl, err := fn(context.WithoutCancel(ctx))
-		if err != nil {
-			return nil, err
+		ctx := context.WithoutCancel(ctx)
+		if l, ok := c.b.(Locker); ok {
+			return c.fetchLocked(ctx, l, key, fn)
 		}
-		c.b.Set(ctx, key, v, ttl)
-		return v, nil
+		return c.compute(ctx, key, fn)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return v.([]byte), nil
+}
+
+func (c *Cache) compute(ctx context.Context, key string, fn func(ctx context.Context) ([]byte, time.Duration, error)) ([]byte, error) {
+	v, ttl, err := fn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.b.Set(ctx, key, v, ttl)
+	return v, nil
+}
+
+// fetchLocked computes key's value under the backend's lock, or waits for
+// the holder's value, polling with a growing interval; the lock is tried
+// again at each poll, so a dead holder's expiry lets this one compute.
+// Without the lock (Redis down) it computes.
+func (c *Cache) fetchLocked(ctx context.Context, l Locker, key string, fn func(ctx context.Context) ([]byte, time.Duration, error)) ([]byte, error) {
+	ttl := c.LockTTL
+	deadline := time.Now().Add(2 * ttl)
+	wait := 2 * time.Millisecond
+	for {
+		release, ok, err := l.Lock(ctx, key, ttl)
+		if err != nil {
+			return c.compute(ctx, key, fn)
+		}
+		if ok {
+			defer release()
+			if v, ok := c.b.Get(ctx, key); ok { // set by a holder that just let go
+				return v, nil
+			}
+			return c.compute(ctx, key, fn)
+		}
+		if time.Now().After(deadline) {
+			return c.compute(ctx, key, fn)
+		}
+		time.Sleep(wait)
+		wait = min(2*wait, 50*time.Millisecond)
+		if v, ok := c.b.Get(ctx, key); ok {
+			return v, nil
+		}
+	}
 }
 
 // Stats returns the hit and miss counts since start.

@@ -125,11 +125,11 @@ func (a *App) pollShow(w http.ResponseWriter, r *http.Request) {
 
 // pollHot finds the common poll page (no zone, no cursor: a visitor's first
 // look) in the cache at the poll's version, for the site's hot lane.
-func (a *App) pollHot(r *http.Request, id string) (*web.Page, bool) {
+func (a *App) pollHot(ctx context.Context, id string) (*web.Page, bool) {
 	if !validID(id) {
 		return nil, false
 	}
-	v, locked, err := a.stamp(r.Context(), id)
+	v, locked, err := a.stamp(ctx, id)
 	if err != nil {
 		return nil, false
 	}

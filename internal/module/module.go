@@ -25,6 +25,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/live"
 	"github.com/tutti-dev/tutti/internal/load"
 	"github.com/tutti-dev/tutti/internal/pubsub"
+	"github.com/tutti-dev/tutti/internal/ratelimit"
 	"github.com/tutti-dev/tutti/internal/version"
 	"github.com/tutti-dev/tutti/internal/web"
 )
@@ -64,11 +65,14 @@ type Core struct {
 	Config config.Config
 	Log    *slog.Logger
 	DB     *db.DB
-	// Cache is the shared cache (in process today; a shared tier may stand
-	// behind it in cluster mode).
+	// Cache is the shared cache: in process (embedded mode), or in cluster
+	// mode (--redis-url) an in-process tier in front of Redis, kept coherent
+	// over the bus, with a Redis lock so that one instance builds a missing
+	// entry. Redis failing makes misses, never errors.
 	Cache *cache.Cache
 	// Local is this process's own in-process cache, for what must cost
 	// nanoseconds (rendered fragments); sized by --cache-bytes with Cache.
+	// Its entries must be version-keyed: nothing tells other instances.
 	Local *cache.Cache
 	Site  *web.Site
 	Bus   *pubsub.Bus
@@ -77,8 +81,13 @@ type Core struct {
 	Live  *live.Group
 	Auth  *auth.Service
 	Files files.Storage
-	// Versions is "what changed last" (internal/version), shared by the apps.
+	// Versions is "what changed last" (internal/version), shared by the apps:
+	// in memory (SQLite), read from the database (PostgreSQL), or kept in
+	// Redis (cluster mode), so that every instance sees a change at once.
 	Versions version.Versions
+	// Limiter makes the rate limiters (internal/ratelimit): in process, or
+	// shared by every instance through Redis in cluster mode.
+	Limiter ratelimit.Maker
 }
 
 // App is a built app: it mounts its routes.

@@ -1,8 +1,9 @@
 // Package ratelimit bounds how often a key (an IP, an account, a user) may do
 // something: log in, sign up, post. Limiter is the consumer-facing interface;
 // Local is the in-process implementation (token buckets from
-// golang.org/x/time/rate). Cluster mode will add a Redis implementation (GCRA)
-// behind the same interface, so that every instance shares the counts.
+// golang.org/x/time/rate); Redis (cluster mode) shares the counts of every
+// instance (GCRA). A Maker builds either: the core hands one to everything
+// that limits.
 //
 // Use it on any action a client can repeat cheaply that costs the site
 // dearly or floods other users: a password check, an account, a post, a

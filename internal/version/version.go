@@ -21,7 +21,8 @@
 // so that the next read builds a new entry. For's choice of Memory or
 // Database follows the database.
 //
-// Cluster mode will add a Redis implementation of the same interface.
+// In cluster mode (--redis-url) Redis keeps the current stamps (see Redis),
+// so that every instance sees a change on its next request.
 package version
 
 import (

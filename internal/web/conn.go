@@ -43,6 +43,20 @@ type wholeConn struct {
 	net.Conn
 	held *[]byte // from heldBufs while holding, else nil
 	err  error   // a held write failed: the connection is broken
+	pre  []byte  // read by the Front before it handed the connection over
+}
+
+// Read returns what the Front read first, then the connection's bytes.
+func (c *wholeConn) Read(p []byte) (int, error) {
+	if len(c.pre) > 0 {
+		n := copy(p, c.pre)
+		c.pre = c.pre[n:]
+		if len(c.pre) == 0 {
+			c.pre = nil
+		}
+		return n, nil
+	}
+	return c.Conn.Read(p)
 }
 
 // heldBufs are the buffers of held writes: taken at Hold and given back at

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -10,11 +11,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// HotFunc returns the cached page a visitor gets at r, if it is cached at
-// the current version; arg is the route's last path segment ("" for an
-// exact route). It must be cheap and must not write: it runs ahead of the
+// HotFunc returns the cached page a visitor gets at the route, if it is
+// cached at the current version; arg is the route's last path segment (""
+// for an exact route). It sees no request: what it returns must depend on
+// the path alone (a visitor's request has no query and no cookie). It must be cheap and must not write: it runs ahead of the
 // middleware chain, and on false the request goes down the chain as usual.
-type HotFunc func(r *http.Request, arg string) (*Page, bool)
+type HotFunc func(ctx context.Context, arg string) (*Page, bool)
 
 // hotRoute is one registered cached page.
 type hotRoute struct {
@@ -122,7 +124,7 @@ func (s *Site) hotFind(rt *hotRoute, r *http.Request, arg string) (pg *Page, ok 
 			pg, ok = nil, false
 		}
 	}()
-	return rt.fn(r, arg)
+	return rt.fn(r.Context(), arg)
 }
 
 // serveHot answers with pg as the chain would: SecurityHeaders' headers, the

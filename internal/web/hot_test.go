@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -21,7 +22,7 @@ func TestHotLane(t *testing.T) {
 	s := &Site{Log: slog.New(slog.NewTextHandler(&logs, nil))}
 	pg := NewPage("application/json", []byte(`{"hello":"world"}`+strings.Repeat(" ", 200)), "")
 	cached := map[string]bool{"": true, "abc": true}
-	fn := func(r *http.Request, arg string) (*Page, bool) {
+	fn := func(_ context.Context, arg string) (*Page, bool) {
 		if arg == "boom" {
 			panic("boom")
 		}

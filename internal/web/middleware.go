@@ -140,10 +140,15 @@ func Observe(log *slog.Logger, m *Metrics) Middleware {
 
 // logRequest writes a request's access log line.
 func logRequest(log *slog.Logger, r *http.Request, id string, sw *statusWriter, d time.Duration) {
-	log.LogAttrs(r.Context(), slog.LevelInfo, "request",
-		slog.String("id", id), slog.String("method", r.Method),
-		slog.String("path", r.URL.Path), slog.Int("status", sw.status),
-		slog.Int("bytes", sw.size), slog.Duration("took", d))
+	logLine(r.Context(), log, id, r.Method, r.URL.Path, sw.status, sw.size, d)
+}
+
+// logLine is the access log's line for one request.
+func logLine(ctx context.Context, log *slog.Logger, id, method, path string, status, size int, d time.Duration) {
+	log.LogAttrs(ctx, slog.LevelInfo, "request",
+		slog.String("id", id), slog.String("method", method),
+		slog.String("path", path), slog.Int("status", status),
+		slog.Int("bytes", size), slog.Duration("took", d))
 }
 
 // Recover turns a panic into a 500 page and logs it with the stack.

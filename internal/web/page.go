@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Page is a rendered response kept in the cache with its ETag and its gzip
@@ -25,7 +26,8 @@ type Page struct {
 	Gzip        []byte // the gzip bytes; nil when they would not be smaller
 	Size        int    // the identity bytes' length
 
-	hdr *pageHeader // header values made once per page, not per hit
+	hdr   *pageHeader               // header values made once per page, not per hit
+	front [8]atomic.Pointer[[]byte] // the front's header blocks (frontHeader)
 }
 
 // pageHeader holds a page's header values as the slices a header map keeps;
@@ -172,31 +174,36 @@ func etagMatch(header, etag string) bool {
 // precompressed bytes to clients that accept gzip. A hit allocates nothing
 // of its own: this is the path of every cached page.
 func (p *Page) Serve(w http.ResponseWriter, r *http.Request) {
+	body, gz := p.headers(w, r)
+	switch {
+	case !body:
+	case gz:
+		WriteWhole(w, r, p.Gzip)
+	case p.Gzip == nil:
+		WriteWhole(w, r, p.Body)
+	default:
+		p.inflate(w)
+	}
+}
+
+// headers sets the page's headers for r and writes the status (304 or 200);
+// it reports whether a body follows, and whether it is the gzip bytes.
+func (p *Page) headers(w http.ResponseWriter, r *http.Request) (body, gz bool) {
 	hv := p.header()
 	if notModified(w, r, p.ETag, hv.etag) {
-		return
+		return false, false
 	}
 	h := w.Header()
 	h["Content-Type"] = hv.contentType
 	if p.Gzip == nil || !acceptsGzip(r) {
 		h["Content-Length"] = hv.lenBody
-		w.WriteHeader(http.StatusOK)
-		if r.Method == http.MethodHead {
-			return
-		}
-		if p.Gzip == nil {
-			WriteWhole(w, r, p.Body)
-		} else {
-			p.inflate(w)
-		}
-		return
+	} else {
+		h["Content-Encoding"] = gzipEnc
+		h["Content-Length"] = hv.lenGzip
+		gz = true
 	}
-	h["Content-Encoding"] = gzipEnc
-	h["Content-Length"] = hv.lenGzip
 	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		WriteWhole(w, r, p.Gzip)
-	}
+	return r.Method != http.MethodHead, gz
 }
 
 // gzipReaders are reused for the rare client that does not accept gzip.
@@ -222,20 +229,29 @@ func (p *Page) inflate(w io.Writer) {
 // (listed without q=0). It walks the header in place: no allocation.
 func acceptsGzip(r *http.Request) bool {
 	for _, v := range r.Header["Accept-Encoding"] {
-		for v != "" {
-			var part string
-			part, v, _ = strings.Cut(v, ",")
-			name, params, _ := strings.Cut(part, ";")
-			if !strings.EqualFold(strings.TrimSpace(name), "gzip") { // tokens are case-insensitive
-				continue
-			}
-			key, q, _ := strings.Cut(params, "=")
-			if !strings.EqualFold(strings.TrimSpace(key), "q") {
-				return true
-			}
-			f, err := strconv.ParseFloat(strings.TrimSpace(q), 64)
-			return err == nil && f > 0
+		if found, ok := gzipToken(v); found {
+			return ok
 		}
 	}
 	return false
+}
+
+// gzipToken looks for gzip in one Accept-Encoding value: found if it is
+// listed, ok if it is allowed (not q=0). The first gzip listed decides.
+func gzipToken(v string) (found, ok bool) {
+	for v != "" {
+		var part string
+		part, v, _ = strings.Cut(v, ",")
+		name, params, _ := strings.Cut(part, ";")
+		if !strings.EqualFold(strings.TrimSpace(name), "gzip") { // tokens are case-insensitive
+			continue
+		}
+		key, q, _ := strings.Cut(params, "=")
+		if !strings.EqualFold(strings.TrimSpace(key), "q") {
+			return true, true
+		}
+		f, err := strconv.ParseFloat(strings.TrimSpace(q), 64)
+		return true, err == nil && f > 0
+	}
+	return false, false
 }

@@ -1,0 +1,103 @@
+package cache
+
+import (
+	"context"
+	"encoding/json"
+	"sync/atomic"
+	"time"
+)
+
+// Bus carries the deleted keys between instances (internal/pubsub's Bus).
+type Bus interface {
+	Publish(subject string, data []byte) error
+	Subscribe(subject string, fn func(subject string, data []byte)) (func(), error)
+}
+
+// Tiered is cluster mode's backend: this process's Local in front of the
+// shared Redis. A hit in Local costs no network; a miss there reads Redis
+// and keeps the value locally for the rest of its time to live.
+//
+// Keys are version-keyed, so a local entry never goes stale by a write
+// elsewhere; only Delete must reach every instance's Local: it is published
+// on the bus and dropped locally on receipt. A Redis read that a deletion
+// overtook does not refill Local (see epoch).
+type Tiered struct {
+	local   *Local
+	remote  *Redis
+	bus     Bus
+	subject string
+	unsub   func()
+	epoch   atomic.Uint64 // deletions seen; a read that straddles one is not kept locally
+}
+
+// DefaultLocalTTL is how long Local keeps a Redis value whose time to live
+// Redis did not say.
+const DefaultLocalTTL = time.Minute
+
+// NewTiered puts local in front of remote; deletions go out on bus under
+// subject (one per site sharing the bus) and come in from other instances.
+func NewTiered(local *Local, remote *Redis, bus Bus, subject string) (*Tiered, error) {
+	t := &Tiered{local: local, remote: remote, bus: bus, subject: subject}
+	unsub, err := bus.Subscribe(subject, func(_ string, data []byte) {
+		var keys []string
+		if json.Unmarshal(data, &keys) != nil {
+			return
+		}
+		t.epoch.Add(1)
+		t.local.Delete(context.Background(), keys...)
+	})
+	if err != nil {
+		return nil, err
+	}
+	t.unsub = unsub
+	return t, nil
+}
+
+// Get implements Backend.
+func (t *Tiered) Get(ctx context.Context, key string) ([]byte, bool) {
+	if v, ok := t.local.Get(ctx, key); ok {
+		return v, true
+	}
+	e := t.epoch.Load()
+	v, ttl, ok := t.remote.GetTTL(ctx, key)
+	if !ok {
+		return nil, false
+	}
+	if ttl <= 0 {
+		ttl = DefaultLocalTTL
+	}
+	if t.epoch.Load() == e {
+		t.local.Set(ctx, key, v, ttl)
+	}
+	return v, true
+}
+
+// Set implements Backend: both tiers.
+func (t *Tiered) Set(ctx context.Context, key string, val []byte, ttl time.Duration) {
+	t.local.Set(ctx, key, val, ttl)
+	t.remote.Set(ctx, key, val, ttl)
+}
+
+// Delete implements Backend: here, in Redis and, through the bus, in every
+// other instance's Local.
+func (t *Tiered) Delete(ctx context.Context, keys ...string) {
+	if len(keys) == 0 {
+		return
+	}
+	t.epoch.Add(1)
+	t.local.Delete(ctx, keys...)
+	t.remote.Delete(ctx, keys...)
+	data, _ := json.Marshal(keys)
+	t.bus.Publish(t.subject, data) // lost (bus down): other copies live out their ttl
+}
+
+// Lock implements Locker through Redis.
+func (t *Tiered) Lock(ctx context.Context, key string, ttl time.Duration) (func(), bool, error) {
+	return t.remote.Lock(ctx, key, ttl)
+}
+
+// Close stops listening to the bus and the local tier's clean-up.
+func (t *Tiered) Close() {
+	t.unsub()
+	t.local.Close()
+}
