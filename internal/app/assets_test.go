@@ -3,13 +3,18 @@ package app_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/net/html"
 
@@ -118,6 +123,36 @@ func TestAssetsExport(t *testing.T) {
 		t.Errorf("walked %d exported files (%v); want at least the %d referenced", n, err, len(refs))
 	}
 
+	t.Run("behind nginx", func(t *testing.T) {
+		base := startNginx(t, dir, strings.TrimPrefix(m.URL(), "http://"))
+		for u := range refs {
+			for _, enc := range []string{"identity", "gzip"} {
+				req, _ := http.NewRequest("GET", base+u, nil)
+				req.Header.Set("Accept-Encoding", enc)
+				res, err := raw.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := body(res)
+				want := body(fetch(u, enc))
+				// tutti's Assets sets no Last-Modified: nginx's file
+				// module does, so the answer came from DIR.
+				if res.StatusCode != 200 || res.Header.Get("Last-Modified") == "" || !bytes.Equal(got, want) {
+					t.Errorf("nginx %s (%s): %d, Last-Modified %q, %d bytes; want 200 from DIR with tutti's %d bytes",
+						u, enc, res.StatusCode, res.Header.Get("Last-Modified"), len(got), len(want))
+				}
+			}
+		}
+		// Anything else still reaches tutti.
+		res, err := raw.Get(base + "/healthz")
+		if err != nil || res.StatusCode != 200 {
+			t.Errorf("nginx /healthz: %v %v; want tutti's 200", res, err)
+		}
+		if res != nil {
+			res.Body.Close()
+		}
+	})
+
 	code = app.Run(context.Background(), app.Env{Args: []string{"assets", "export"}, Stdout: io.Discard, Stderr: io.Discard,
 		Getenv: func(string) string { return "" }})
 	if code == 0 {
@@ -154,4 +189,83 @@ func assetRefs(t *testing.T, page []byte) []string {
 		}
 	}
 	return out
+}
+
+// startNginx serves the exported dir for /static/ and /NAME/static/ as the
+// README says, everything else from tutti at upstream, on a free port of
+// 19090-19099; it skips the test when nginx is not installed.
+func startNginx(t *testing.T, dir, upstream string) string {
+	t.Helper()
+	bin, err := exec.LookPath("nginx")
+	if err != nil {
+		if bin, err = exec.LookPath("/usr/sbin/nginx"); err != nil {
+			t.Skip("nginx not installed")
+		}
+	}
+	tmp := t.TempDir()
+	for port := 19090; port < 19100; port++ {
+		addr := "127.0.0.1:" + strconv.Itoa(port)
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			continue
+		}
+		ln.Close()
+		conf := fmt.Sprintf(`daemon off;
+master_process off;
+pid %[1]s/nginx.pid;
+error_log %[1]s/error.log;
+events { worker_connections 64; }
+http {
+	include /etc/nginx/mime.types;
+	access_log off;
+	client_body_temp_path %[1]s/body;
+	proxy_temp_path %[1]s/proxy;
+	fastcgi_temp_path %[1]s/fastcgi;
+	uwsgi_temp_path %[1]s/uwsgi;
+	scgi_temp_path %[1]s/scgi;
+	server {
+		listen %[2]s;
+		location ~ ^/(static|[a-z]+/static)/ {
+			root %[3]s;
+			gzip_static on;
+			add_header Cache-Control "public, max-age=31536000, immutable";
+			try_files $uri @tutti;
+		}
+		location @tutti { proxy_pass http://%[4]s; }
+		location / { proxy_pass http://%[4]s; }
+	}
+}
+`, tmp, addr, dir, upstream)
+		cf := filepath.Join(tmp, "nginx.conf")
+		if err := os.WriteFile(cf, []byte(conf), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bin, "-p", tmp, "-c", cf)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan struct{})
+		go func() { cmd.Wait(); close(exited) }()
+		for range 100 {
+			select {
+			case <-exited:
+				log, _ := os.ReadFile(filepath.Join(tmp, "error.log"))
+				t.Logf("nginx on %s exited: %s %s", addr, out.String(), log)
+			case <-time.After(50 * time.Millisecond):
+				if c, err := net.Dial("tcp", addr); err == nil {
+					c.Close()
+					t.Cleanup(func() { cmd.Process.Kill(); <-exited })
+					return "http://" + addr
+				}
+				continue
+			}
+			break
+		}
+		cmd.Process.Kill()
+		<-exited
+	}
+	t.Fatal("nginx did not start on 127.0.0.1:19090-19099")
+	return ""
 }
