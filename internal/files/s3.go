@@ -179,12 +179,6 @@ func NewS3(ctx context.Context, cfg S3Config, prefix string) (*S3, error) {
 	return s, nil
 }
 
-// Ping checks that the bucket is reachable (for /readyz).
-func (s *S3) Ping(ctx context.Context) error {
-	_, err := s.c.BucketExists(ctx, s.cfg.Bucket)
-	return err
-}
-
 func (s *S3) object(key string) (string, error) {
 	if !ValidKey(key) {
 		return "", fmt.Errorf("files: bad key %q", key)
