@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -235,4 +236,27 @@ func (endless) Read(p []byte) (int, error) {
 	n := min(len(p), 4096)
 	clear(p[:n])
 	return n, nil
+}
+
+// A store that does not answer is a clear error at start, at once, without
+// the secret.
+func TestS3Unreachable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	cfg, err := ParseS3URL("s3://key:the-secret-key@" + addr + "/uploads?secure=false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = NewS3(context.Background(), cfg, Prefix)
+	if err == nil || !strings.Contains(err.Error(), "checking the bucket") || strings.Contains(err.Error(), "the-secret-key") {
+		t.Errorf("NewS3 with nothing listening: %v; want a clear error without the secret", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("NewS3 took %v to fail; want at once", d)
+	}
 }
