@@ -88,6 +88,12 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 	}
 	m.DB = d
 	d.SetLog(log, web.RequestID)
+	if cfg.DatabaseReplicaURL != "" {
+		if err := d.AddReplica(ctx, cfg.DatabaseReplicaURL); err != nil {
+			d.Close()
+			return nil, err
+		}
+	}
 	if err := d.Migrate(ctx, log, Migrations()...); err != nil {
 		d.Close()
 		return nil, err
@@ -248,6 +254,10 @@ func (m *Main) registerMetrics() {
 			Help: "Peak resident memory since the process started (VmHWM); tutti load reports it."},
 			func() float64 { n, _ := memlimit.PeakResident(os.DirFS("/")); return float64(n) }))
 	}
+	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tutti_db_replica_reads_total", Help: "Lag-tolerant reads served by the read replica."},
+		func() float64 { n, _, _ := m.DB.ReplicaStats(); return float64(n) }))
+	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tutti_db_replica_fallbacks_total", Help: "Lag-tolerant reads sent to the primary: the replica down or failing, or behind the version wanted."},
+		func() float64 { _, f, b := m.DB.ReplicaStats(); return float64(f + b) }))
 	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tutti_db_wait_total", Help: "Times a query waited for a pooled connection."},
 		func() float64 { r, w := m.DB.Stats(); return float64(r.WaitCount + w.WaitCount) }))
 }

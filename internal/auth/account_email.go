@@ -10,9 +10,6 @@ import (
 )
 
 func (s *Service) emailShow(w http.ResponseWriter, r *http.Request) {
-	if s.mailOff(w, r) {
-		return
-	}
 	u, ok := RequireUser(w, r)
 	if !ok {
 		return
@@ -30,9 +27,6 @@ func (s *Service) emailShow(w http.ResponseWriter, r *http.Request) {
 // the new address is taken is never said here: the job mails that address
 // instead (see emailJob).
 func (s *Service) emailPost(w http.ResponseWriter, r *http.Request) {
-	if s.mailOff(w, r) {
-		return
-	}
 	u, ok := RequireUser(w, r)
 	if !ok {
 		return
@@ -67,7 +61,7 @@ func (s *Service) emailPost(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	if ok, retry := s.lim().EmailPerUser.Allow(ctx, "email:user:"+UsernameKey(u.Username)); !ok {
 		e := errs.As(tooMany(retry, "Too many address changes."))
-		retryAfter(w, e) // the form again, with the wait
+		web.SetRetryAfter(w.Header(), e.RetryAfter) // the form again, with the wait
 		private(w)
 		s.Site.Render(w, r, http.StatusTooManyRequests, EmailPage(s, s.head(r, "E-mail address"), u, email, map[string]string{"": e.Message}, ""))
 		return
@@ -82,9 +76,6 @@ func (s *Service) emailPost(w http.ResponseWriter, r *http.Request) {
 // emailConfirmShow shows the address a link would switch to, with a button:
 // opening the link (a GET) changes nothing.
 func (s *Service) emailConfirmShow(w http.ResponseWriter, r *http.Request) {
-	if s.mailOff(w, r) {
-		return
-	}
 	secret(w)
 	token := r.PathValue("token")
 	t, err := s.store.peekToken(r.Context(), token, purposeEmail)
@@ -100,9 +91,6 @@ func (s *Service) emailConfirmShow(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Service) emailConfirmPost(w http.ResponseWriter, r *http.Request) {
-	if s.mailOff(w, r) {
-		return
-	}
 	secret(w)
 	_, err := s.store.confirmEmail(r.Context(), r.PathValue("token"))
 	switch {
@@ -119,8 +107,5 @@ func (s *Service) emailConfirmPost(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Service) emailChanged(w http.ResponseWriter, r *http.Request) {
-	if s.mailOff(w, r) {
-		return
-	}
 	s.Site.Render(w, r, http.StatusOK, EmailChangedPage(s, s.head(r, "E-mail address"), "Your e-mail address is changed.", true))
 }

@@ -49,7 +49,7 @@ func (s *Service) loginPost(w http.ResponseWriter, r *http.Request) {
 			s.Site.Render(w, r, http.StatusUnauthorized, LoginPage(s, s.head(r, "Sign in"), in, map[string]string{"": e.Message}, ""))
 			return
 		case errs.TooMany: // the form again, with the wait (never the password)
-			retryAfter(w, e)
+			web.SetRetryAfter(w.Header(), e.RetryAfter)
 			s.Site.Render(w, r, http.StatusTooManyRequests, LoginPage(s, s.head(r, "Sign in"), in, map[string]string{"": e.Message}, ""))
 			return
 		}

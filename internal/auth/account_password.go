@@ -81,7 +81,7 @@ func passwordRefused(w http.ResponseWriter, err error, wrong string) (msg string
 	case errs.Invalid:
 		return wrong, http.StatusUnprocessableEntity, true
 	case errs.TooMany:
-		retryAfter(w, e)
+		web.SetRetryAfter(w.Header(), e.RetryAfter)
 		return e.Message, http.StatusTooManyRequests, true
 	}
 	return "", 0, false

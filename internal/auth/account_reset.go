@@ -11,16 +11,25 @@ import (
 
 // mailRoutes mounts the mailed flows (when EnableMail was called).
 func (s *Service) mailRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /account/reset", s.resetShow)
-	mux.HandleFunc("POST /account/reset", s.resetPost)
-	mux.HandleFunc("GET /account/reset/done", s.resetDone)
-	mux.HandleFunc("GET /account/reset/{token}", s.resetTokenShow)
-	mux.HandleFunc("POST /account/reset/{token}", s.resetTokenPost)
-	mux.HandleFunc("GET /account/email", s.emailShow)
-	mux.HandleFunc("POST /account/email", s.emailPost)
-	mux.HandleFunc("GET /account/email/changed", s.emailChanged)
-	mux.HandleFunc("GET /account/email/confirm/{token}", s.emailConfirmShow)
-	mux.HandleFunc("POST /account/email/confirm/{token}", s.emailConfirmPost)
+	handle := func(pattern string, h http.HandlerFunc) {
+		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+			if s.mailing == nil { // EnableMail was not called: no such pages
+				s.Site.NotFound(w, r)
+				return
+			}
+			h(w, r)
+		})
+	}
+	handle("GET /account/reset", s.resetShow)
+	handle("POST /account/reset", s.resetPost)
+	handle("GET /account/reset/done", s.resetDone)
+	handle("GET /account/reset/{token}", s.resetTokenShow)
+	handle("POST /account/reset/{token}", s.resetTokenPost)
+	handle("GET /account/email", s.emailShow)
+	handle("POST /account/email", s.emailPost)
+	handle("GET /account/email/changed", s.emailChanged)
+	handle("GET /account/email/confirm/{token}", s.emailConfirmShow)
+	handle("POST /account/email/confirm/{token}", s.emailConfirmPost)
 }
 
 // secret marks a page whose URL holds a token: never cached, never sent
@@ -30,27 +39,13 @@ func secret(w http.ResponseWriter) {
 	w.Header().Set("Referrer-Policy", "no-referrer")
 }
 
-func (s *Service) mailOff(w http.ResponseWriter, r *http.Request) bool {
-	if s.mailing == nil {
-		s.Site.NotFound(w, r)
-		return true
-	}
-	return false
-}
-
 func (s *Service) resetShow(w http.ResponseWriter, r *http.Request) {
-	if s.mailOff(w, r) {
-		return
-	}
 	s.Site.Render(w, r, http.StatusOK, ResetRequestPage(s, s.head(r, "Reset your password"), "", nil, r.URL.Query().Has("sent")))
 }
 
 // resetPost always gives the same answer, as fast, whether or not the
 // address has an account: it only enqueues a job, which looks it up.
 func (s *Service) resetPost(w http.ResponseWriter, r *http.Request) {
-	if s.mailOff(w, r) {
-		return
-	}
 	if err := web.ParseForm(r, 1<<16); err != nil {
 		s.Site.Error(w, r, err)
 		return
@@ -64,7 +59,7 @@ func (s *Service) resetPost(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	if ok, retry := s.lim().ResetPerIP.Allow(ctx, "reset:ip:"+web.ClientIP(r)); !ok {
 		e := errs.As(tooMany(retry, "Too many reset requests from here."))
-		retryAfter(w, e) // the form again, with the wait
+		web.SetRetryAfter(w.Header(), e.RetryAfter) // the form again, with the wait
 		s.Site.Render(w, r, http.StatusTooManyRequests,
 			ResetRequestPage(s, s.head(r, "Reset your password"), email, map[string]string{"": e.Message}, false))
 		return
@@ -81,9 +76,6 @@ func (s *Service) resetPost(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Service) resetDone(w http.ResponseWriter, r *http.Request) {
-	if s.mailOff(w, r) {
-		return
-	}
 	s.Site.Render(w, r, http.StatusOK, ResetDonePage(s, s.head(r, "Password changed")))
 }
 
@@ -93,9 +85,6 @@ func (s *Service) linkInvalid(w http.ResponseWriter, r *http.Request, again stri
 }
 
 func (s *Service) resetTokenShow(w http.ResponseWriter, r *http.Request) {
-	if s.mailOff(w, r) {
-		return
-	}
 	secret(w)
 	token := r.PathValue("token")
 	if _, err := s.store.peekToken(r.Context(), token, purposeReset); err != nil {
@@ -112,9 +101,6 @@ func (s *Service) resetTokenShow(w http.ResponseWriter, r *http.Request) {
 // resetTokenPost sets the new password (validated like sign-up's), uses the
 // token up and ends every session of the account.
 func (s *Service) resetTokenPost(w http.ResponseWriter, r *http.Request) {
-	if s.mailOff(w, r) {
-		return
-	}
 	secret(w)
 	if err := web.ParseForm(r, 1<<16); err != nil {
 		s.Site.Error(w, r, err)

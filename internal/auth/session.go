@@ -144,12 +144,6 @@ func tooMany(retry time.Duration, what string) error {
 	return errs.Slow(time.Duration(n)*time.Second, "%s Please try again in %s.", what, wait)
 }
 
-// retryAfter sets the Retry-After header of a rate limit's refusal that is
-// answered with a page rather than Site.Error.
-func retryAfter(w http.ResponseWriter, e *errs.Error) {
-	w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
-}
-
 // startSession gives the request's session a new token and the user.
 func (s *Service) startSession(w http.ResponseWriter, r *http.Request, a *account) error {
 	sm := s.manager(r)

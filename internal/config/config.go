@@ -20,35 +20,37 @@ import (
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/files"
+	"github.com/tutti-dev/tutti/internal/mail"
 	"github.com/tutti-dev/tutti/internal/memlimit"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
 // Config is every setting of a tutti process. It is a value: nothing global.
 type Config struct {
-	Addr            string        // listen address
-	DataDir         string        // SQLite database, uploads, embedded stores
-	DatabaseURL     string        // postgres://... for PostgreSQL; empty for SQLite in DataDir
-	NATSURL         string        // nats://... of a NATS cluster; empty for NATS embedded in the process
-	RedisURL        string        // redis://... of the shared Redis; empty for none
-	RedisPrefix     string        // begins every key tutti keeps in Redis
-	StorageURL      string        // s3://ACCESS:SECRET@host:port/bucket for uploads in S3; empty for DataDir/uploads
-	SessionStore    string        // where sessions live: "db" or "redis" (Validate fills it in)
-	LogLevel        slog.Level    // debug, info, warn, error
-	LogFormat       string        // text or json
-	Demo            bool          // load the demo data set on start
-	ShutdownTimeout time.Duration // graceful shutdown deadline
-	CacheSize       int           // in-process cache capacity in bytes; 0: a quarter of the memory limit, 16 to 256 MiB
-	MemoryLimit     string        // Go's soft memory limit: "auto" (half the machine's or the container's memory), "off", or a size
-	MaxBodyBytes    int64         // default request body limit
-	BaseURL         string        // public URL, for links in mail and calendars; empty: from the request
-	DebugAddr       string        // if set, net/http/pprof listens here (keep it on loopback)
-	RoarPostsPerMin int           // roars a user may post per minute (bursts of up to 10); 0: no limit
-	RateLimits      bool          // false turns off the login, sign-up and posting limits (load tests)
-	SMTPURL         string        // smtp://user:pass@host:port for outgoing mail; empty: .eml files in DataDir/mail
-	MailFrom        string        // the From address of outgoing mail
-	MailPerSecond   int           // mails sent per second per instance
-	TrustedProxies  string        // CIDRs or addresses whose X-Forwarded-For and X-Forwarded-Proto are believed
+	Addr               string        // listen address
+	DataDir            string        // SQLite database, uploads, embedded stores
+	DatabaseURL        string        // postgres://... for PostgreSQL; empty for SQLite in DataDir
+	DatabaseReplicaURL string        // postgres://... of a streaming replica for reads that tolerate lag; empty for none
+	NATSURL            string        // nats://... of a NATS cluster; empty for NATS embedded in the process
+	RedisURL           string        // redis://... of the shared Redis; empty for none
+	RedisPrefix        string        // begins every key tutti keeps in Redis
+	StorageURL         string        // s3://ACCESS:SECRET@host:port/bucket for uploads in S3; empty for DataDir/uploads
+	SessionStore       string        // where sessions live: "db" or "redis" (Validate fills it in)
+	LogLevel           slog.Level    // debug, info, warn, error
+	LogFormat          string        // text or json
+	Demo               bool          // load the demo data set on start
+	ShutdownTimeout    time.Duration // graceful shutdown deadline
+	CacheSize          int           // in-process cache capacity in bytes; 0: a quarter of the memory limit, 16 to 256 MiB
+	MemoryLimit        string        // Go's soft memory limit: "auto" (half the machine's or the container's memory), "off", or a size
+	MaxBodyBytes       int64         // default request body limit
+	BaseURL            string        // public URL, for links in mail and calendars; empty: from the request
+	DebugAddr          string        // if set, net/http/pprof listens here (keep it on loopback)
+	RoarPostsPerMin    int           // roars a user may post per minute (bursts of up to 10); 0: no limit
+	RateLimits         bool          // false turns off the login, sign-up and posting limits (load tests)
+	SMTPURL            string        // smtp://user:pass@host:port for outgoing mail; empty: .eml files in DataDir/mail
+	MailFrom           string        // the From address of outgoing mail
+	MailPerSecond      int           // mails sent per second per instance
+	TrustedProxies     string        // CIDRs or addresses whose X-Forwarded-For and X-Forwarded-Proto are believed
 }
 
 // Default is the configuration of `tutti serve` with nothing set.
@@ -63,8 +65,8 @@ func Default() Config {
 		MaxBodyBytes:    1 << 20,
 		RoarPostsPerMin: 30,
 		RateLimits:      true,
-		MailFrom:        "tutti <noreply@localhost>",
-		MailPerSecond:   10,
+		MailFrom:        mail.DefaultFrom,
+		MailPerSecond:   mail.DefaultPerSecond,
 		RedisPrefix:     "tutti:",
 	}
 }
@@ -96,6 +98,7 @@ func Flags(fs *flag.FlagSet, c *Config, getenv func(string) string) []Var {
 	str(&c.Addr, "addr", "TUTTI_ADDR", d.Addr, "listen address")
 	str(&c.DataDir, "data-dir", "TUTTI_DATA_DIR", d.DataDir, "data directory: SQLite database, uploads, embedded stores")
 	str(&c.DatabaseURL, "database-url", "TUTTI_DATABASE_URL", "", "postgres://... switches to PostgreSQL; empty means SQLite in the data directory")
+	str(&c.DatabaseReplicaURL, "database-replica-url", "TUTTI_DATABASE_REPLICA_URL", "", "postgres://... of a streaming replica of the database, for reads that tolerate lag (visitors' cached pages); empty means none")
 	str(&c.NATSURL, "nats-url", "TUTTI_NATS_URL", "", "nats://... of a NATS cluster with JetStream; empty means NATS embedded in the process, stored in the data directory")
 	str(&c.RedisURL, "redis-url", "TUTTI_REDIS_URL", "", "redis://[user:password@]host:port/db of the shared Redis (cache tier, versions, rate limits, sessions); empty means none")
 	str(&c.RedisPrefix, "redis-prefix", "TUTTI_REDIS_PREFIX", d.RedisPrefix, "begins every key kept in Redis (several sites can share one)")
@@ -139,6 +142,10 @@ func (c *Config) Validate() error {
 	}
 	if c.DatabaseURL != "" && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") && !strings.HasPrefix(c.DatabaseURL, "sqlite:") {
 		errs = append(errs, fmt.Errorf("database-url must start with postgres:// or sqlite:"))
+	}
+	if c.DatabaseReplicaURL != "" && (!strings.HasPrefix(c.DatabaseReplicaURL, "postgres://") && !strings.HasPrefix(c.DatabaseReplicaURL, "postgresql://") ||
+		!strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://")) {
+		errs = append(errs, fmt.Errorf("database-replica-url must start with postgres://, and database-url too (a replica of PostgreSQL)"))
 	}
 	if c.RedisURL != "" && !strings.HasPrefix(c.RedisURL, "redis://") && !strings.HasPrefix(c.RedisURL, "rediss://") && !strings.HasPrefix(c.RedisURL, "unix://") {
 		errs = append(errs, fmt.Errorf("redis-url must start with redis://, rediss:// or unix://"))
@@ -186,8 +193,10 @@ func (c *Config) Validate() error {
 	if c.RoarPostsPerMin < 0 {
 		errs = append(errs, fmt.Errorf("roar-posts-per-minute %d: want 0 or more", c.RoarPostsPerMin))
 	}
-	if c.SMTPURL != "" && !strings.HasPrefix(c.SMTPURL, "smtp://") && !strings.HasPrefix(c.SMTPURL, "smtps://") {
-		errs = append(errs, errors.New("smtp-url must start with smtp:// or smtps://"))
+	if c.SMTPURL != "" {
+		if _, _, err := mail.ParseSMTPURL(c.SMTPURL); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if c.SMTPURL != "" && c.BaseURL == "" {
 		// Links in mail (password reset, e-mail change) must not take their

@@ -41,7 +41,9 @@ func TestValidate(t *testing.T) {
 		{"--addr", "nope"}, {"--database-url", "mysql://x"}, {"--log-format", "xml"}, {"--cache-bytes", "10"}, {"--data-dir", ""},
 		{"--redis-url", "127.0.0.1:6379"}, {"--session-store", "redis"}, {"--session-store", "memcached"},
 		{"--memory-limit", "lots"}, {"--memory-limit", "1MiB"},
-		{"--smtp-url", "smtp://127.0.0.1:25"}, // without --base-url
+		{"--smtp-url", "smtp://127.0.0.1:25"},                   // without --base-url
+		{"--database-replica-url", "postgres://r@127.0.0.1/db"}, // a replica of SQLite
+		{"--database-url", "postgres://p@127.0.0.1/db", "--database-replica-url", "mysql://r"},
 	} {
 		if _, err := parse(t, nil, args...); err == nil {
 			t.Errorf("%v: accepted", args)
@@ -94,5 +96,13 @@ func TestStorageURL(t *testing.T) {
 		} else if strings.Contains(err.Error(), "s3cret") {
 			t.Errorf("--storage-url %s: error %q shows the secret", u, err)
 		}
+	}
+}
+
+func TestDatabaseReplicaURL(t *testing.T) {
+	env := map[string]string{"TUTTI_DATABASE_URL": "postgres://p@127.0.0.1/db", "TUTTI_DATABASE_REPLICA_URL": "postgres://r@127.0.0.1:5433/db"}
+	c, err := parse(t, env)
+	if err != nil || c.DatabaseReplicaURL != "postgres://r@127.0.0.1:5433/db" {
+		t.Errorf("replica url %q, %v; want the variable's", c.DatabaseReplicaURL, err)
 	}
 }

@@ -14,7 +14,9 @@
 // for ErrNotFound and the driver's errors as kinds, Cursor and Trim for
 // keyset pagination, Batch for a burst of small writes that may share a
 // commit, CopyFrom for bulk seeding, and Migrations for the app's embedded
-// SQL of both dialects.
+// SQL of both dialects. Lagging (and AtLeast) is the reader for reads that
+// tolerate lag, a PostgreSQL streaming replica when one is set (AddReplica),
+// falling back to the primary while it fails.
 package db
 
 import (
@@ -49,6 +51,7 @@ type DB struct {
 	Dialect Dialect
 	read    *sql.DB
 	write   *sql.DB
+	replica *replica // reads that tolerate lag (AddReplica); nil: none
 	queries atomic.Int64
 	rebinds sync.Map // query -> rebound query (PostgreSQL)
 
@@ -155,6 +158,9 @@ func (db *DB) Close() error {
 	err := db.read.Close()
 	if db.write != db.read {
 		err = errors.Join(err, db.write.Close())
+	}
+	if db.replica != nil {
+		err = errors.Join(err, db.replica.pool.Close())
 	}
 	return err
 }

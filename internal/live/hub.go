@@ -9,8 +9,10 @@
 //
 // The hub delivers in rounds, spaced to a budget of stream writes a second,
 // each stream writing a round in one write; it drops a stream that stops
-// reading (the client reconnects and catches up); and a Group ends every
-// stream of the process at a graceful shutdown.
+// reading (the client reconnects and catches up); it numbers what it sends
+// on the bus and drops its streams when it finds a message lost, so that
+// they catch up too (gap.go); and a Group ends every stream of the process
+// at a graceful shutdown.
 //
 // Use it for a page or API that should change while open (a timeline, a
 // poll's results), instead of polling. An event says what changed (roar's
@@ -49,6 +51,9 @@ type Options[E any] struct {
 	// Key names the streams an event goes to: those served with Stream.Key
 	// equal to it. nil: "" for every event.
 	Key func(e *E) string
+	// Beacon is how often a hub that has published tells the bus its last
+	// number, so that a lost last message is found too (gap.go); 0: 5 s.
+	Beacon time.Duration
 	// Heard, when set, is called for every event heard on the bus, from any
 	// instance, before it is delivered.
 	Heard func(e *E)
@@ -75,6 +80,8 @@ type Hub[E any] struct {
 	o     Options[E]
 	g     *Group
 	unsub func()
+	gaps  *gaps        // numbers on the bus, to find lost messages (gap.go)
+	lose  atomic.Int64 // tests: drop this many of the next messages heard (a lossy bus)
 
 	mu      sync.RWMutex
 	clients map[string]map[*client[E]]struct{}
@@ -115,11 +122,24 @@ type delivery[E any] struct {
 // g (nil: none) so that g.Shutdown ends its streams.
 func New[E any](g *Group, o Options[E]) (*Hub[E], error) {
 	h := &Hub[E]{o: o, g: g, clients: map[string]map[*client[E]]struct{}{}, pending: map[string][]delivery[E]{},
-		kick: make(chan struct{}, 1), done: make(chan struct{})}
+		kick: make(chan struct{}, 1), done: make(chan struct{}), gaps: newGaps()}
 	if o.Bus != nil {
 		unsub, err := o.Bus.Subscribe(o.Subject, func(_ string, data []byte) {
+			if h.lose.Load() > 0 && h.lose.Add(-1) >= 0 {
+				return
+			}
+			var env envelope
+			if json.Unmarshal(data, &env) != nil || env.Origin == "" {
+				return
+			}
+			if h.gaps.heard(env.Origin, env.Seq, env.E == nil) {
+				h.resync()
+			}
+			if env.E == nil { // a beacon
+				return
+			}
 			e := new(E)
-			if json.Unmarshal(data, e) != nil {
+			if json.Unmarshal(env.E, e) != nil {
 				return
 			}
 			if o.Heard != nil {
@@ -133,6 +153,9 @@ func New[E any](g *Group, o Options[E]) (*Hub[E], error) {
 		h.unsub = unsub
 	}
 	go h.run()
+	if o.Bus != nil {
+		go h.beacon()
+	}
 	g.add(h)
 	return h, nil
 }
@@ -149,6 +172,10 @@ func (h *Hub[E]) Publish(e *E) error {
 		return nil
 	}
 	b, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	b, err = json.Marshal(envelope{Origin: h.gaps.origin, Seq: h.gaps.next(), E: b})
 	if err != nil {
 		return err
 	}

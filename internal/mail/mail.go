@@ -65,13 +65,19 @@ type Mailer struct {
 	nowFn func() time.Time
 }
 
+// The defaults of Config (and of --mail-from, --mail-per-second).
+const (
+	DefaultFrom      = "tutti <noreply@localhost>"
+	DefaultPerSecond = 10
+)
+
 // New checks cfg and registers the sending handler on q.
 func New(cfg Config, q *jobs.Queue) (*Mailer, error) {
 	if cfg.PerSecond <= 0 {
-		cfg.PerSecond = 10
+		cfg.PerSecond = DefaultPerSecond
 	}
 	if cfg.From == "" {
-		cfg.From = "tutti@localhost"
+		cfg.From = DefaultFrom
 	}
 	if _, err := mail.ParseAddress(cfg.From); err != nil {
 		return nil, fmt.Errorf("mail-from %q: %w", cfg.From, err)

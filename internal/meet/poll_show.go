@@ -116,7 +116,7 @@ func (a *App) pollShow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	err = a.pages.Serve(w, r, key, ver, func(ctx context.Context) (*web.Page, time.Duration, error) {
-		return a.renderPoll(ctx, id, zone, pq, etag)
+		return a.renderPoll(ctx, id, v, zone, pq, etag)
 	})
 	if err != nil {
 		a.Site.Error(w, r, err)
@@ -197,8 +197,8 @@ func validZone(z string) bool {
 	return err == nil
 }
 
-func (a *App) renderPoll(ctx context.Context, id, zone string, pq pageQuery, etag string) (*web.Page, time.Duration, error) {
-	v, err := a.buildPollView(ctx, id, zone, pq)
+func (a *App) renderPoll(ctx context.Context, id string, ver int64, zone string, pq pageQuery, etag string) (*web.Page, time.Duration, error) {
+	v, err := a.buildPollView(ctx, a.store.At(ctx, id, ver), id, zone, pq)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -214,9 +214,10 @@ func (a *App) renderPoll(ctx context.Context, id, zone string, pq pageQuery, eta
 }
 
 // buildPollView loads the poll with a fixed number of queries, whatever its
-// size: the poll, all participants, all timeframes, one page of comments.
-func (a *App) buildPollView(ctx context.Context, id, zone string, pq pageQuery) (*pollView, error) {
-	p, err := a.store.Poll(ctx, id)
+// size: the poll, all participants, all timeframes, one page of comments,
+// through st (a.store, or At's for the cached page).
+func (a *App) buildPollView(ctx context.Context, st *Store, id, zone string, pq pageQuery) (*pollView, error) {
+	p, err := st.Poll(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -231,15 +232,15 @@ func (a *App) buildPollView(ctx context.Context, id, zone string, pq pageQuery) 
 			v.Zone, v.Loc = "UTC", time.UTC
 		}
 	}
-	people, err := a.store.Participants(ctx, id)
+	people, err := st.Participants(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	tfs, err := a.store.Timeframes(ctx, id)
+	tfs, err := st.Timeframes(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	v.Comments, v.NextComments, err = a.store.Comments(ctx, id, 0, pq.before, PageSize)
+	v.Comments, v.NextComments, err = st.Comments(ctx, id, 0, pq.before, PageSize)
 	if err != nil {
 		return nil, err
 	}

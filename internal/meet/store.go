@@ -18,6 +18,26 @@ import (
 type Store struct {
 	db  *db.DB
 	now func() time.Time
+	q   db.Querier // the poll page's reads (nil: db); see At
+}
+
+// At is the store for filling the cache entry of poll id's page at version
+// v: its reads of the poll page (Poll, Participants, Timeframes, Comments)
+// go to the database's lag-tolerant reader (a replica in cluster mode) if
+// that shows the poll at v already, so the page holds every change up to v
+// (a participant's own answer included), and to the primary otherwise.
+// Never for a read that decides.
+func (s *Store) At(ctx context.Context, id string, v int64) *Store {
+	c := *s
+	c.q = s.db.AtLeast(ctx, v, "SELECT version FROM meet_polls WHERE id = ?", id)
+	return &c
+}
+
+func (s *Store) reads() db.Querier {
+	if s.q == nil {
+		return s.db
+	}
+	return s.q
 }
 
 // ErrLocked is returned for changes to a poll past its deadline or closed.
@@ -57,7 +77,7 @@ func nullUnix(t *time.Time) any {
 
 // Poll returns the poll with id.
 func (s *Store) Poll(ctx context.Context, id string) (*Poll, error) {
-	p, err := scanPoll(s.db.QueryRow(ctx, `SELECT `+pollCols+` FROM meet_polls WHERE id = ?`, id))
+	p, err := scanPoll(s.reads().QueryRow(ctx, `SELECT `+pollCols+` FROM meet_polls WHERE id = ?`, id))
 	if err != nil {
 		return nil, fmt.Errorf("meet: poll %s: %w", id, notFound(err))
 	}

@@ -37,7 +37,7 @@ func (s *Service) Roar(ctx context.Context, id int64) (*Roar, error) { return s.
 // the roars of authors u does not see are in it, for the caller to leave
 // out (Viewer.Rel.Hides) or show as such.
 func (s *Service) Timeline(ctx context.Context, u *auth.User, q Query) (*Feed, error) {
-	roars, next, err := s.timeline(ctx, q)
+	roars, next, err := s.timeline(ctx, q, u == nil)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func (s *Service) newest(ctx context.Context) ([]Roar, error) {
 		return roars.([]Roar), nil
 	}
 	b, err := s.cache.Fetch(ctx, cacheKey(v, "newest"), func(ctx context.Context) ([]byte, time.Duration, error) {
-		roars, err := s.store.Timeline(ctx, Query{Limit: pageSize + 1})
+		roars, err := s.store.At(ctx, v).Timeline(ctx, Query{Limit: pageSize + 1})
 		if err != nil {
 			return nil, 0, err
 		}
@@ -151,7 +151,8 @@ func (s *Service) newest(ctx context.Context) ([]Roar, error) {
 }
 
 // timeline returns a page of q (pageSize by default) and the cursor of the next.
-func (s *Service) timeline(ctx context.Context, q Query) ([]Roar, int64, error) {
+// A visitor's page (visitor) may come from a replica that lags.
+func (s *Service) timeline(ctx context.Context, q Query, visitor bool) ([]Roar, int64, error) {
 	if q.Limit == 0 {
 		q.Limit = pageSize
 	}
@@ -161,6 +162,8 @@ func (s *Service) timeline(ctx context.Context, q Query) ([]Roar, int64, error) 
 	var err error
 	if q == (Query{Limit: pageSize + 1}) {
 		roars, err = s.newest(ctx)
+	} else if visitor {
+		roars, err = s.store.Lagging().Timeline(ctx, q)
 	} else {
 		roars, err = s.store.Timeline(ctx, q)
 	}

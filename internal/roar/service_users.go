@@ -48,11 +48,10 @@ func (s *Service) MarkSeen(ctx context.Context, u *auth.User, upTo int64) error 
 // Profile returns username's profile as u (nil: a visitor) sees it, with
 // their relation.
 func (s *Service) Profile(ctx context.Context, u *auth.User, username string) (*Profile, error) {
-	var me int64
-	if u != nil {
-		me = u.ID
+	if u == nil { // a visitor: a replica's copy will do
+		return s.store.Lagging().Profile(ctx, username, 0)
 	}
-	return s.store.Profile(ctx, username, me)
+	return s.store.Profile(ctx, username, u.ID)
 }
 
 // Notifications returns a page of u's notifications, newest first, before

@@ -17,6 +17,32 @@ import (
 type Store struct {
 	db  *db.DB
 	now func() time.Time
+	q   db.Querier // Timeline's and Profile's reads (nil: db); see Lagging and At
+}
+
+// Lagging is the store whose Timeline and Profile read from the database's
+// lag-tolerant reader (a replica in cluster mode): for visitors, who have
+// written nothing they would miss. Never for a read that decides.
+func (s *Store) Lagging() *Store {
+	c := *s
+	c.q = s.db.Lagging()
+	return &c
+}
+
+// At is the store for filling a cache entry keyed by roar's version v: it
+// reads from the replica only if that shows v already, so the entry holds
+// everything committed up to v (a signed-in writer's own roar included).
+func (s *Store) At(ctx context.Context, v int64) *Store {
+	c := *s
+	c.q = s.db.AtLeast(ctx, v, "SELECT version FROM roar_meta WHERE id = 1")
+	return &c
+}
+
+func (s *Store) reads() db.Querier {
+	if s.q == nil {
+		return s.db
+	}
+	return s.q
 }
 
 // roarCols and roarFrom select a roar with its author, the author of the roar
@@ -98,7 +124,7 @@ func (s *Store) Timeline(ctx context.Context, q Query) ([]Roar, error) {
 	limit := min(max(q.Limit, 1), 201)
 	sqlq += order + " LIMIT ?"
 	args = append(args, limit)
-	rows, err := s.db.Query(ctx, sqlq, args...)
+	rows, err := s.reads().Query(ctx, sqlq, args...)
 	if err != nil {
 		return nil, fmt.Errorf("roar: timeline: %w", err)
 	}
@@ -233,7 +259,7 @@ func (s *Store) Profile(ctx context.Context, username string, viewer int64) (*Pr
 	var p Profile
 	var joined int64
 	var follows, followsMe, blocked, muted, blocksMe int64
-	err := db.Scan(s.db.QueryRow(ctx, `SELECT u.id, u.username, u.display_name, u.avatar, u.bio, u.created_at,
+	err := db.Scan(s.reads().QueryRow(ctx, `SELECT u.id, u.username, u.display_name, u.avatar, u.bio, u.created_at,
 			(SELECT count(*) FROM roars WHERE author_id = u.id),
 			(SELECT count(*) FROM roar_follows WHERE followee_id = u.id),
 			(SELECT count(*) FROM roar_follows WHERE follower_id = u.id),

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/a-h/templ"
 
@@ -111,7 +112,7 @@ func (s *Site) Error(w http.ResponseWriter, r *http.Request, err error) {
 	h.Del("ETag")
 	h.Set("Cache-Control", "no-store")
 	if e.RetryAfter > 0 {
-		h.Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
+		SetRetryAfter(h, e.RetryAfter)
 	}
 	if WantsJSON(r) {
 		h.Set("Content-Type", "application/problem+json")
@@ -160,4 +161,10 @@ func WantsJSON(r *http.Request) bool {
 // NotFound answers 404 with the status page.
 func (s *Site) NotFound(w http.ResponseWriter, r *http.Request) {
 	s.Error(w, r, errs.ErrNotFound)
+}
+
+// SetRetryAfter sets Retry-After to d in whole seconds, rounded up (a
+// client told 0 would retry at once).
+func SetRetryAfter(h http.Header, d time.Duration) {
+	h.Set("Retry-After", strconv.Itoa(int(math.Ceil(d.Seconds()))))
 }

@@ -1,0 +1,131 @@
+package live
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"sync"
+	"time"
+)
+
+// A lost bus message must not leave a reader silently behind. Core NATS
+// delivers at most once: a message lost between instances (a slow
+// consumer, a reconnect, a node restarting) would leave every stream of
+// the receiving instance without that event, with nothing to tell it.
+// So each hub numbers what it publishes (its origin, a random id per
+// process, and a sequence), and tells the bus its last number every
+// beaconEvery even when quiet. A hub that sees a number jump, or a beacon
+// ahead of what it heard, knows it lost something from that origin and
+// ends every stream it serves: their clients reconnect (retry: 2000) with
+// Last-Event-ID and get what they missed from the database (the Backlog;
+// meet's pages refetch the poll), as after any drop. Losses are rare, and
+// a reconnect costs a request each; a stream never silently misses one.
+
+// beaconEvery is how often a hub that has published tells its last number
+// (Options.Beacon).
+const beaconEvery = 5 * time.Second
+
+// envelope is an event on the bus with its origin and number; E nil: a beacon.
+type envelope struct {
+	Origin string          `json:"o"`
+	Seq    uint64          `json:"s"`
+	E      json.RawMessage `json:"e,omitempty"`
+}
+
+// gaps is a hub's record of the last number heard from each origin.
+type gaps struct {
+	origin string
+
+	mu   sync.Mutex
+	seq  uint64            // the last number this hub published
+	last map[string]uint64 // origin -> the last number heard from it
+	lost int64             // gaps found (Lost)
+}
+
+func newGaps() *gaps {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return &gaps{origin: hex.EncodeToString(b), last: map[string]uint64{}}
+}
+
+// next numbers a message to publish.
+func (g *gaps) next() uint64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.seq++
+	return g.seq
+}
+
+// published is the last number published (0: none yet).
+func (g *gaps) published() uint64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.seq
+}
+
+// heard records number seq from origin (beacon: it numbers no new event)
+// and reports whether something from origin was lost before it. The first
+// message heard from an origin starts its count: a stream opened since
+// reads the state it shows by itself.
+func (g *gaps) heard(origin string, seq uint64, beacon bool) (lost bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	last, known := g.last[origin]
+	if beacon {
+		lost = known && seq > last
+	} else {
+		lost = known && seq > last+1
+	}
+	if !known || seq > last {
+		g.last[origin] = seq
+	}
+	if lost {
+		g.lost++
+	}
+	return lost
+}
+
+// Lost is how many lost bus messages this hub found (each ended its streams).
+func (h *Hub[E]) Lost() int64 {
+	h.gaps.mu.Lock()
+	defer h.gaps.mu.Unlock()
+	return h.gaps.lost
+}
+
+// resync ends every stream of this hub here: each client reconnects and
+// catches up from the database. The streams leave the hub at once, so that
+// the event that showed the gap is not written to them: a client given it
+// would reconnect with its id, past the lost one.
+func (h *Hub[E]) resync() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for key, set := range h.clients {
+		for c := range set {
+			c.drop()
+			h.n--
+		}
+		delete(h.clients, key)
+	}
+}
+
+// beacon publishes the last number every beaconEvery, once the hub has
+// published, until it shuts down.
+func (h *Hub[E]) beacon() {
+	every := h.o.Beacon
+	if every <= 0 {
+		every = beaconEvery
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-h.done:
+			return
+		case <-t.C:
+		}
+		if s := h.gaps.published(); s > 0 {
+			b, _ := json.Marshal(envelope{Origin: h.gaps.origin, Seq: s})
+			h.o.Bus.Publish(h.o.Subject, b)
+		}
+	}
+}
