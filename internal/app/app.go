@@ -118,7 +118,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		return nil, err
 	}
 	m.Site = &web.Site{Assets: assets, Log: log, Apps: Apps()}
-	if m.Files, err = files.NewLocal(filepath.Join(cfg.DataDir, "uploads"), files.Prefix); err != nil {
+	if m.Files, err = openFiles(ctx, cfg, log); err != nil {
 		m.Close()
 		return nil, err
 	}
@@ -170,6 +170,20 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 	m.registerMetrics()
 	m.Handler = m.routes()
 	return m, nil
+}
+
+// openFiles is the upload storage: S3 with --storage-url, else the data
+// directory's uploads/.
+func openFiles(ctx context.Context, cfg config.Config, log *slog.Logger) (files.Storage, error) {
+	if cfg.StorageURL == "" {
+		return files.NewLocal(filepath.Join(cfg.DataDir, "uploads"), files.Prefix)
+	}
+	sc, err := files.ParseS3URL(cfg.StorageURL)
+	if err != nil {
+		return nil, err
+	}
+	log.Info("uploads in S3", "at", sc.String()) // without the credentials
+	return files.NewS3(ctx, sc, files.Prefix)
 }
 
 // openRedis connects to the shared Redis and makes it the core's shared

@@ -43,6 +43,7 @@ Usage:
   tutti jobs [list [STATE]] | tutti jobs retry ID [flags]
                                background jobs: counts, the newest, retry a dead one
   tutti load run|list|compare  run the load scenarios (tutti load help)
+  tutti assets export DIR      write the hashed static files (and .gz) for nginx
   tutti version                print the version
   tutti help                   this text
 
@@ -81,6 +82,8 @@ func Run(ctx context.Context, env Env) int {
 		err = operator(ctx, env, args)
 	case "jobs":
 		err = jobsCmd(ctx, env, args)
+	case "assets":
+		err = assetsCmd(ctx, env, args)
 	case "load":
 		return load.Main(ctx, args, env.Stdout, env.Stderr, Scenarios())
 	case "version", "--version", "-v":

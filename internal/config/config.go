@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tutti-dev/tutti/internal/files"
 	"github.com/tutti-dev/tutti/internal/mail"
 	"github.com/tutti-dev/tutti/internal/memlimit"
 	"github.com/tutti-dev/tutti/internal/web"
@@ -33,6 +34,7 @@ type Config struct {
 	NATSURL            string        // nats://... of a NATS cluster; empty for NATS embedded in the process
 	RedisURL           string        // redis://... of the shared Redis; empty for none
 	RedisPrefix        string        // begins every key tutti keeps in Redis
+	StorageURL         string        // s3://ACCESS:SECRET@host:port/bucket for uploads in S3; empty for DataDir/uploads
 	SessionStore       string        // where sessions live: "db" or "redis" (Validate fills it in)
 	LogLevel           slog.Level    // debug, info, warn, error
 	LogFormat          string        // text or json
@@ -100,6 +102,7 @@ func Flags(fs *flag.FlagSet, c *Config, getenv func(string) string) []Var {
 	str(&c.NATSURL, "nats-url", "TUTTI_NATS_URL", "", "nats://... of a NATS cluster with JetStream; empty means NATS embedded in the process, stored in the data directory")
 	str(&c.RedisURL, "redis-url", "TUTTI_REDIS_URL", "", "redis://[user:password@]host:port/db of the shared Redis (cache tier, versions, rate limits, sessions); empty means none")
 	str(&c.RedisPrefix, "redis-prefix", "TUTTI_REDIS_PREFIX", d.RedisPrefix, "begins every key kept in Redis (several sites can share one)")
+	str(&c.StorageURL, "storage-url", "TUTTI_STORAGE_URL", "", "s3://ACCESS:SECRET@host:port/bucket[/prefix]?secure=false&region=R keeps uploads in S3-compatible storage; empty means the data directory's uploads/")
 	str(&c.SessionStore, "session-store", "TUTTI_SESSION_STORE", "", "where sessions live: db (the database) or redis; empty means redis when --redis-url is set, else db")
 	str(&c.MemoryLimit, "memory-limit", "TUTTI_MEMORY_LIMIT", d.MemoryLimit, "the Go runtime's soft memory limit: auto (half of the machine's or the container's memory), off, or a size such as 512MiB; GOMEMLIMIT in the environment wins")
 	str(&c.LogFormat, "log-format", "TUTTI_LOG_FORMAT", d.LogFormat, "log format: text or json")
@@ -149,6 +152,11 @@ func (c *Config) Validate() error {
 	}
 	if len(c.RedisPrefix) > 64 || strings.ContainsAny(c.RedisPrefix, " \t\r\n.*>") {
 		errs = append(errs, errors.New("redis-prefix: at most 64 characters, no spaces, '.', '*' or '>'"))
+	}
+	if c.StorageURL != "" {
+		if _, err := files.ParseS3URL(c.StorageURL); err != nil { // never quotes the secret
+			errs = append(errs, err)
+		}
 	}
 	switch c.SessionStore {
 	case "":

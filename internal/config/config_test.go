@@ -84,6 +84,21 @@ func TestMemoryLimitSetting(t *testing.T) {
 	}
 }
 
+func TestStorageURL(t *testing.T) {
+	c, err := parse(t, map[string]string{"TUTTI_STORAGE_URL": "s3://key:s3cret-value@127.0.0.1:19000/uploads?secure=false"})
+	if err != nil || c.StorageURL != "s3://key:s3cret-value@127.0.0.1:19000/uploads?secure=false" {
+		t.Errorf("TUTTI_STORAGE_URL: %q %v; want it kept", c.StorageURL, err)
+	}
+	for _, u := range []string{"/var/uploads", "s3://key@127.0.0.1:19000/uploads", "s3://key:s3cret-value@127.0.0.1:19000/", "s3://key:s3cret-value@host/uploads?acl=x"} {
+		_, err := parse(t, nil, "--storage-url", u)
+		if err == nil {
+			t.Errorf("--storage-url %s: accepted", u)
+		} else if strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("--storage-url %s: error %q shows the secret", u, err)
+		}
+	}
+}
+
 func TestDatabaseReplicaURL(t *testing.T) {
 	env := map[string]string{"TUTTI_DATABASE_URL": "postgres://p@127.0.0.1/db", "TUTTI_DATABASE_REPLICA_URL": "postgres://r@127.0.0.1:5433/db"}
 	c, err := parse(t, env)

@@ -1,7 +1,10 @@
 // Package files stores uploaded files (avatars, pictures, audio) under keys
 // and serves them. Local keeps them on disk under DATA-DIR/uploads (embedded
-// mode); an S3-compatible Storage will serve cluster mode behind the same
-// interface.
+// mode); S3 keeps them in a bucket of an S3-compatible store (cluster mode,
+// --storage-url), tested against a real MinIO (filestest). Either way they
+// are served by Handler under /files/, streamed with ranges and conditional
+// requests. A store that fails makes uploads fail, not the instance: it is
+// not part of /readyz, which would take every instance out at once.
 //
 // Keys are random or content-addressed and never reused, so a stored file
 // never changes: the handler serves it with immutable cache headers.

@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"embed"
 	"encoding/base64"
+	"io/fs"
 	"log/slog"
 	"time"
 
@@ -25,6 +26,10 @@ var Migrations = db.Migrations{App: "meet", FS: subFS(migrations, "migrations")}
 
 //go:embed static
 var static embed.FS
+
+// StaticFS is the app's static files (module.Module's Static), served under
+// /meet/static/ with content-hashed names.
+func StaticFS() fs.FS { return subFS(static, "static") }
 
 // Deps are the core services meet uses.
 type Deps struct {
@@ -56,7 +61,7 @@ func New(d Deps) (*App, error) {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
-	assets, err := web.NewAssets(subFS(static, "static"), "/meet/static/")
+	assets, err := web.NewAssets(StaticFS(), "/meet/static/")
 	if err != nil {
 		return nil, err
 	}

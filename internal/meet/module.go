@@ -18,6 +18,7 @@ func Module() module.Module {
 		Name:       "meet",
 		Blurb:      "Find the time that suits everyone: group polls with preference tiers, a paintable grid and a heat map.",
 		Migrations: Migrations,
+		Static:     StaticFS(),
 		New: func(_ context.Context, c module.Core) (module.App, error) {
 			return New(Deps{DB: c.DB, Cache: c.Cache, Site: c.Site, Log: c.Log, Bus: c.Bus, Live: c.Live, BaseURL: c.Config.BaseURL, Versions: c.Versions})
 		},

@@ -13,6 +13,7 @@ import (
 	"context"
 	"flag"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 
@@ -45,7 +46,14 @@ type Module struct {
 	Seed *Seed
 	// Scenarios, if set, are the app's load scenarios by name (`tutti load`).
 	Scenarios func() map[string]load.Factory
+	// Static, if set, is the app's static files, served under StaticPrefix
+	// with content-hashed names (web.Assets): the app builds its Assets from
+	// it, and `tutti assets export` writes it for nginx.
+	Static fs.FS
 }
+
+// StaticPrefix is where the app's Static files are served: /NAME/static/.
+func (m Module) StaticPrefix() string { return "/" + m.Name + "/static/" }
 
 // Link is the app in the navigation and on the start page.
 func (m Module) Link() web.AppLink {

@@ -25,6 +25,10 @@ var Migrations = db.Migrations{App: "roar", FS: subFS(migrations, "migrations")}
 //go:embed static
 var static embed.FS
 
+// StaticFS is the app's static files (module.Module's Static), served under
+// /roar/static/ with content-hashed names.
+func StaticFS() fs.FS { return subFS(static, "static") }
+
 // Deps are the core services roar uses.
 type Deps struct {
 	DB        *db.DB
@@ -62,7 +66,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
-	assets, err := web.NewAssets(subFS(static, "static"), "/roar/static/")
+	assets, err := web.NewAssets(StaticFS(), "/roar/static/")
 	if err != nil {
 		return nil, err
 	}

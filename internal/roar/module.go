@@ -19,6 +19,7 @@ func Module() module.Module {
 		Name:       "roar",
 		Blurb:      "A microblog with a live timeline and a REST API.",
 		Migrations: Migrations,
+		Static:     StaticFS(),
 		New: func(ctx context.Context, c module.Core) (module.App, error) {
 			d := Deps{DB: c.DB, Cache: c.Cache, Local: c.Local, Site: c.Site, Log: c.Log, Bus: c.Bus, Live: c.Live, Auth: c.Auth, Versions: c.Versions}
 			if n := c.Config.RoarPostsPerMin; c.Config.RateLimits && n > 0 {

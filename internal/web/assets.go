@@ -9,7 +9,10 @@ import (
 	"io/fs"
 	"mime"
 	"net/http"
+	"os"
 	"path"
+	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -91,4 +94,62 @@ func (a *Assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.Write(body)
+}
+
+// Export writes every file under its hashed name into dir with the URL's
+// layout (prefix /roar/static/ -> DIR/roar/static/roar.3f2a1b9c.css), plus,
+// for the files served compressed, the same gzip bytes as NAME.gz, so that
+// nginx (root DIR; gzip_static on) serves exactly what ServeHTTP serves.
+// Files are written to a temporary name and renamed, so that a server
+// reading DIR never sees half a file; directories are 0755 and files 0644,
+// readable by nginx's workers. It returns the paths written, relative to dir.
+func (a *Assets) Export(dir string) ([]string, error) {
+	names := make([]string, 0, len(a.files))
+	for name := range a.files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var written []string
+	for _, name := range names {
+		f := a.files[name]
+		rel := path.Join(strings.TrimPrefix(a.prefix, "/"), name)
+		if err := writeFile(dir, rel, f.body); err != nil {
+			return written, err
+		}
+		written = append(written, rel)
+		if f.gz != nil {
+			if err := writeFile(dir, rel+".gz", f.gz); err != nil {
+				return written, err
+			}
+			written = append(written, rel+".gz")
+		}
+	}
+	return written, nil
+}
+
+// writeFile writes b to dir/rel (a slash path) through a temporary file.
+func writeFile(dir, rel string, b []byte) error {
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("web: export: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
+	if err != nil {
+		return fmt.Errorf("web: export: %w", err)
+	}
+	_, err = tmp.Write(b)
+	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), p)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("web: export %s: %w", rel, err)
+	}
+	return nil
 }
