@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -584,4 +585,81 @@ func size(t *testing.T, s string) int {
 		t.Errorf("size %q: %v", s, err)
 	}
 	return n * mult
+}
+
+// TestSettingsValidate: each place that configures instances gives a
+// configuration the binary accepts (config.Validate parses the URLs).
+func TestSettingsValidate(t *testing.T) {
+	sets := map[string]map[string]string{}
+
+	var cf struct {
+		Services map[string]struct{ Environment map[string]string }
+	}
+	readYAML(t, "compose.yaml", &cf)
+	sets["compose tutti1"] = cf.Services["tutti1"].Environment
+
+	var cm struct{ Data map[string]string }
+	readYAML(t, "k8s/configmap.yaml", &cm)
+	var secret struct {
+		StringData map[string]string `yaml:"stringData"`
+	}
+	readYAML(t, "k8s/secret.example.yaml", &secret)
+	k8s := map[string]string{}
+	for k, v := range cm.Data {
+		k8s[k] = v
+	}
+	for k, v := range secret.StringData {
+		k8s[k] = v
+	}
+	sets["k8s ConfigMap + Secret"] = k8s
+
+	sets["systemd tutti.env.example"] = envLines(t, readFile(t, "systemd/tutti.env.example"))
+
+	cmd := exec.Command("bash", "./local-cluster", "env")
+	cmd.Env = append(os.Environ(), "TUTTI_CLUSTER_DIR="+t.TempDir())
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("local-cluster env: %v", err)
+	}
+	lc := map[string]string{}
+	for k, v := range envLines(t, strings.ReplaceAll(string(out), "export ", "")) {
+		if strings.HasPrefix(k, "TUTTI_") && !ownVars.MatchString(k) {
+			lc[k] = strings.Trim(v, "'")
+		}
+	}
+	sets["local-cluster env"] = lc
+
+	for name, env := range sets {
+		if env["TUTTI_DATABASE_URL"] == "" {
+			t.Errorf("%s: no TUTTI_DATABASE_URL in %v", name, env)
+			continue
+		}
+		var c config.Config
+		fs := flag.NewFlagSet("tutti", flag.ContinueOnError)
+		config.Flags(fs, &c, func(k string) string { return env[k] })
+		if err := fs.Parse(nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Validate(); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// envLines reads NAME=value lines, skipping comments.
+func envLines(t *testing.T, s string) map[string]string {
+	t.Helper()
+	env := map[string]string{}
+	for _, line := range strings.Split(s, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			t.Fatalf("%q is not NAME=value", line)
+		}
+		env[k] = v
+	}
+	return env
 }
