@@ -238,7 +238,7 @@ func TestTokenRotatesAndPasswordChangeEndsOtherSessions(t *testing.T) {
 // holds each session under its token's hash, expiring with it, and logging
 // out removes it.
 func TestSessionsInRedis(t *testing.T) {
-	url := apptest.RedisURL(t)
+	url := redistest.URL(t)
 	m := apptest.StartWith(t, func(c *config.Config) { c.RedisURL = url })
 	if m.Config.SessionStore != "redis" {
 		t.Fatalf("session store %q; want redis", m.Config.SessionStore)

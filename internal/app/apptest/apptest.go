@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
-	"os"
 	"testing"
 	"time"
 
@@ -30,17 +29,6 @@ func Each(t *testing.T, fn func(t *testing.T, m *app.Main)) {
 func Start(t testing.TB, databaseURL string) *app.Main {
 	t.Helper()
 	return StartWith(t, func(c *config.Config) { c.DatabaseURL = databaseURL })
-}
-
-// RedisURL is the Redis for tests (TUTTI_TEST_REDIS); the test is skipped
-// without one.
-func RedisURL(t testing.TB) string {
-	t.Helper()
-	u := os.Getenv("TUTTI_TEST_REDIS")
-	if u == "" {
-		t.Skip("TUTTI_TEST_REDIS not set (e.g. redis://127.0.0.1:6379/0)")
-	}
-	return u
 }
 
 // StartWith starts a server on a temporary SQLite file with the
