@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -36,8 +37,10 @@ type envelope struct {
 type gaps struct {
 	origin string
 
+	pub sync.Mutex    // orders numbering and sending (publish, beacon)
+	seq atomic.Uint64 // the last number this hub published
+
 	mu   sync.Mutex
-	seq  uint64            // the last number this hub published
 	last map[string]uint64 // origin -> the last number heard from it
 	lost int64             // gaps found (Lost)
 }
@@ -48,19 +51,29 @@ func newGaps() *gaps {
 	return &gaps{origin: hex.EncodeToString(b), last: map[string]uint64{}}
 }
 
-// next numbers a message to publish.
-func (g *gaps) next() uint64 {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.seq++
-	return g.seq
+// publish numbers a message and sends it with send, under one lock: the
+// bus keeps one connection's messages in order, so numbers reach every hub
+// in order, and a jump means a loss, never two publishers overtaking each
+// other. A failed send takes its number back.
+func (g *gaps) publish(send func(seq uint64) error) error {
+	g.pub.Lock()
+	defer g.pub.Unlock()
+	seq := g.seq.Load() + 1
+	if err := send(seq); err != nil {
+		return err
+	}
+	g.seq.Store(seq)
+	return nil
 }
 
-// published is the last number published (0: none yet).
-func (g *gaps) published() uint64 {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.seq
+// beacon sends the last number published, if any, under the same lock (a
+// beacon must not pass the event it counts).
+func (g *gaps) beacon(send func(seq uint64)) {
+	g.pub.Lock()
+	defer g.pub.Unlock()
+	if s := g.seq.Load(); s > 0 {
+		send(s)
+	}
 }
 
 // heard records number seq from origin (beacon: it numbers no new event)
@@ -123,9 +136,9 @@ func (h *Hub[E]) beacon() {
 			return
 		case <-t.C:
 		}
-		if s := h.gaps.published(); s > 0 {
+		h.gaps.beacon(func(s uint64) {
 			b, _ := json.Marshal(envelope{Origin: h.gaps.origin, Seq: s})
 			h.o.Bus.Publish(h.o.Subject, b)
-		}
+		})
 	}
 }

@@ -175,11 +175,13 @@ func (h *Hub[E]) Publish(e *E) error {
 	if err != nil {
 		return err
 	}
-	b, err = json.Marshal(envelope{Origin: h.gaps.origin, Seq: h.gaps.next(), E: b})
-	if err != nil {
-		return err
-	}
-	return h.o.Bus.Publish(h.o.Subject, b)
+	return h.gaps.publish(func(seq uint64) error {
+		b, err := json.Marshal(envelope{Origin: h.gaps.origin, Seq: seq, E: b})
+		if err != nil {
+			return err
+		}
+		return h.o.Bus.Publish(h.o.Subject, b)
+	})
 }
 
 // Deliver queues e for this instance's next round, if a stream here shows
