@@ -3,7 +3,6 @@ package auth
 import (
 	"context"
 	"embed"
-	"io/fs"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -26,15 +25,7 @@ var migrations embed.FS
 
 // Migrations are the users and sessions tables. They must run before every
 // app's migrations: apps reference users(id).
-var Migrations = db.Migrations{App: "auth", FS: mustSub(migrations, "migrations")}
-
-func mustSub(f fs.FS, dir string) fs.FS {
-	sub, err := fs.Sub(f, dir)
-	if err != nil {
-		panic(err) // embedded at build time
-	}
-	return sub
-}
+var Migrations = db.EmbeddedMigrations("auth", migrations)
 
 // Session settings: an absolute lifetime, and an idle timeout enforced by a
 // "seen" stamp refreshed at most once per touchEvery, so that a signed-in

@@ -17,6 +17,16 @@ type Migrations struct {
 	FS  fs.FS  // holds sqlite/ and postgres/
 }
 
+// EmbeddedMigrations are app's migrations embedded under migrations/ of f
+// (its sqlite/ and postgres/ directories).
+func EmbeddedMigrations(app string, f fs.FS) Migrations {
+	sub, err := fs.Sub(f, "migrations")
+	if err != nil {
+		panic(err) // embedded at build time
+	}
+	return Migrations{App: app, FS: sub}
+}
+
 // Migrate applies every pending migration of each set, in order, each in its
 // own transaction; on PostgreSQL an advisory lock keeps concurrent instances
 // from migrating at once.

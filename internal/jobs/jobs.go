@@ -41,7 +41,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"math/rand/v2"
 	"sync"
@@ -57,15 +56,7 @@ import (
 var migrations embed.FS
 
 // Migrations create the jobs table (core, run after auth's).
-var Migrations = db.Migrations{App: "jobs", FS: mustSub(migrations, "migrations")}
-
-func mustSub(f fs.FS, dir string) fs.FS {
-	sub, err := fs.Sub(f, dir)
-	if err != nil {
-		panic(err) // embedded at build time
-	}
-	return sub
-}
+var Migrations = db.EmbeddedMigrations("jobs", migrations)
 
 // States of a job.
 const (
@@ -143,7 +134,8 @@ type Queue struct {
 	handlers map[string]Handler
 
 	startOnce sync.Once
-	stop      chan struct{}   // closed: claim no more
+	stop      chan struct{} // closed: claim no more
+	stopOnce  sync.Once
 	hctx      context.Context // handlers' context: cancelled past the shutdown deadline
 	hcancel   context.CancelFunc
 	wg        sync.WaitGroup
@@ -273,14 +265,12 @@ func (q *Queue) Start() error {
 // it cancels them, and each job cut short goes back to ready (its attempt not
 // counted) for another instance or the next start.
 func (q *Queue) Stop(ctx context.Context) error {
-	select {
-	case <-q.stop:
-	default:
+	q.stopOnce.Do(func() { // Serve and Close both stop: the first does it
 		close(q.stop)
-	}
-	if q.unsub != nil {
-		q.unsub()
-	}
+		if q.unsub != nil {
+			q.unsub()
+		}
+	})
 	done := make(chan struct{})
 	go func() { q.wg.Wait(); close(done) }()
 	select {

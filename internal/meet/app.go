@@ -22,14 +22,14 @@ import (
 var migrations embed.FS
 
 // Migrations are meet's tables.
-var Migrations = db.Migrations{App: "meet", FS: subFS(migrations, "migrations")}
+var Migrations = db.EmbeddedMigrations("meet", migrations)
 
 //go:embed static
 var static embed.FS
 
 // StaticFS is the app's static files (module.Module's Static), served under
 // /meet/static/ with content-hashed names.
-func StaticFS() fs.FS { return subFS(static, "static") }
+func StaticFS() fs.FS { return web.EmbeddedStatic(static) }
 
 // Deps are the core services meet uses.
 type Deps struct {

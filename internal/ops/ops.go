@@ -13,7 +13,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"strconv"
 	"time"
@@ -30,15 +29,7 @@ import (
 var migrations embed.FS
 
 // Migrations create the operators table (after auth's: it refers to users).
-var Migrations = db.Migrations{App: "ops", FS: mustSub(migrations, "migrations")}
-
-func mustSub(f fs.FS, dir string) fs.FS {
-	sub, err := fs.Sub(f, dir)
-	if err != nil {
-		panic(err) // embedded at build time
-	}
-	return sub
-}
+var Migrations = db.EmbeddedMigrations("ops", migrations)
 
 // Deps are the core services the pages show.
 type Deps struct {

@@ -20,14 +20,14 @@ import (
 var migrations embed.FS
 
 // Migrations are roar's tables (after auth's users).
-var Migrations = db.Migrations{App: "roar", FS: subFS(migrations, "migrations")}
+var Migrations = db.EmbeddedMigrations("roar", migrations)
 
 //go:embed static
 var static embed.FS
 
 // StaticFS is the app's static files (module.Module's Static), served under
 // /roar/static/ with content-hashed names.
-func StaticFS() fs.FS { return subFS(static, "static") }
+func StaticFS() fs.FS { return web.EmbeddedStatic(static) }
 
 // Deps are the core services roar uses.
 type Deps struct {
@@ -122,14 +122,6 @@ func (a *App) WriteStats() (batches, writes int64) { return a.svc.WriteStats() }
 func (a *App) visitorVersion(ctx context.Context) (int64, error) {
 	st, err := a.versions.Get(ctx, versionScope, "")
 	return st.V, err
-}
-
-func subFS(f fs.FS, dir string) fs.FS {
-	sub, err := fs.Sub(f, dir)
-	if err != nil {
-		panic(err) // embedded at build time
-	}
-	return sub
 }
 
 // Streams is the number of live streams open on this instance.
