@@ -33,12 +33,13 @@ func (s *Service) publishCounts(ctx context.Context, id int64) {
 // publishUnread sends each user their unread count ("notify" events go to
 // that user's streams only: the badge updates live).
 func (s *Service) publishUnread(ctx context.Context, users notified) {
+	counts, err := s.store.UnseenOf(ctx, users)
+	if err != nil {
+		s.log.Warn("roar: unread counts", "users", len(users), "err", err)
+		return
+	}
 	for _, id := range users {
-		n, err := s.store.Unseen(ctx, id)
-		if err != nil {
-			s.log.Warn("roar: unread count", "user", id, "err", err)
-			continue
-		}
+		n := counts[id]
 		s.publish(ctx, &Event{Type: "notify", ID: id, Unread: &n})
 	}
 }

@@ -313,6 +313,34 @@ func (s *Store) Unseen(ctx context.Context, userID int64) (int64, error) {
 	return n, err
 }
 
+// UnseenOf is Unseen of each of users, in one query (a user with none is
+// 0 in the map).
+func (s *Store) UnseenOf(ctx context.Context, users []int64) (map[int64]int64, error) {
+	out := make(map[int64]int64, len(users))
+	if len(users) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(users))
+	for i, id := range users {
+		args[i] = id
+		out[id] = 0
+	}
+	rows, err := s.db.Query(ctx, "SELECT user_id, count(*) FROM roar_notifications WHERE seen = 0 AND user_id IN ("+
+		placeholders(len(users))+") GROUP BY user_id", args...)
+	if err != nil {
+		return nil, fmt.Errorf("roar: unseen counts: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, n int64
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, err
+		}
+		out[id] = n
+	}
+	return out, rows.Err()
+}
+
 // Notifications returns userID's notifications, newest first, before the id
 // cursor: one query.
 func (s *Store) Notifications(ctx context.Context, userID, before int64, limit int) ([]Notification, error) {

@@ -164,6 +164,13 @@ func TestStoreTimelinesAndCounts(t *testing.T) {
 		if n, err := f.s.Unseen(ctx, f.ann); err != nil || n != 2 {
 			t.Errorf("ann's unseen notifications = %d, %v; want 2 (reply, like)", n, err)
 		}
+		// One query for several users says what Unseen says of each.
+		nobody := int64(1 << 40)
+		m, err := f.s.UnseenOf(ctx, []int64{f.ann, f.bob, nobody})
+		bobs, _ := f.s.Unseen(ctx, f.bob)
+		if err != nil || len(m) != 3 || m[f.ann] != 2 || m[f.bob] != bobs || m[nobody] != 0 {
+			t.Errorf("UnseenOf(ann, bob, nobody) = %v, %v; want ann 2, bob %d, nobody 0", m, err, bobs)
+		}
 		if v, err := f.s.Version(ctx); err != nil || v <= v0 {
 			t.Errorf("version %d after writes; want above %d", v, v0)
 		}
