@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/netip"
@@ -278,7 +279,7 @@ func (f *Front) answer(nc net.Conn, req []byte, out []byte) ([]byte, bool) {
 	if rt == nil {
 		return nil, false
 	}
-	pg, ok := f.find(rt, arg)
+	pg, ok := f.site.hotFind(context.Background(), rt, arg)
 	if !ok || (pg.Gzip != nil && !r.gzip) { // a client refusing gzip: net/http inflates
 		return nil, false
 	}
@@ -306,10 +307,10 @@ func (f *Front) answer(nc net.Conn, req []byte, out []byte) ([]byte, bool) {
 		if body == nil {
 			body = pg.Body
 		}
-		size = len(body)
 		if r.method == http.MethodHead {
 			body = nil
 		}
+		size = len(body) // what was written, as the chain's log counts it
 	}
 	if f.opts.WriteTimeout > 0 {
 		nc.SetWriteDeadline(time.Now().Add(f.opts.WriteTimeout))
@@ -323,15 +324,7 @@ func (f *Front) answer(nc net.Conn, req []byte, out []byte) ([]byte, bool) {
 		_, err = bufs.WriteTo(nc) // writev: one system call
 	}
 	d := time.Since(start)
-	switch {
-	case rt.ok == nil:
-	case notMod:
-		rt.nm.Inc()
-		rt.latency.Observe(d.Seconds())
-	default:
-		rt.ok.Inc()
-		rt.latency.Observe(d.Seconds())
-	}
+	rt.observe(status, d)
 	if log := f.site.Log; log.Enabled(context.Background(), slog.LevelInfo) {
 		id := r.id
 		if !r.hasID {
@@ -339,22 +332,7 @@ func (f *Front) answer(nc net.Conn, req []byte, out []byte) ([]byte, bool) {
 		}
 		logLine(context.Background(), log, id, r.method, r.path, status, size, d)
 	}
-	if out == nil {
-		out = []byte{}
-	}
 	return out, err == nil && !r.close
-}
-
-// find is hotFind without a request: a HotFunc's lookup with the front's
-// context; a panic leaves the request to net/http.
-func (f *Front) find(rt *hotRoute, arg string) (pg *Page, ok bool) {
-	defer func() {
-		if p := recover(); p != nil {
-			f.site.Log.Error("panic in a hot page's lookup", "route", rt.pattern, "panic", p)
-			pg, ok = nil, false
-		}
-	}()
-	return rt.fn(context.Background(), arg)
 }
 
 // parse reads req strictly; false leaves it to net/http.
@@ -516,7 +494,7 @@ func (p *Page) frontHeader(path string, https, notMod bool) []byte {
 	p.headers(rec, r)
 	h := rec.h
 	b := []byte("HTTP/1.1 " + strconv.Itoa(rec.code) + " " + http.StatusText(rec.code) + "\r\n")
-	for _, k := range slices.Sorted(mapKeys(h)) {
+	for _, k := range slices.Sorted(maps.Keys(h)) {
 		for _, v := range h[k] {
 			b = append(b, k...)
 			b = append(b, ": "...)
@@ -537,16 +515,6 @@ type headerRecorder struct {
 func (w *headerRecorder) Header() http.Header         { return w.h }
 func (w *headerRecorder) WriteHeader(code int)        { w.code = code }
 func (w *headerRecorder) Write(b []byte) (int, error) { return len(b), nil }
-
-func mapKeys(h http.Header) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range h {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}
 
 // httpDate is the Date header's value, made once a second.
 func httpDate() string {

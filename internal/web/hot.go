@@ -14,8 +14,9 @@ import (
 // HotFunc returns the cached page a visitor gets at the route, if it is
 // cached at the current version; arg is the route's last path segment (""
 // for an exact route). It sees no request: what it returns must depend on
-// the path alone (a visitor's request has no query and no cookie). It must be cheap and must not write: it runs ahead of the
-// middleware chain, and on false the request goes down the chain as usual.
+// the path alone (a visitor's request has no query and no cookie). It must
+// be cheap and must not write: it runs ahead of net/http and the middleware
+// chain (Front, HotLane), and on false the request goes on as usual.
 type HotFunc func(ctx context.Context, arg string) (*Page, bool)
 
 // hotRoute is one registered cached page.
@@ -84,7 +85,7 @@ func (s *Site) HotLane(next http.Handler, m *Metrics) http.Handler {
 			return
 		}
 		start := time.Now()
-		pg, ok := s.hotFind(rt, r, arg)
+		pg, ok := s.hotFind(r.Context(), rt, arg)
 		if !ok {
 			next.ServeHTTP(w, r)
 			return
@@ -115,16 +116,30 @@ func (s *Site) hotMatch(path string) (*hotRoute, string) {
 	return nil, ""
 }
 
+// observe counts an answer of the route (200 or 304) in the metrics, as
+// Observe would; without metrics, nothing.
+func (rt *hotRoute) observe(status int, d time.Duration) {
+	if rt.ok == nil {
+		return
+	}
+	if status == http.StatusNotModified {
+		rt.nm.Inc()
+	} else {
+		rt.ok.Inc()
+	}
+	rt.latency.Observe(d.Seconds())
+}
+
 // hotFind calls rt's HotFunc; a panic in it is logged and leaves the request
 // to the chain.
-func (s *Site) hotFind(rt *hotRoute, r *http.Request, arg string) (pg *Page, ok bool) {
+func (s *Site) hotFind(ctx context.Context, rt *hotRoute, arg string) (pg *Page, ok bool) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.Log.Error("panic in a hot page's lookup", "route", rt.pattern, "panic", p, "stack", string(debug.Stack()))
 			pg, ok = nil, false
 		}
 	}()
-	return rt.fn(r.Context(), arg)
+	return rt.fn(ctx, arg)
 }
 
 // serveHot answers with pg as the chain would: SecurityHeaders' headers, the
@@ -148,15 +163,7 @@ func (s *Site) serveHot(w http.ResponseWriter, r *http.Request, rt *hotRoute, pg
 	}()
 	pg.Serve(&sw, r)
 	d := time.Since(start)
-	switch {
-	case rt.ok == nil:
-	case sw.status == http.StatusNotModified:
-		rt.nm.Inc()
-		rt.latency.Observe(d.Seconds())
-	default:
-		rt.ok.Inc()
-		rt.latency.Observe(d.Seconds())
-	}
+	rt.observe(sw.status, d)
 	if s.Log.Enabled(r.Context(), slog.LevelInfo) {
 		if id == "" {
 			id = ids.next()
