@@ -73,8 +73,9 @@ type Main struct {
 	Meet *meet.App
 	Roar *roar.App
 
-	srv *http.Server
-	ln  net.Listener
+	srv     *http.Server
+	proxies web.Proxies // --trusted-proxies: the chain's and the front's
+	ln      net.Listener
 
 	closeTier, closeVersions func() // the Redis tier's, if any
 }
@@ -168,6 +169,10 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		}
 	}
 	m.registerMetrics()
+	if m.proxies, err = web.ParseProxies(cfg.TrustedProxies); err != nil {
+		m.Close()
+		return nil, err
+	}
 	m.Handler = m.routes()
 	return m, nil
 }
@@ -275,9 +280,8 @@ func (m *Main) Listen() error {
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", m.Config.Addr, err)
 	}
-	proxies, _ := web.ParseProxies(m.Config.TrustedProxies) // checked by config.Validate
 	m.ln = m.Site.Listener(ln, web.FrontOptions{ReadHeaderTimeout: readHeaderTimeout,
-		IdleTimeout: idleTimeout, WriteTimeout: readTimeout, Proxies: proxies})
+		IdleTimeout: idleTimeout, WriteTimeout: readTimeout, Proxies: m.proxies})
 	m.srv = &http.Server{
 		Handler:           m.Handler,
 		ConnContext:       web.ConnContext,
@@ -360,15 +364,15 @@ func (m *Main) Close() error {
 		m.Jobs.Stop(ctx)
 		cancel()
 	}
-	m.DB.CloseBatch() // the writes still queued commit before the bus goes
-	var err error
-	if m.Bus != nil {
-		err = m.Bus.Close()
-	}
-	for _, f := range []func(){m.closeTier, m.closeVersions} {
+	m.DB.CloseBatch()                                          // the writes still queued commit before the bus goes
+	for _, f := range []func(){m.closeTier, m.closeVersions} { // they leave the bus: before it closes
 		if f != nil {
 			f()
 		}
+	}
+	var err error
+	if m.Bus != nil {
+		err = m.Bus.Close()
 	}
 	if m.Redis != nil {
 		err = errors.Join(err, m.Redis.Close())

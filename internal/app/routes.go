@@ -70,8 +70,7 @@ func (m *Main) routes() http.Handler {
 	}
 	mux.HandleFunc("GET /", m.Site.NotFound)
 	metrics := web.NewMetrics(m.Registry)
-	proxies, _ := web.ParseProxies(m.Config.TrustedProxies) // checked by config.Parse
-	return proxies.Middleware(m.Site.HotLane(web.Chain(mux,
+	return m.proxies.Middleware(m.Site.HotLane(web.Chain(mux,
 		web.WithRequestID,
 		web.Observe(m.Log, metrics),
 		web.Recover(m.Site),

@@ -140,12 +140,16 @@ func (c *Config) Validate() error {
 	} else if abs, err := filepath.Abs(c.DataDir); err == nil {
 		c.DataDir = abs
 	}
-	if c.DatabaseURL != "" && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") && !strings.HasPrefix(c.DatabaseURL, "sqlite:") {
+	if c.DatabaseURL != "" && !isPostgres(c.DatabaseURL) && !strings.HasPrefix(c.DatabaseURL, "sqlite:") {
 		errs = append(errs, fmt.Errorf("database-url must start with postgres:// or sqlite:"))
 	}
-	if c.DatabaseReplicaURL != "" && (!strings.HasPrefix(c.DatabaseReplicaURL, "postgres://") && !strings.HasPrefix(c.DatabaseReplicaURL, "postgresql://") ||
-		!strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://")) {
-		errs = append(errs, fmt.Errorf("database-replica-url must start with postgres://, and database-url too (a replica of PostgreSQL)"))
+	if c.DatabaseReplicaURL != "" {
+		switch {
+		case !isPostgres(c.DatabaseReplicaURL):
+			errs = append(errs, errors.New("database-replica-url must start with postgres://"))
+		case !isPostgres(c.DatabaseURL):
+			errs = append(errs, errors.New("database-replica-url needs PostgreSQL: set database-url to the primary's postgres:// URL"))
+		}
 	}
 	if c.RedisURL != "" && !strings.HasPrefix(c.RedisURL, "redis://") && !strings.HasPrefix(c.RedisURL, "rediss://") && !strings.HasPrefix(c.RedisURL, "unix://") {
 		errs = append(errs, fmt.Errorf("redis-url must start with redis://, rediss:// or unix://"))
@@ -234,4 +238,9 @@ func intFrom(s string, def int) int {
 		return n
 	}
 	return def
+}
+
+// isPostgres reports whether url names a PostgreSQL server.
+func isPostgres(url string) bool {
+	return strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://")
 }

@@ -108,7 +108,7 @@ func ParseS3URL(raw string) (S3Config, error) {
 			c.Secure = b
 		case "region":
 			if len(v) > 64 || strings.ContainsAny(v, " /?#") {
-				return c, fmt.Errorf("storage-url: region %q", v)
+				return c, fmt.Errorf("storage-url: region %q: want at most 64 characters, without spaces, /, ? or #", v)
 			}
 			c.Region = v
 		default:
@@ -125,7 +125,6 @@ func ParseS3URL(raw string) (S3Config, error) {
 // never reaches a browser.
 type S3 struct {
 	c      *minio.Client
-	core   minio.Core
 	cfg    S3Config
 	Prefix string // URL prefix, e.g. /files/
 }
@@ -150,7 +149,7 @@ func NewS3(ctx context.Context, cfg S3Config, prefix string) (*S3, error) {
 	if cfg.MaxObjectBytes <= 0 {
 		cfg.MaxObjectBytes = DefaultMaxObjectBytes
 	}
-	s := &S3{c: c, core: minio.Core{Client: c}, cfg: cfg, Prefix: prefix}
+	s := &S3{c: c, cfg: cfg, Prefix: prefix}
 	ctx, cancel := context.WithTimeout(ctx, startTimeout)
 	defer cancel()
 	var ok bool
@@ -309,7 +308,7 @@ func (f *s3File) Read(p []byte) (int, error) {
 		if f.etag != "" {
 			opts.SetMatchETag(f.etag) // the object read is the one stat'ed
 		}
-		body, _, _, err := f.s.core.GetObject(f.ctx, f.s.cfg.Bucket, f.name, opts)
+		body, _, _, err := minio.Core{Client: f.s.c}.GetObject(f.ctx, f.s.cfg.Bucket, f.name, opts)
 		if err != nil {
 			return 0, fmt.Errorf("files: read %s: %w", f.name, err)
 		}

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -37,8 +36,8 @@ type envelope struct {
 type gaps struct {
 	origin string
 
-	pub sync.Mutex    // orders numbering and sending (publish, beacon)
-	seq atomic.Uint64 // the last number this hub published
+	pub sync.Mutex // orders numbering and sending (publish, beacon)
+	seq uint64     // the last number this hub published (under pub)
 
 	mu   sync.Mutex
 	last map[string]uint64 // origin -> the last number heard from it
@@ -58,11 +57,10 @@ func newGaps() *gaps {
 func (g *gaps) publish(send func(seq uint64) error) error {
 	g.pub.Lock()
 	defer g.pub.Unlock()
-	seq := g.seq.Load() + 1
-	if err := send(seq); err != nil {
+	if err := send(g.seq + 1); err != nil {
 		return err
 	}
-	g.seq.Store(seq)
+	g.seq++
 	return nil
 }
 
@@ -71,8 +69,8 @@ func (g *gaps) publish(send func(seq uint64) error) error {
 func (g *gaps) beacon(send func(seq uint64)) {
 	g.pub.Lock()
 	defer g.pub.Unlock()
-	if s := g.seq.Load(); s > 0 {
-		send(s)
+	if g.seq > 0 {
+		send(g.seq)
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/module"
-	"github.com/tutti-dev/tutti/internal/ratelimit"
 )
 
 // Module is roar as internal/app hosts it.
@@ -23,11 +22,7 @@ func Module() module.Module {
 		New: func(ctx context.Context, c module.Core) (module.App, error) {
 			d := Deps{DB: c.DB, Cache: c.Cache, Local: c.Local, Site: c.Site, Log: c.Log, Bus: c.Bus, Live: c.Live, Auth: c.Auth, Versions: c.Versions}
 			if n := c.Config.RoarPostsPerMin; c.Config.RateLimits && n > 0 {
-				mk := c.Limiter
-				if mk == nil {
-					mk = ratelimit.LocalMaker
-				}
-				d.PostLimit = mk("roar-post", time.Minute/time.Duration(n), 10)
+				d.PostLimit = c.Limiter("roar-post", time.Minute/time.Duration(n), 10)
 			}
 			return New(ctx, d)
 		},

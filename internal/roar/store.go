@@ -308,9 +308,8 @@ func userIDs(ctx context.Context, tx *db.Tx, names []string) (map[string]int64, 
 
 // Unseen counts userID's unseen notifications.
 func (s *Store) Unseen(ctx context.Context, userID int64) (int64, error) {
-	var n int64
-	err := db.Scan(s.db.QueryRow(ctx, "SELECT count(*) FROM roar_notifications WHERE user_id = ? AND seen = 0", userID), &n)
-	return n, err
+	m, err := s.UnseenOf(ctx, []int64{userID})
+	return m[userID], err
 }
 
 // UnseenOf is Unseen of each of users, in one query (a user with none is
