@@ -78,6 +78,19 @@ func (c *Cache) Set(ctx context.Context, key string, val []byte, ttl time.Durati
 // Delete removes keys.
 func (c *Cache) Delete(ctx context.Context, keys ...string) { c.b.Delete(ctx, keys...) }
 
+// Drop removes keys nobody will ask for again (a superseded version's): a
+// backend with tiers drops them here and in the shared tier without telling
+// the other instances, whose copies are unreachable too and age out.
+func (c *Cache) Drop(ctx context.Context, keys ...string) {
+	if d, ok := c.b.(interface {
+		Drop(ctx context.Context, keys ...string)
+	}); ok {
+		d.Drop(ctx, keys...)
+		return
+	}
+	c.b.Delete(ctx, keys...)
+}
+
 // Fetch returns the value under key, computing it with fn on a miss; fn also
 // says how long its value may be kept. Concurrent misses of one key in this
 // process share one call of fn; with a Locker backend, concurrent misses on

@@ -114,7 +114,7 @@ func (p *Pages) keep(key string, version int64, pg *web.Page) {
 			if o.version != version {
 				// Nobody asks for the old version again: its bytes leave
 				// the shared cache now rather than at the end of its ttl.
-				p.c.Delete(context.Background(), p.cacheKey(key, o.version))
+				p.c.Drop(context.Background(), p.cacheKey(key, o.version))
 			}
 			return
 		}

@@ -91,6 +91,14 @@ func (t *Tiered) Delete(ctx context.Context, keys ...string) {
 	t.bus.Publish(t.subject, data) // lost (bus down): other copies live out their ttl
 }
 
+// Drop removes keys that are unreachable (Cache.Drop) from both tiers here,
+// without the bus: no other instance must forget them, and no read in
+// flight is spoiled.
+func (t *Tiered) Drop(ctx context.Context, keys ...string) {
+	t.local.Delete(ctx, keys...)
+	t.remote.Delete(ctx, keys...)
+}
+
 // Lock implements Locker through Redis.
 func (t *Tiered) Lock(ctx context.Context, key string, ttl time.Duration) (func(), bool, error) {
 	return t.remote.Lock(ctx, key, ttl)

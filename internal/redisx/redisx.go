@@ -75,7 +75,7 @@ func (c *Client) Key(parts ...string) string {
 // cancel; ok is false while Redis is paused after a failure (take the
 // fallback without trying).
 func (c *Client) Do(ctx context.Context) (_ context.Context, cancel context.CancelFunc, ok bool) {
-	if time.Now().UnixNano() < c.until.Load() {
+	if c.Paused() {
 		c.skipped.Add(1)
 		return ctx, func() {}, false
 	}

@@ -222,6 +222,10 @@ func (r *Redis) retries() {
 			continue
 		}
 		r.mu.Lock()
+		if len(r.pending) == 0 { // nothing failed: no new map every tick
+			r.mu.Unlock()
+			continue
+		}
 		todo := r.pending
 		r.pending = map[[2]string]Stamp{}
 		r.mu.Unlock()
