@@ -99,10 +99,15 @@ func LimitsFrom(mk ratelimit.Maker) Limits {
 	}
 }
 
+// fields are the limiters of l, in one list for what treats them alike.
+func (l *Limits) fields() []*ratelimit.Limiter {
+	return []*ratelimit.Limiter{&l.LoginPerIP, &l.LoginPerAccount, &l.SignupPerIP, &l.ResetPerIP, &l.ResetPerAddress, &l.EmailPerUser}
+}
+
 // SetLimits replaces the rate limits, safely while serving (tests and load
 // runs); a nil field means no limit.
 func (s *Service) SetLimits(l Limits) {
-	for _, p := range []*ratelimit.Limiter{&l.LoginPerIP, &l.LoginPerAccount, &l.SignupPerIP, &l.ResetPerIP, &l.ResetPerAddress, &l.EmailPerUser} {
+	for _, p := range l.fields() {
 		if *p == nil {
 			*p = ratelimit.Unlimited{}
 		}
@@ -141,12 +146,10 @@ func New(d Deps) (*Service, error) {
 		d.Limiter = ratelimit.LocalMaker
 	}
 	def := LimitsFrom(d.Limiter)
-	l := &d.Limits
-	for _, p := range []struct{ f, def *ratelimit.Limiter }{{&l.LoginPerIP, &def.LoginPerIP}, {&l.LoginPerAccount, &def.LoginPerAccount},
-		{&l.SignupPerIP, &def.SignupPerIP}, {&l.ResetPerIP, &def.ResetPerIP}, {&l.ResetPerAddress, &def.ResetPerAddress},
-		{&l.EmailPerUser, &def.EmailPerUser}} {
-		if *p.f == nil {
-			*p.f = *p.def
+	defs := def.fields()
+	for i, p := range d.Limits.fields() { // a limit not given is the default
+		if *p == nil {
+			*p = *defs[i]
 		}
 	}
 	s := &Service{Deps: d, store: &Store{db: d.DB, now: d.Now}, images: d.Images}
