@@ -138,6 +138,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		// Session tokens reach the store hashed (auth sets HashTokenInStore),
 		// and keys expire with their sessions.
 		ad.SessionStore = goredisstore.NewWithPrefix(m.Redis, cfg.RedisPrefix+"session:")
+		if m.Shared != nil {
+			ad.SessionGuard = m.Shared
+		}
 	}
 	m.Auth, err = auth.New(ad)
 	if err != nil {

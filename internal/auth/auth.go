@@ -54,6 +54,10 @@ type Deps struct {
 	// passes a Redis store, behind which the database takes over while Redis
 	// fails (fallbackStore).
 	SessionStore scs.Store
+	// SessionGuard, if set, bounds each call to a shared SessionStore and
+	// skips it for a moment after a failure (redisx.Client), so that an
+	// outage costs a request no wait before the database answers.
+	SessionGuard Guard
 	// SecureCookies marks cookies Secure on every request (the public URL is
 	// https behind a proxy); otherwise only requests that came over https (web.IsHTTPS).
 	SecureCookies bool
@@ -163,7 +167,7 @@ func New(d Deps) (*Service, error) {
 		s.SessionStore = s.sessions
 	} else if cs, ok := d.SessionStore.(scs.CtxStore); ok {
 		// Redis: the database takes over while it fails.
-		s.SessionStore = &fallbackStore{primary: cs, db: s.sessions, log: d.Log}
+		s.SessionStore = &fallbackStore{primary: cs, db: s.sessions, guard: d.SessionGuard, log: d.Log}
 	} else {
 		s.sessions = nil
 	}

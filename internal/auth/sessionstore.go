@@ -103,48 +103,76 @@ func (s *DBStore) RunCleanup(ctx context.Context, every time.Duration, log *slog
 	}
 }
 
+// Guard bounds calls to a shared store (redisx.Client implements it): Do
+// gives a call's context, or false while the store is skipped after a
+// failure; Fail records a call's error and reports whether it was one.
+type Guard interface {
+	Do(ctx context.Context) (context.Context, context.CancelFunc, bool)
+	Fail(op string, err error) bool
+}
+
 // fallbackStore keeps sessions in a shared store (Redis) and, when that
 // fails, in the database: a request with a session cookie never fails
 // because Redis is down. A session written during an outage is in the
 // database; Find looks there when Redis fails or does not have the token,
 // so it lasts past the outage. A session only in an unreachable Redis is
-// absent: its user is signed out and may sign in again.
+// absent: its user is signed out and may sign in again. Calls to Redis go
+// through the guard, if any: bounded, logged by it, and skipped at once
+// while Redis is down.
 type fallbackStore struct {
 	primary scs.CtxStore
 	db      *DBStore
+	guard   Guard // nil: calls are bounded only by the client's own timeouts
 	log     *slog.Logger
 }
 
 var _ scs.CtxStore = (*fallbackStore)(nil)
 
+// shared runs call on the shared store through the guard; false: it was
+// skipped or failed (the guard logs it; without one, it is logged here).
+func (s *fallbackStore) shared(ctx context.Context, op string, call func(ctx context.Context) error) bool {
+	if s.guard == nil {
+		err := call(ctx)
+		if err != nil {
+			s.log.WarnContext(ctx, "session store: "+op+" failed; the database takes over", "err", err)
+		}
+		return err == nil
+	}
+	dctx, cancel, ok := s.guard.Do(ctx)
+	if !ok {
+		return false
+	}
+	defer cancel()
+	err := call(dctx)
+	return !s.guard.Fail("session "+op, err) && err == nil
+}
+
 // FindCtx implements scs.CtxStore.
 func (s *fallbackStore) FindCtx(ctx context.Context, token string) ([]byte, bool, error) {
-	b, ok, err := s.primary.FindCtx(ctx, token)
-	if err == nil && ok {
+	var b []byte
+	var found bool
+	if s.shared(ctx, "find", func(ctx context.Context) (err error) {
+		b, found, err = s.primary.FindCtx(ctx, token)
+		return err
+	}) && found {
 		return b, true, nil
-	}
-	if err != nil {
-		s.log.DebugContext(ctx, "session store: falling back to the database", "err", err)
 	}
 	return s.db.FindCtx(ctx, token)
 }
 
 // CommitCtx implements scs.CtxStore.
 func (s *fallbackStore) CommitCtx(ctx context.Context, token string, b []byte, expiry time.Time) error {
-	if err := s.primary.CommitCtx(ctx, token, b, expiry); err != nil {
-		s.log.WarnContext(ctx, "session store: committing to the database", "err", err)
-		return s.db.CommitCtx(ctx, token, b, expiry)
+	if s.shared(ctx, "commit", func(ctx context.Context) error { return s.primary.CommitCtx(ctx, token, b, expiry) }) {
+		return nil
 	}
-	return nil
+	return s.db.CommitCtx(ctx, token, b, expiry)
 }
 
 // DeleteCtx implements scs.CtxStore: from both. With Redis down the
 // session's copy there (if any) outlives the cookie the browser drops; it
 // expires with its lifetime.
 func (s *fallbackStore) DeleteCtx(ctx context.Context, token string) error {
-	if err := s.primary.DeleteCtx(ctx, token); err != nil {
-		s.log.WarnContext(ctx, "session store: delete failed", "err", err)
-	}
+	s.shared(ctx, "delete", func(ctx context.Context) error { return s.primary.DeleteCtx(ctx, token) })
 	return s.db.DeleteCtx(ctx, token)
 }
 
