@@ -3,8 +3,10 @@ GO        ?= go
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 PG_URL    ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
+REDIS_URL ?= redis://127.0.0.1:6379/0
+CLUSTER_PKGS := ./internal/meet ./internal/roar ./internal/auth ./internal/ops ./internal/app
 
-.PHONY: build test test-postgres test-browser generate check-generated check-migrations fuzz bench load-smoke run demo
+.PHONY: build test test-postgres test-cluster test-browser generate check-generated check-migrations fuzz bench load-smoke run demo
 
 build: ## the tutti binary in ./bin
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/tutti ./cmd/tutti
@@ -15,6 +17,10 @@ test: ## everything that needs no service, on SQLite
 
 test-postgres: ## the store and HTTP tests again on PostgreSQL (and the bus on a NATS server if TUTTI_TEST_NATS is set)
 	TUTTI_TEST_POSTGRES='$(PG_URL)' $(GO) test -count=1 -timeout 15m ./internal/...
+
+test-cluster: ## the HTTP and browser tests against two instances behind nginx (TUTTI_TEST_NATS, TUTTI_TEST_MINIO when set)
+	TUTTI_TEST_NGINX=only TUTTI_TEST_BROWSER=1 TUTTI_TEST_POSTGRES='$(PG_URL)' TUTTI_TEST_REDIS='$(REDIS_URL)' \
+		$(GO) test -count=1 -p 1 -timeout 15m $(CLUSTER_PKGS)
 
 test-browser: ## the browser tests (Debian's chromium)
 	TUTTI_TEST_BROWSER=1 $(GO) test -count=1 -timeout 10m -run Browser ./internal/...

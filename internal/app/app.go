@@ -99,7 +99,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		d.Close()
 		return nil, err
 	}
-	if m.Bus, err = pubsub.Open(cfg.NATSURL, filepath.Join(cfg.DataDir, "nats"), log); err != nil {
+	if m.Bus, err = pubsub.OpenPrefix(cfg.NATSURL, cfg.NATSPrefix, filepath.Join(cfg.DataDir, "nats"), log); err != nil {
 		d.Close()
 		return nil, err
 	}
@@ -107,13 +107,22 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 	log.Info("in-process cache", "MiB", cacheBytes>>20)
 	local := cache.NewLocal(cacheBytes)
 	m.Cache = cache.New(local)
+	own := m.Cache // this process's own, whatever the shared tier
+	var versions version.Versions = version.For(d)
+	limiter := ratelimit.LocalMaker
+	if cfg.RedisURL != "" {
+		if versions, limiter, err = m.openRedis(ctx, local); err != nil {
+			m.Close()
+			return nil, err
+		}
+	}
 	m.Jobs = jobs.New(d, jobs.Options{Bus: m.Bus, Log: log})
 	if m.Mail, err = mail.New(mail.Config{SMTPURL: cfg.SMTPURL, From: cfg.MailFrom, PerSecond: float64(cfg.MailPerSecond),
 		Dir: filepath.Join(cfg.DataDir, "mail"), Log: log}, m.Jobs); err != nil {
 		m.Close()
 		return nil, err
 	}
-	assets, err := web.NewAssets(web.StaticFS(), "/static/")
+	assets, err := coreAssets()
 	if err != nil {
 		m.Close()
 		return nil, err
@@ -123,24 +132,13 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		m.Close()
 		return nil, err
 	}
-	ad := auth.Deps{DB: d, Cache: m.Cache, Site: m.Site, Log: log, Files: m.Files,
+	ad := auth.Deps{DB: d, Cache: m.Cache, Site: m.Site, Log: log, Files: m.Files, Limiter: limiter,
 		SecureCookies: strings.HasPrefix(cfg.BaseURL, "https://")}
-	core := module.Core{Config: cfg, Log: log, DB: d, Cache: m.Cache, Local: m.Cache,
-		Site: m.Site, Bus: m.Bus, Live: m.Live, Files: m.Files, Versions: version.For(d), Limiter: ratelimit.LocalMaker}
-	if cfg.RedisURL != "" {
-		if err := m.openRedis(ctx, local, &core); err != nil {
-			m.Close()
-			return nil, err
-		}
-		ad.Cache, ad.Limiter = m.Cache, core.Limiter
-	}
 	if cfg.SessionStore == "redis" {
 		// Session tokens reach the store hashed (auth sets HashTokenInStore),
 		// and keys expire with their sessions.
 		ad.SessionStore = goredisstore.NewWithPrefix(m.Redis, cfg.RedisPrefix+"session:")
-		if m.Shared != nil {
-			ad.SessionGuard = m.Shared
-		}
+		ad.SessionGuard = m.Shared
 	}
 	m.Auth, err = auth.New(ad)
 	if err != nil {
@@ -153,9 +151,15 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		m.Auth.SetLimits(auth.Limits{})
 		log.Warn("rate limits are off (--rate-limits=false): for load tests only")
 	}
-	core.Auth = m.Auth
+	core := module.Core{Config: cfg, Log: log, DB: d, Cache: m.Cache, Local: own, Site: m.Site, Bus: m.Bus,
+		Live: m.Live, Files: m.Files, Versions: versions, Limiter: limiter, Auth: m.Auth}
 	for _, mod := range Modules() {
-		a, err := mod.New(ctx, core)
+		c := core
+		if c.Assets, err = mod.Assets(); err != nil {
+			m.Close()
+			return nil, fmt.Errorf("%s: %w", mod.Name, err)
+		}
+		a, err := mod.New(ctx, c)
 		if err != nil {
 			m.Close()
 			return nil, fmt.Errorf("%s: %w", mod.Name, err)
@@ -194,23 +198,23 @@ func openFiles(ctx context.Context, cfg config.Config, log *slog.Logger) (files.
 	return files.NewS3(ctx, sc, files.Prefix)
 }
 
-// openRedis connects to the shared Redis and makes it the core's shared
-// tier: the cache (local in front of Redis), the versions and the rate limits.
-func (m *Main) openRedis(ctx context.Context, local *cache.Local, core *module.Core) error {
+// openRedis connects to the shared Redis and makes it the shared tier:
+// m.Cache becomes local in front of Redis, and it returns the versions and
+// the rate limits kept there.
+func (m *Main) openRedis(ctx context.Context, local *cache.Local) (version.Versions, ratelimit.Maker, error) {
 	var err error
 	if m.Redis, err = dialRedis(ctx, m.Config.RedisURL); err != nil {
-		return err
+		return nil, nil, err
 	}
 	m.Shared = redisx.New(m.Redis, m.Config.RedisPrefix, m.Log)
 	t, err := cache.NewTiered(local, cache.NewRedis(m.Shared), m.Bus, "tutti.cache.delete."+m.Config.RedisPrefix)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	m.Cache, m.closeTier = cache.New(t), t.Close
 	v := version.NewRedis(m.Shared)
 	m.closeVersions = v.Close
-	core.Cache, core.Versions, core.Limiter = m.Cache, v, ratelimit.RedisMaker(m.Shared)
-	return nil
+	return v, ratelimit.RedisMaker(m.Shared), nil
 }
 
 // dialRedis connects to the Redis at url and checks that it answers. Its
@@ -297,15 +301,25 @@ func (m *Main) Listen() error {
 	return nil
 }
 
-// URL is the server's base URL once listening.
-func (m *Main) URL() string { return "http://" + m.ln.Addr().String() }
+// URL is where clients reach the server: the public base URL when one is
+// configured (--base-url: a proxy such as nginx in front), else the
+// listener's http://ADDR.
+func (m *Main) URL() string {
+	if m.Config.BaseURL != "" {
+		return strings.TrimRight(m.Config.BaseURL, "/")
+	}
+	return "http://" + m.Addr()
+}
+
+// Addr is the listener's address once listening (host:port).
+func (m *Main) Addr() string { return m.ln.Addr().String() }
 
 // Serve serves until ctx is done, then shuts down gracefully within the
 // configured deadline.
 func (m *Main) Serve(ctx context.Context) error {
 	errc := make(chan error, 1)
 	go func() { errc <- m.srv.Serve(m.ln) }()
-	m.Log.Info("listening", "url", m.URL(), "db", m.DB.Dialect, "data", m.Config.DataDir)
+	m.Log.Info("listening", "addr", m.Addr(), "url", m.URL(), "db", m.DB.Dialect, "data", m.Config.DataDir)
 	if m.Config.DebugAddr != "" {
 		go m.serveDebug()
 	}

@@ -4,28 +4,32 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
-// AssetTree is one tree of static files and the URL prefix it is served
-// under.
-type AssetTree struct {
-	Prefix string // e.g. /static/, /roar/static/
-	FS     fs.FS
-}
+// coreAssets is the core's own static files, served at /static/.
+func coreAssets() (*web.Assets, error) { return web.NewAssets(web.StaticFS(), "/static/") }
 
-// AssetTrees are every static tree the server serves: the core's
-// (/static/) and each module's Static (/NAME/static/), from Modules.
-func AssetTrees() []AssetTree {
-	trees := []AssetTree{{"/static/", web.StaticFS()}}
+// allAssets are every static tree the server serves, built as the server
+// builds them: the core's (/static/) and each module's Assets
+// (/NAME/static/), from Modules.
+func allAssets() ([]*web.Assets, error) {
+	core, err := coreAssets()
+	if err != nil {
+		return nil, err
+	}
+	all := []*web.Assets{core}
 	for _, m := range Modules() {
-		if m.Static != nil {
-			trees = append(trees, AssetTree{m.StaticPrefix(), m.Static})
+		a, err := m.Assets()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", m.Name, err)
+		}
+		if a != nil {
+			all = append(all, a)
 		}
 	}
-	return trees
+	return all, nil
 }
 
 // ExportAssets writes every tree's files under their content-hashed names
@@ -33,12 +37,12 @@ func AssetTrees() []AssetTree {
 // and `gzip_static on` then serves /static/ and /NAME/static/ without Go.
 // It returns the paths written, relative to dir.
 func ExportAssets(dir string) ([]string, error) {
+	trees, err := allAssets()
+	if err != nil {
+		return nil, err
+	}
 	var all []string
-	for _, t := range AssetTrees() {
-		a, err := web.NewAssets(t.FS, t.Prefix)
-		if err != nil {
-			return all, err
-		}
+	for _, a := range trees {
 		written, err := a.Export(dir)
 		all = append(all, written...)
 		if err != nil {

@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"os"
@@ -95,5 +96,10 @@ func TestClusterLoginLimitShared(t *testing.T) {
 		if i == 5 && !limited {
 			t.Fatalf("attempt 6 (on B, 2 before there) got %d; want 429: the limit is per instance", res.StatusCode)
 		}
+	}
+	// The count's key names its limiter once: rl:login-account:nobody.
+	ctx := context.Background()
+	if n, err := a.Redis.Exists(ctx, "rate:"+a.Shared.Key("rl", "login-account", "nobody")).Result(); err != nil || n != 1 {
+		t.Errorf("the count at rate:%s: %d, %v; want it there", a.Shared.Key("rl", "login-account", "nobody"), n, err)
 	}
 }

@@ -59,7 +59,7 @@ func (s *Service) emailPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	if ok, retry := s.lim().EmailPerUser.Allow(ctx, "email:user:"+UsernameKey(u.Username)); !ok {
+	if ok, retry := s.lim().EmailPerUser.Allow(ctx, UsernameKey(u.Username)); !ok {
 		e := errs.As(tooMany(retry, "Too many address changes."))
 		web.SetRetryAfter(w.Header(), e.RetryAfter) // the form again, with the wait
 		private(w)

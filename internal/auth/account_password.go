@@ -91,7 +91,7 @@ func passwordRefused(w http.ResponseWriter, err error, wrong string) (msg string
 // if right, an Invalid error if wrong.
 func (s *Service) verify(r *http.Request, u *User, pw string) error {
 	ctx := r.Context()
-	if ok, retry := s.lim().LoginPerAccount.Allow(ctx, "login:acct:"+UsernameKey(u.Username)); !ok {
+	if ok, retry := s.lim().LoginPerAccount.Allow(ctx, UsernameKey(u.Username)); !ok {
 		return tooMany(retry, "Too many attempts.")
 	}
 	a, err := s.store.byID(ctx, u.ID)

@@ -57,14 +57,14 @@ func (s *Service) resetPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	if ok, retry := s.lim().ResetPerIP.Allow(ctx, "reset:ip:"+web.ClientIP(r)); !ok {
+	if ok, retry := s.lim().ResetPerIP.Allow(ctx, web.ClientIP(r)); !ok {
 		e := errs.As(tooMany(retry, "Too many reset requests from here."))
 		web.SetRetryAfter(w.Header(), e.RetryAfter) // the form again, with the wait
 		s.Site.Render(w, r, http.StatusTooManyRequests,
 			ResetRequestPage(s, s.head(r, "Reset your password"), email, map[string]string{"": e.Message}, false))
 		return
 	}
-	if ok, _ := s.lim().ResetPerAddress.Allow(ctx, "reset:addr:"+EmailKey(email)); ok {
+	if ok, _ := s.lim().ResetPerAddress.Allow(ctx, EmailKey(email)); ok {
 		if _, err := s.mailing.jobs.Add(ctx, kindReset, resetPayload{Email: email, Base: s.mailing.base(r)}); err != nil {
 			s.Site.Error(w, r, err)
 			return

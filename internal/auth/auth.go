@@ -131,6 +131,7 @@ type Service struct {
 	Deps
 	store      *Store
 	sessions   *DBStore // the database's sessions (the fallback of a Redis store)
+	revocable  bool     // sessions in Redis: check session_revocations (fallbackStore)
 	sm, smTLS  *scs.SessionManager
 	dummyHash  func() string
 	limits     atomic.Pointer[Limits]
@@ -168,6 +169,7 @@ func New(d Deps) (*Service, error) {
 	} else if cs, ok := d.SessionStore.(scs.CtxStore); ok {
 		// Redis: the database takes over while it fails.
 		s.SessionStore = &fallbackStore{primary: cs, db: s.sessions, guard: d.SessionGuard, log: d.Log}
+		s.revocable = true
 	} else {
 		s.sessions = nil
 	}

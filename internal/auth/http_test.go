@@ -234,9 +234,9 @@ func TestTokenRotatesAndPasswordChangeEndsOtherSessions(t *testing.T) {
 	apptest.Each(t, sessionLifecycle)
 }
 
-// The same with the sessions in Redis (--session-store redis): the store
-// holds each session under its token's hash, expiring with it, and logging
-// out removes it.
+// The same with the sessions in Redis (--session-store redis): Redis holds
+// a copy of each session under its token's hash, expiring with it, beside
+// the database's (the truth), and logging out removes both.
 func TestSessionsInRedis(t *testing.T) {
 	url := redistest.URL(t)
 	m := apptest.StartWith(t, func(c *config.Config) { c.RedisURL = url })
@@ -257,20 +257,31 @@ func TestSessionsInRedis(t *testing.T) {
 	if ttl, err := m.Redis.TTL(ctx, key).Result(); err != nil || ttl <= 0 || ttl > auth.Lifetime {
 		t.Errorf("session TTL %v (%v); want it to expire within %v", ttl, err, auth.Lifetime)
 	}
-	var inDB int
-	if err := db.Scan(m.DB.QueryRow(ctx, "SELECT COUNT(*) FROM sessions"), &inDB); err != nil || inDB != 0 {
-		t.Errorf("%d sessions in the database (%v); want none while Redis works", inDB, err)
+	inDB := func() int {
+		t.Helper()
+		var n int
+		if err := db.Scan(m.DB.QueryRow(ctx, "SELECT COUNT(*) FROM sessions WHERE token = ?", base64.RawURLEncoding.EncodeToString(sum[:])), &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := inDB(); n != 1 {
+		t.Errorf("the session is %d times in the database; want once (the truth, beside Redis's copy)", n)
 	}
 	res, body := b.post("/account/logout", nil)
 	wantRedirect(t, res, body, "/account/login?bye=1")
 	if n, _ := m.Redis.Exists(ctx, key).Result(); n != 0 {
 		t.Error("the session is still in Redis after logout")
 	}
+	if n := inDB(); n != 0 {
+		t.Error("the session is still in the database after logout")
+	}
 }
 
-// Redis stopped under a signed-in user: no 5xx. The session is absent (the
-// user is signed out) and signing in again works: the database keeps the
-// new session, which outlives the outage.
+// Redis stopped under a signed-in user: no 5xx, and the user stays signed
+// in (the database has the session); signing in again works meanwhile.
+// Redis comes back empty (no persistence): the sessions are read from the
+// database and put back in Redis.
 func TestSessionsSurviveRedisStopping(t *testing.T) {
 	srv := redistest.Start(t, 18340)
 	m := apptest.StartWith(t, func(c *config.Config) {
@@ -289,8 +300,8 @@ func TestSessionsSurviveRedisStopping(t *testing.T) {
 			t.Fatalf("GET %s with Redis down: %d %s", path, res.StatusCode, body)
 		}
 	}
-	if got := b.signedInAs(); got != "" {
-		t.Errorf("with Redis down signed in as %q; want signed out", got)
+	if got := b.signedInAs(); got != "erin" {
+		t.Errorf("with Redis down signed in as %q; want erin (the database has the session)", got)
 	}
 	b.login("erin", "password1")
 	if got := b.signedInAs(); got != "erin" {
@@ -301,8 +312,13 @@ func TestSessionsSurviveRedisStopping(t *testing.T) {
 		t.Fatalf("roar with Redis down: %d %s", res.StatusCode, body)
 	}
 	srv.Start()
+	time.Sleep(600 * time.Millisecond) // the guard's pause after a failure
 	if got := b.signedInAs(); got != "erin" {
-		t.Errorf("with Redis back: signed in as %q; want erin (the database kept the session)", got)
+		t.Errorf("with Redis back (empty): signed in as %q; want erin (the database kept the session)", got)
+	}
+	sum := sha256.Sum256([]byte(b.cookie(auth.CookieName).Value))
+	if n, err := m.Redis.Exists(context.Background(), "authtest:session:"+base64.RawURLEncoding.EncodeToString(sum[:])).Result(); err != nil || n != 1 {
+		t.Errorf("the session read from the database is not back in Redis: %d (%v)", n, err)
 	}
 	res, body = b.post("/account/logout", nil)
 	wantRedirect(t, res, body, "/account/login?bye=1")
@@ -474,8 +490,10 @@ func TestProfileAndAvatar(t *testing.T) {
 	})
 }
 
+// One instance's limiter, set on its Main (the cluster's shared limit is
+// app's TestClusterLoginLimitShared).
 func TestLoginRateLimit(t *testing.T) {
-	apptest.Each(t, func(t *testing.T, m *app.Main) {
+	apptest.EachInstance(t, func(t *testing.T, m *app.Main) {
 		m.Auth.SetLimits(auth.Limits{LoginPerIP: ratelimit.NewLocal(time.Minute, 3)})
 		b := newBrowser(t, m)
 		for i := 0; i < 3; i++ {
@@ -629,9 +647,10 @@ func TestSettingsWithoutAFileKeepsThePicture(t *testing.T) {
 
 // TestOversizeUploadReads413 drives the real server as a client that sends
 // its whole body before reading (Python's urllib does): an avatar upload
-// over the limit gets the 413 page, not a connection reset.
+// over the limit gets the 413 page, not a connection reset. It is about
+// tutti's own server: behind nginx, nginx answers (client_max_body_size).
 func TestOversizeUploadReads413(t *testing.T) {
-	apptest.Each(t, func(t *testing.T, m *app.Main) {
+	apptest.EachInstance(t, func(t *testing.T, m *app.Main) {
 		u, _ := url.Parse(m.URL())
 		body := bytes.Repeat([]byte("x"), 12<<20)
 		for _, path := range []string{"/account/settings", "/account/login"} {
@@ -690,5 +709,47 @@ func TestPasswordFormsKeepTheFormWhenLimited(t *testing.T) {
 		if strings.Contains(body, "wrong-pw-1") {
 			t.Errorf("%s: 429 page echoes the password", c.path)
 		}
+	}
+}
+
+// A logout while Redis is down ends the session on every instance: the copy
+// Redis kept (it comes back with its data) no longer signs anyone in, and
+// is deleted from Redis when refused. The user's other sessions go on.
+func TestLogoutDuringRedisOutageRevokes(t *testing.T) {
+	srv := redistest.Start(t, 32341)
+	srv.Keep()
+	m := apptest.StartWith(t, func(c *config.Config) {
+		c.RedisURL, c.RedisPrefix = srv.URL(), "revoke:"
+		c.RateLimits = false
+	})
+	b := newBrowser(t, m)
+	b.signup("fay", "fay@example.com", "password1")
+	stolen := b.cookie(auth.CookieName).Value
+	other := newBrowser(t, m)
+	other.login("fay", "password1")
+
+	srv.Stop()
+	res, body := b.post("/account/logout", nil)
+	wantRedirect(t, res, body, "/account/login?bye=1")
+	srv.Start()
+	time.Sleep(m.Shared.Pause + 100*time.Millisecond)
+
+	ctx := context.Background()
+	sum := sha256.Sum256([]byte(stolen))
+	key := "revoke:session:" + base64.RawURLEncoding.EncodeToString(sum[:])
+	if n, err := m.Redis.Exists(ctx, key).Result(); err != nil || n != 1 {
+		t.Fatalf("the session's copy in Redis after the restart: %d (%v); want it kept (the case under test)", n, err)
+	}
+	thief := newBrowser(t, m)
+	u, _ := url.Parse(thief.base)
+	thief.c.Jar.SetCookies(u, []*http.Cookie{{Name: auth.CookieName, Value: stolen}})
+	if got := thief.signedInAs(); got != "" {
+		t.Fatalf("the logged-out session's cookie signs in as %q once Redis is back; want nobody", got)
+	}
+	if n, _ := m.Redis.Exists(ctx, key).Result(); n != 0 {
+		t.Error("the revoked session's copy is still in Redis after it was refused")
+	}
+	if got := other.signedInAs(); got != "fay" {
+		t.Errorf("fay's other session: signed in as %q; want fay", got)
 	}
 }

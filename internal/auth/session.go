@@ -73,7 +73,13 @@ func (s *Service) loadUser(sm *scs.SessionManager, next http.Handler) http.Handl
 		}
 		now := s.Now().Unix()
 		seen := sm.GetInt64(ctx, keySeen)
-		a, err := s.store.byID(ctx, uid)
+		var a *account
+		var err error
+		if s.revocable {
+			a, err = s.store.bySession(ctx, uid, storeKey(sm.Token(ctx)))
+		} else {
+			a, err = s.store.byID(ctx, uid)
+		}
 		switch {
 		case err != nil && !errors.Is(err, errs.ErrNotFound):
 			s.Site.Error(w, r, err)
@@ -103,10 +109,10 @@ func (s *Service) loadUser(sm *scs.SessionManager, next http.Handler) http.Handl
 func (s *Service) Login(w http.ResponseWriter, r *http.Request, login, password string) (*User, error) {
 	ctx := r.Context()
 	login = strings.TrimSpace(login)
-	if ok, retry := s.lim().LoginPerIP.Allow(ctx, "login:ip:"+web.ClientIP(r)); !ok {
+	if ok, retry := s.lim().LoginPerIP.Allow(ctx, web.ClientIP(r)); !ok {
 		return nil, tooMany(retry, "Too many login attempts.")
 	}
-	if ok, retry := s.lim().LoginPerAccount.Allow(ctx, "login:acct:"+strings.ToLower(login)); !ok {
+	if ok, retry := s.lim().LoginPerAccount.Allow(ctx, strings.ToLower(login)); !ok {
 		return nil, tooMany(retry, "Too many login attempts for this account.")
 	}
 	a, err := s.store.byLogin(ctx, login)
@@ -161,8 +167,10 @@ func (s *Service) startSession(w http.ResponseWriter, r *http.Request, a *accoun
 	return nil
 }
 
-// Logout ends the request's session: its row is deleted and both cookies
-// are expired (a new session, with a new token, starts only when needed).
+// Logout ends the request's session: its row is deleted (with Redis,
+// revoked: fallbackStore.DeleteCtx) and both cookies are expired (a new
+// session, with a new token, starts only when needed). With Redis down the
+// session is still found, in the database, so it is ended all the same.
 func (s *Service) Logout(w http.ResponseWriter, r *http.Request) error {
 	if err := s.manager(r).Destroy(r.Context()); err != nil {
 		return err
@@ -177,7 +185,7 @@ func (s *Service) SignupAndLogin(w http.ResponseWriter, r *http.Request, in Sign
 	if f := in.Validate(); len(f) > 0 { // a typo does not count against the limit
 		return nil, errs.Fields(f)
 	}
-	if ok, retry := s.lim().SignupPerIP.Allow(ctx, "signup:ip:"+web.ClientIP(r)); !ok {
+	if ok, retry := s.lim().SignupPerIP.Allow(ctx, web.ClientIP(r)); !ok {
 		return nil, tooMany(retry, "Too many sign-ups from here.")
 	}
 	u, err := s.Create(ctx, in)

@@ -2,6 +2,8 @@ package auth
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -33,15 +35,22 @@ var (
 
 // FindCtx returns the data of an unexpired session.
 func (s *DBStore) FindCtx(ctx context.Context, token string) ([]byte, bool, error) {
+	b, _, found, err := s.find(ctx, token)
+	return b, found, err
+}
+
+// find is FindCtx with the session's expiry.
+func (s *DBStore) find(ctx context.Context, token string) ([]byte, time.Time, bool, error) {
 	var b []byte
-	err := db.Scan(s.db.QueryRow(ctx, "SELECT data FROM sessions WHERE token = ? AND expiry > ?", token, s.now().Unix()), &b)
+	var expiry int64
+	err := db.Scan(s.db.QueryRow(ctx, "SELECT data, expiry FROM sessions WHERE token = ? AND expiry > ?", token, s.now().Unix()), &b, &expiry)
 	if errors.Is(err, errs.ErrNotFound) {
-		return nil, false, nil
+		return nil, time.Time{}, false, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("auth: find session: %w", err)
+		return nil, time.Time{}, false, fmt.Errorf("auth: find session: %w", err)
 	}
-	return b, true, nil
+	return b, time.Unix(expiry, 0), true, nil
 }
 
 // CommitCtx inserts or replaces a session.
@@ -62,6 +71,25 @@ func (s *DBStore) DeleteCtx(ctx context.Context, token string) error {
 	return nil
 }
 
+// Revoke deletes a session whose copy in the shared store (Redis) could
+// not be deleted, and lists it in session_revocations until it would be
+// idle too long to sign in, so that Service refuses that copy when Redis
+// answers again (on any instance).
+func (s *DBStore) Revoke(ctx context.Context, token string) error {
+	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
+		if _, err := tx.Exec(ctx, "DELETE FROM sessions WHERE token = ?", token); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, "INSERT INTO session_revocations (token, expiry) VALUES (?, ?) ON CONFLICT (token) DO NOTHING",
+			token, s.now().Add(IdleTimeout).Unix())
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("auth: revoke session: %w", err)
+	}
+	return nil
+}
+
 // Find implements scs.Store.
 func (s *DBStore) Find(token string) ([]byte, bool, error) {
 	return s.FindCtx(context.Background(), token)
@@ -75,10 +103,14 @@ func (s *DBStore) Commit(token string, b []byte, expiry time.Time) error {
 // Delete implements scs.Store.
 func (s *DBStore) Delete(token string) error { return s.DeleteCtx(context.Background(), token) }
 
-// Cleanup deletes expired sessions and returns how many.
+// Cleanup deletes expired sessions (and revocations) and returns how many
+// sessions.
 func (s *DBStore) Cleanup(ctx context.Context) (int64, error) {
 	res, err := s.db.Exec(ctx, "DELETE FROM sessions WHERE expiry <= ?", s.now().Unix())
 	if err != nil {
+		return 0, fmt.Errorf("auth: session cleanup: %w", err)
+	}
+	if _, err := s.db.Exec(ctx, "DELETE FROM session_revocations WHERE expiry <= ?", s.now().Unix()); err != nil {
 		return 0, fmt.Errorf("auth: session cleanup: %w", err)
 	}
 	n, _ := res.RowsAffected()
@@ -111,14 +143,18 @@ type Guard interface {
 	Fail(op string, err error) bool
 }
 
-// fallbackStore keeps sessions in a shared store (Redis) and, when that
-// fails, in the database: a request with a session cookie never fails
-// because Redis is down. A session written during an outage is in the
-// database; Find looks there when Redis fails or does not have the token,
-// so it lasts past the outage. A session only in an unreachable Redis is
-// absent: its user is signed out and may sign in again. Calls to Redis go
-// through the guard, if any: bounded, logged by it, and skipped at once
-// while Redis is down.
+// fallbackStore keeps sessions in the database, the truth, and a copy in a
+// shared store (Redis) that answers the requests: a session is written to
+// both, read from Redis, and read from the database when Redis does not
+// have it (restarted empty, or evicted; then it is put back) or does not
+// answer. So neither a Redis outage, nor a slow Redis call under load, nor
+// a Redis restart without persistence signs anybody out, and no request
+// with a session cookie fails because Redis is down. A deleted session is
+// revoked in the database (DBStore.Revoke), which every signed-in request
+// checks (Service.loadUser): a copy Redis still holds (deleted while it was
+// down, or put back by a read that raced the delete) is refused there and
+// removed. Calls to Redis go through the guard, if any: bounded, logged by
+// it, and skipped at once while Redis is down.
 type fallbackStore struct {
 	primary scs.CtxStore
 	db      *DBStore
@@ -151,29 +187,51 @@ func (s *fallbackStore) shared(ctx context.Context, op string, call func(ctx con
 func (s *fallbackStore) FindCtx(ctx context.Context, token string) ([]byte, bool, error) {
 	var b []byte
 	var found bool
-	if s.shared(ctx, "find", func(ctx context.Context) (err error) {
+	up := s.shared(ctx, "find", func(ctx context.Context) (err error) {
 		b, found, err = s.primary.FindCtx(ctx, token)
 		return err
-	}) && found {
+	})
+	if up && found {
 		return b, true, nil
 	}
-	return s.db.FindCtx(ctx, token)
-}
-
-// CommitCtx implements scs.CtxStore.
-func (s *fallbackStore) CommitCtx(ctx context.Context, token string, b []byte, expiry time.Time) error {
-	if s.shared(ctx, "commit", func(ctx context.Context) error { return s.primary.CommitCtx(ctx, token, b, expiry) }) {
-		return nil
+	b, expiry, found, err := s.db.find(ctx, token)
+	if err != nil || !found {
+		return nil, false, err
 	}
-	return s.db.CommitCtx(ctx, token, b, expiry)
+	if up { // Redis answers but lost it: the next request finds it there
+		s.shared(ctx, "refill", func(ctx context.Context) error { return s.primary.CommitCtx(ctx, token, b, expiry) })
+	}
+	return b, true, nil
 }
 
-// DeleteCtx implements scs.CtxStore: from both. With Redis down the
-// session's copy there (if any) outlives the cookie the browser drops; it
-// expires with its lifetime.
+// CommitCtx implements scs.CtxStore: the database, then Redis's copy. A
+// copy that cannot be written leaves the one Redis may hold older; a read
+// that finds it serves the session as it was (a sign-in's new token, which
+// only this write knows, is found in the database).
+func (s *fallbackStore) CommitCtx(ctx context.Context, token string, b []byte, expiry time.Time) error {
+	if err := s.db.CommitCtx(ctx, token, b, expiry); err != nil {
+		return err
+	}
+	s.shared(ctx, "commit", func(ctx context.Context) error { return s.primary.CommitCtx(ctx, token, b, expiry) })
+	return nil
+}
+
+// DeleteCtx implements scs.CtxStore: revoked in the database, then deleted
+// from Redis. The revocation is what makes it final: a copy left in Redis
+// (it was down, or a read put one back meanwhile) is refused when it is
+// next used.
 func (s *fallbackStore) DeleteCtx(ctx context.Context, token string) error {
+	if err := s.db.Revoke(ctx, token); err != nil {
+		return err
+	}
 	s.shared(ctx, "delete", func(ctx context.Context) error { return s.primary.DeleteCtx(ctx, token) })
-	return s.db.DeleteCtx(ctx, token)
+	return nil
+}
+
+// storeKey is a session token as the store keeps it (scs's HashTokenInStore).
+func storeKey(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
 
 // Find implements scs.Store.

@@ -55,6 +55,12 @@ func (s *Store) byID(ctx context.Context, id int64) (*account, error) {
 	return s.one(ctx, "id = ?", id)
 }
 
+// bySession is byID for a session that may have been revoked (a Redis
+// session store): not found if the session, by its store key, is.
+func (s *Store) bySession(ctx context.Context, id int64, key string) (*account, error) {
+	return s.one(ctx, "id = ? AND NOT EXISTS (SELECT 1 FROM session_revocations WHERE token = ?)", id, key)
+}
+
 // byUsername loads an account by username, case-insensitively.
 func (s *Store) byUsername(ctx context.Context, name string) (*account, error) {
 	if CheckUsername(name) != "" {

@@ -165,6 +165,35 @@ func TestDBStore(t *testing.T) {
 		if _, ok, _ := st.FindCtx(ctx, "a"); ok {
 			t.Error("deleted session found")
 		}
+
+		// Revoke deletes the session and lists it until IdleTimeout; twice is fine.
+		revoked := func() (n int) {
+			t.Helper()
+			if err := db.Scan(d.QueryRow(ctx, "SELECT COUNT(*) FROM session_revocations WHERE token = 'b'"), &n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		if err := st.CommitCtx(ctx, "b", []byte("x"), now.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			if err := st.Revoke(ctx, "b"); err != nil {
+				t.Fatalf("revoke: %v", err)
+			}
+		}
+		if _, ok, _ := st.FindCtx(ctx, "b"); ok || revoked() != 1 {
+			t.Errorf("after Revoke: found %v, listed %d; want false, 1", ok, revoked())
+		}
+		st.Cleanup(ctx)
+		if revoked() != 1 {
+			t.Error("a revocation within IdleTimeout cleaned up")
+		}
+		now = now.Add(IdleTimeout)
+		st.Cleanup(ctx)
+		if revoked() != 0 {
+			t.Error("a revocation past IdleTimeout not cleaned up")
+		}
 	}, Migrations)
 }
 

@@ -32,10 +32,13 @@ type Backend interface {
 	Delete(ctx context.Context, keys ...string)
 }
 
-// Locker is a Backend that can lock a key across instances (Redis): ok is
-// false when another holds it; an error means the lock cannot be asked for.
+// Locker is a Backend that can lock a key across instances (Redis).
+// LockOrGet asks, in one round trip, for key's value and, when it is not
+// there, for key's lock: found with the value; or held (release it when
+// done) or not (another holds it). An error means the lock cannot be asked
+// for.
 type Locker interface {
-	Lock(ctx context.Context, key string, ttl time.Duration) (release func(), ok bool, err error)
+	LockOrGet(ctx context.Context, key string, ttl time.Duration) (val []byte, found bool, release func(), err error)
 }
 
 // errDown is a Locker's error while its Redis is skipped after a failure.
@@ -102,7 +105,7 @@ func (c *Cache) Fetch(ctx context.Context, key string, fn func(ctx context.Conte
 		return v, nil
 	}
 	v, err, _ := c.sf.Do(key, func() (any, error) {
-		if v, ok := c.b.Get(ctx, key); ok { // filled while we waited
+		if v, ok := c.peek(ctx, key); ok { // filled here while we waited
 			return v, nil
 		}
 		ctx := context.WithoutCancel(ctx)
@@ -126,34 +129,41 @@ func (c *Cache) compute(ctx context.Context, key string, fn func(ctx context.Con
 	return v, nil
 }
 
+// peek is key's value if this process holds it: the backend's own tier
+// when it has tiers (a value another call in this process just set is
+// there; asking Redis again would cost a round trip).
+func (c *Cache) peek(ctx context.Context, key string) ([]byte, bool) {
+	if p, ok := c.b.(interface {
+		Peek(ctx context.Context, key string) ([]byte, bool)
+	}); ok {
+		return p.Peek(ctx, key)
+	}
+	return c.b.Get(ctx, key)
+}
+
 // fetchLocked computes key's value under the backend's lock, or waits for
-// the holder's value, polling with a growing interval; the lock is tried
-// again at each poll, so a dead holder's expiry lets this one compute.
-// Without the lock (Redis down) it computes.
+// the holder's value, polling with a growing interval; each poll asks for
+// the value and the lock at once, so a dead holder's expiry lets this one
+// compute. Without the lock (Redis down) it computes.
 func (c *Cache) fetchLocked(ctx context.Context, l Locker, key string, fn func(ctx context.Context) ([]byte, time.Duration, error)) ([]byte, error) {
 	ttl := c.LockTTL
 	deadline := time.Now().Add(2 * ttl)
 	wait := 2 * time.Millisecond
 	for {
-		release, ok, err := l.Lock(ctx, key, ttl)
-		if err != nil {
+		v, found, release, err := l.LockOrGet(ctx, key, ttl)
+		switch {
+		case err != nil:
 			return c.compute(ctx, key, fn)
-		}
-		if ok {
+		case found: // set by another instance since our miss
+			return v, nil
+		case release != nil:
 			defer release()
-			if v, ok := c.b.Get(ctx, key); ok { // set by a holder that just let go
-				return v, nil
-			}
 			return c.compute(ctx, key, fn)
-		}
-		if time.Now().After(deadline) {
+		case time.Now().After(deadline):
 			return c.compute(ctx, key, fn)
 		}
 		time.Sleep(wait)
 		wait = min(2*wait, 50*time.Millisecond)
-		if v, ok := c.b.Get(ctx, key); ok {
-			return v, nil
-		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"errors"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -89,32 +90,53 @@ func (r *Redis) Delete(ctx context.Context, keys ...string) {
 // unlock deletes a lock only if it is still the holder's (its token).
 var unlock = redis.NewScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`)
 
-// Lock implements Locker with SET NX PX under "lock:" and a random token;
-// the release deletes the lock only if it is still ours. An error means
-// Redis cannot be asked (compute without the lock).
-func (r *Redis) Lock(ctx context.Context, key string, ttl time.Duration) (release func(), ok bool, err error) {
+// lockOrGet returns {1, value, pttl} when KEYS[1] has a value; else it sets
+// the lock KEYS[2] to ARGV[1] for ARGV[2] ms unless it is held, and returns
+// {2} when it took it, {0} when another holds it.
+var lockOrGet = redis.NewScript(`
+local v = redis.call('GET', KEYS[1])
+if v then return {1, v, redis.call('PTTL', KEYS[1])} end
+if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return {2} end
+return {0}`)
+
+// LockOrGet reads key's value (and how long it has left to live) or takes
+// its lock, in one script: the lock is SET NX PX under "lock:" with a random
+// token, and its release deletes it only if it is still ours. Tiered makes
+// it its Locker.
+func (r *Redis) LockOrGet(ctx context.Context, key string, ttl time.Duration) (val []byte, valTTL time.Duration, found bool, release func(), err error) {
 	dctx, cancel, up := r.c.Do(ctx)
 	if !up {
-		return nil, false, errDown
+		return nil, 0, false, nil, errDown
 	}
 	defer cancel()
 	var b [12]byte
 	rand.Read(b[:])
 	token := base64.RawURLEncoding.EncodeToString(b[:])
 	k := r.c.Key("lock", key)
-	ok, err = r.c.R.SetNX(dctx, k, token, ttl).Result()
+	res, err := lockOrGet.Run(dctx, r.c.R, []string{r.key(key), k}, token, ttl.Milliseconds()).Slice()
 	if r.c.Fail("cache lock", err) {
-		return nil, false, err
+		return nil, 0, false, nil, err
 	}
-	if !ok {
-		return nil, false, nil
+	if len(res) == 0 {
+		return nil, 0, false, nil, errors.New("cache: lock script: empty reply")
 	}
-	return func() {
-		ctx, cancel, up := r.c.Do(ctx)
-		if !up {
-			return // the lock expires by itself
+	switch res[0] {
+	case int64(1):
+		if len(res) != 3 {
+			return nil, 0, false, nil, errors.New("cache: lock script: bad reply")
 		}
-		defer cancel()
-		r.c.Fail("cache unlock", unlock.Run(ctx, r.c.R, []string{k}, token).Err())
-	}, true, nil
+		s, _ := res[1].(string)
+		ms, _ := res[2].(int64)
+		return []byte(s), time.Duration(ms) * time.Millisecond, true, nil, nil
+	case int64(2):
+		return nil, 0, false, func() {
+			ctx, cancel, up := r.c.Do(ctx)
+			if !up {
+				return // the lock expires by itself
+			}
+			defer cancel()
+			r.c.Fail("cache unlock", unlock.Run(ctx, r.c.R, []string{k}, token).Err())
+		}, nil
+	}
+	return nil, 0, false, nil, nil
 }

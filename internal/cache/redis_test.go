@@ -3,10 +3,13 @@ package cache
 import (
 	"context"
 	"log/slog"
+	"net"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/tutti-dev/tutti/internal/pubsub"
 	"github.com/tutti-dev/tutti/internal/redisx"
@@ -128,8 +131,8 @@ func TestFetchAfterLockHolderDies(t *testing.T) {
 	in := newInstance(t, rc, testBus(t))
 	in.c.LockTTL = 300 * time.Millisecond
 	ctx := context.Background()
-	if _, ok, err := in.t.Lock(ctx, "page", 300*time.Millisecond); !ok || err != nil {
-		t.Fatalf("Lock = %v, %v; want it taken", ok, err)
+	if _, found, release, err := in.t.LockOrGet(ctx, "page", 300*time.Millisecond); found || release == nil || err != nil {
+		t.Fatalf("LockOrGet = found %v, held %v, %v; want the lock taken", found, release != nil, err)
 	}
 	start := time.Now()
 	v, err := in.c.Fetch(ctx, "page", func(context.Context) ([]byte, time.Duration, error) {
@@ -181,5 +184,61 @@ func TestRedisStoppedGivesMisses(t *testing.T) {
 	in.c.Set(ctx, "after", []byte("y"), time.Minute)
 	if v, ok := in.t.remote.Get(ctx, "after"); !ok || string(v) != "y" {
 		t.Errorf("after Redis came back: %q, %v; want y in Redis", v, ok)
+	}
+}
+
+// roundTrips counts what a client sends to Redis: one per command or
+// pipeline (a script is one command).
+type roundTrips struct{ n atomic.Int64 }
+
+func (h *roundTrips) DialHook(next redis.DialHook) redis.DialHook {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) { return next(ctx, network, addr) }
+}
+
+func (h *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error { h.n.Add(1); return next(ctx, cmd) }
+}
+
+func (h *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error { h.n.Add(1); return next(ctx, cmds) }
+}
+
+// A miss costs four round trips to Redis: the read, the lock (which reads
+// the value again in the same script), the value's Set and the lock's
+// release; a second Fetch here costs none, and on another instance one.
+func TestFetchMissRoundTrips(t *testing.T) {
+	rc := redistest.Client(t)
+	rt := &roundTrips{}
+	rc.R.AddHook(rt)
+	bus := testBus(t)
+	a, b := newInstance(t, rc, bus), newInstance(t, rc, bus)
+	ctx := context.Background()
+	fn := func(context.Context) ([]byte, time.Duration, error) { return []byte("page"), time.Minute, nil }
+	fetch := func(in *instance) int64 {
+		t.Helper()
+		before := rt.n.Load()
+		if v, err := in.c.Fetch(ctx, "k", fn); err != nil || string(v) != "page" {
+			t.Fatalf("Fetch = %q, %v; want page", v, err)
+		}
+		return rt.n.Load() - before
+	}
+	// Warm up: connections made, scripts loaded (a script's first run costs
+	// a second round trip, once per Redis).
+	for _, in := range []*instance{a, b} {
+		if _, err := in.c.Fetch(ctx, "warm", fn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := fetch(a); n != 4 {
+		t.Errorf("a miss: %d round trips to Redis; want 4 (get, lock-or-get, set, unlock)", n)
+	}
+	if n := fetch(a); n != 0 {
+		t.Errorf("a local hit: %d round trips; want 0", n)
+	}
+	if n := fetch(b); n != 1 {
+		t.Errorf("another instance's first read: %d round trips; want 1", n)
+	}
+	if n := fetch(b); n != 0 {
+		t.Errorf("its second read: %d round trips; want 0", n)
 	}
 }

@@ -63,12 +63,7 @@ func (t *Tiered) Get(ctx context.Context, key string) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
-	if ttl <= 0 {
-		ttl = DefaultLocalTTL
-	}
-	if t.epoch.Load() == e {
-		t.local.Set(ctx, key, v, ttl)
-	}
+	t.keep(ctx, key, v, ttl, e)
 	return v, true
 }
 
@@ -99,9 +94,29 @@ func (t *Tiered) Drop(ctx context.Context, keys ...string) {
 	t.remote.Delete(ctx, keys...)
 }
 
-// Lock implements Locker through Redis.
-func (t *Tiered) Lock(ctx context.Context, key string, ttl time.Duration) (func(), bool, error) {
-	return t.remote.Lock(ctx, key, ttl)
+// Peek is the local tier's value: what this process holds.
+func (t *Tiered) Peek(ctx context.Context, key string) ([]byte, bool) { return t.local.Get(ctx, key) }
+
+// LockOrGet implements Locker through Redis; a value found there is kept
+// locally, as Get keeps it.
+func (t *Tiered) LockOrGet(ctx context.Context, key string, ttl time.Duration) ([]byte, bool, func(), error) {
+	e := t.epoch.Load()
+	v, vttl, found, release, err := t.remote.LockOrGet(ctx, key, ttl)
+	if found {
+		t.keep(ctx, key, v, vttl, e)
+	}
+	return v, found, release, err
+}
+
+// keep sets a value read from Redis in the local tier for its remaining
+// time to live, unless a deletion came in since the read began (epoch e).
+func (t *Tiered) keep(ctx context.Context, key string, v []byte, ttl time.Duration, e uint64) {
+	if ttl <= 0 {
+		ttl = DefaultLocalTTL
+	}
+	if t.epoch.Load() == e {
+		t.local.Set(ctx, key, v, ttl)
+	}
 }
 
 // Close stops listening to the bus and the local tier's clean-up.

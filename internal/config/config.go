@@ -16,9 +16,11 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
+	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/files"
 	"github.com/tutti-dev/tutti/internal/mail"
 	"github.com/tutti-dev/tutti/internal/memlimit"
@@ -32,6 +34,7 @@ type Config struct {
 	DatabaseURL        string        // postgres://... for PostgreSQL; empty for SQLite in DataDir
 	DatabaseReplicaURL string        // postgres://... of a streaming replica for reads that tolerate lag; empty for none
 	NATSURL            string        // nats://... of a NATS cluster; empty for NATS embedded in the process
+	NATSPrefix         string        // begins every NATS subject tutti uses ("" or ending with '.')
 	RedisURL           string        // redis://... of the shared Redis; empty for none
 	RedisPrefix        string        // begins every key tutti keeps in Redis
 	StorageURL         string        // s3://ACCESS:SECRET@host:port/bucket for uploads in S3; empty for DataDir/uploads
@@ -100,6 +103,7 @@ func Flags(fs *flag.FlagSet, c *Config, getenv func(string) string) []Var {
 	str(&c.DatabaseURL, "database-url", "TUTTI_DATABASE_URL", "", "postgres://... switches to PostgreSQL; empty means SQLite in the data directory")
 	str(&c.DatabaseReplicaURL, "database-replica-url", "TUTTI_DATABASE_REPLICA_URL", "", "postgres://... of a streaming replica of the database, for reads that tolerate lag (visitors' cached pages); empty means none")
 	str(&c.NATSURL, "nats-url", "TUTTI_NATS_URL", "", "nats://... of a NATS cluster with JetStream; empty means NATS embedded in the process, stored in the data directory")
+	str(&c.NATSPrefix, "nats-prefix", "TUTTI_NATS_PREFIX", "", "begins every NATS subject tutti uses, ending with '.' (several sites can share one NATS); empty means none")
 	str(&c.RedisURL, "redis-url", "TUTTI_REDIS_URL", "", "redis://[user:password@]host:port/db of the shared Redis (cache tier, versions, rate limits, sessions); empty means none")
 	str(&c.RedisPrefix, "redis-prefix", "TUTTI_REDIS_PREFIX", d.RedisPrefix, "begins every key kept in Redis (several sites can share one)")
 	str(&c.StorageURL, "storage-url", "TUTTI_STORAGE_URL", "", "s3://ACCESS:SECRET@host:port/bucket[/prefix]?secure=false&region=R keeps uploads in S3-compatible storage; empty means the data directory's uploads/")
@@ -140,14 +144,14 @@ func (c *Config) Validate() error {
 	} else if abs, err := filepath.Abs(c.DataDir); err == nil {
 		c.DataDir = abs
 	}
-	if c.DatabaseURL != "" && !isPostgres(c.DatabaseURL) && !strings.HasPrefix(c.DatabaseURL, "sqlite:") {
+	if c.DatabaseURL != "" && !db.IsPostgres(c.DatabaseURL) && !strings.HasPrefix(c.DatabaseURL, "sqlite:") {
 		errs = append(errs, fmt.Errorf("database-url must start with postgres:// or sqlite:"))
 	}
 	if c.DatabaseReplicaURL != "" {
 		switch {
-		case !isPostgres(c.DatabaseReplicaURL):
+		case !db.IsPostgres(c.DatabaseReplicaURL):
 			errs = append(errs, errors.New("database-replica-url must start with postgres://"))
-		case !isPostgres(c.DatabaseURL):
+		case !db.IsPostgres(c.DatabaseURL):
 			errs = append(errs, errors.New("database-replica-url needs PostgreSQL: set database-url to the primary's postgres:// URL"))
 		}
 	}
@@ -156,6 +160,9 @@ func (c *Config) Validate() error {
 	}
 	if len(c.RedisPrefix) > 64 || strings.ContainsAny(c.RedisPrefix, " \t\r\n.*>") {
 		errs = append(errs, errors.New("redis-prefix: at most 64 characters, no spaces, '.', '*' or '>'"))
+	}
+	if c.NATSPrefix != "" && !natsPrefix.MatchString(c.NATSPrefix) {
+		errs = append(errs, errors.New("nats-prefix: letters, digits, '_', '-' and ':' in tokens that each end with '.', e.g. site1."))
 	}
 	if c.StorageURL != "" {
 		if _, err := files.ParseS3URL(c.StorageURL); err != nil { // never quotes the secret
@@ -217,6 +224,10 @@ func (c *Config) Validate() error {
 	return errors.Join(errs...)
 }
 
+// natsPrefix is what may begin a NATS subject: whole tokens, each followed
+// by its '.'.
+var natsPrefix = regexp.MustCompile(`^([A-Za-z0-9_:-]+\.)+$`)
+
 func levelFrom(s string) *slog.Level {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(s)); err != nil {
@@ -238,9 +249,4 @@ func intFrom(s string, def int) int {
 		return n
 	}
 	return def
-}
-
-// isPostgres reports whether url names a PostgreSQL server.
-func isPostgres(url string) bool {
-	return strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://")
 }

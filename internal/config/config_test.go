@@ -106,3 +106,15 @@ func TestDatabaseReplicaURL(t *testing.T) {
 		t.Errorf("replica url %q, %v; want the variable's", c.DatabaseReplicaURL, err)
 	}
 }
+
+func TestNATSPrefix(t *testing.T) {
+	c, err := parse(t, map[string]string{"TUTTI_NATS_PREFIX": "site1.blue-2."})
+	if err != nil || c.NATSPrefix != "site1.blue-2." {
+		t.Errorf("TUTTI_NATS_PREFIX: %q %v; want it kept", c.NATSPrefix, err)
+	}
+	for _, p := range []string{"site1", ".site1.", "site1..", "a.*.", "a.>.", "a b."} {
+		if _, err := parse(t, nil, "--nats-prefix", p); err == nil {
+			t.Errorf("--nats-prefix %q: accepted", p)
+		}
+	}
+}

@@ -14,7 +14,7 @@
 // for ErrNotFound and the driver's errors as kinds, Cursor and Trim for
 // keyset pagination, Batch for a burst of small writes that may share a
 // commit, CopyFrom for bulk seeding, and Migrations for the app's embedded
-// SQL of both dialects. Lagging (and AtLeast) is the reader for reads that
+// SQL of both dialects. Lagging (and AtLeast, AtVersion) is the reader for reads that
 // tolerate lag, a PostgreSQL streaming replica when one is set (AddReplica),
 // falling back to the primary while it fails.
 package db
@@ -85,10 +85,16 @@ func (db *DB) CloseBatch() {
 	}
 }
 
+// IsPostgres reports whether url names a PostgreSQL database (Open's
+// choice of driver).
+func IsPostgres(url string) bool {
+	return strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://")
+}
+
 // Open opens url: "postgres://..." for PostgreSQL, "sqlite:PATH" or "" for the
 // SQLite file tutti.db in dataDir.
 func Open(ctx context.Context, url, dataDir string) (*DB, error) {
-	if strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://") {
+	if IsPostgres(url) {
 		return openPostgres(ctx, url)
 	}
 	path := strings.TrimPrefix(url, "sqlite:")

@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"runtime"
 	"sync"
@@ -15,6 +16,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/tutti-dev/tutti/internal/errs"
 )
 
 // Querier runs reads: a *DB (the primary; SQLite's read pool), a *Tx, and
@@ -74,9 +77,42 @@ func (db *DB) AtLeast(ctx context.Context, v int64, q string, args ...any) Queri
 	return r
 }
 
+// AtVersion is AtLeast for a cache entry whose first read shows the version
+// itself (a poll's row with its version column), which saves AtLeast's own
+// query: read runs on Lagging's reader and returns the version it saw. If
+// that is v or later, AtVersion returns that reader for the entry's other
+// reads; if it is older, or the row is not there yet, or the replica
+// failed, read runs again on the primary, and AtVersion returns the primary
+// with that read's error.
+func (db *DB) AtVersion(ctx context.Context, v int64, read func(Querier) (int64, error)) (Querier, error) {
+	r := db.replica
+	if r == nil {
+		_, err := read(db)
+		return db, err
+	}
+	if !r.use() {
+		r.fellBack.Add(1)
+	} else {
+		got, err := read(replicaOnly{r})
+		switch {
+		case err == nil && got >= v:
+			r.served.Add(1)
+			return r, nil
+		case err == nil || errors.Is(err, sql.ErrNoRows) || errors.Is(err, errs.ErrNotFound):
+			r.behind.Add(1)
+		case ctx.Err() != nil:
+			return db, err
+		default:
+			r.fellBack.Add(1)
+		}
+	}
+	_, err := read(db)
+	return db, err
+}
+
 // ReplicaStats reports the reads Lagging's reader sent to the replica, those
 // it sent to the primary instead (the replica down or failing), and those
-// AtLeast sent to the primary because the replica was behind.
+// AtLeast and AtVersion sent to the primary because the replica was behind.
 func (db *DB) ReplicaStats() (served, fellBack, behind int64) {
 	if db.replica == nil {
 		return 0, 0, 0
@@ -214,30 +250,49 @@ func (r *replica) Query(ctx context.Context, q string, args ...any) (*sql.Rows, 
 }
 
 // QueryRow runs a single-row read on the replica, or on the primary if it
-// is down. A *sql.Row reports its error only when scanned, too late to
-// fall back, so a connection of the replica's pool is pinged first (one
-// more round trip): a replica that went away falls back here.
+// is down. The row has run its query already (the driver fetches the first
+// row with it), so its Err says whether the replica answered: one round
+// trip when it does, and the primary's when it does not.
 func (r *replica) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
 	if r.use() {
-		c, err := r.pool.Conn(ctx)
-		if err == nil {
-			err = c.PingContext(ctx)
-			c.Close() // back to the pool: the query below takes it (the pool reuses the last returned)
-		}
-		if r.settled(ctx, err) && err == nil {
+		row := r.pool.QueryRowContext(ctx, r.db.Rebind(q), args...)
+		if r.settled(ctx, row.Err()) {
 			r.db.count(ctx)
 			r.served.Add(1)
-			return r.pool.QueryRowContext(ctx, r.db.Rebind(q), args...)
+			return row
 		}
 	}
 	r.fellBack.Add(1)
 	return r.db.QueryRow(ctx, q, args...)
 }
 
+// replicaOnly reads from the replica without falling back, recording its
+// health: AtVersion decides where a failed read goes.
+type replicaOnly struct{ r *replica }
+
+func (o replicaOnly) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	o.r.db.count(ctx)
+	rows, err := o.r.pool.QueryContext(ctx, o.r.db.Rebind(q), args...)
+	o.r.settled(ctx, err)
+	return rows, translate(err)
+}
+
+func (o replicaOnly) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	o.r.db.count(ctx)
+	row := o.r.pool.QueryRowContext(ctx, o.r.db.Rebind(q), args...)
+	o.r.settled(ctx, row.Err())
+	return row
+}
+
 // connectionError reports whether err says the server cannot be reached or
 // dropped the connection (rather than refusing the statement).
 func connectionError(err error) bool {
 	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) || pgconn.Timeout(err) {
+		return true
+	}
+	// A connection cut under a read (a host that died, a proxy between
+	// that closed it) ends in the middle of the answer.
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		return true
 	}
 	var ce *pgconn.ConnectError

@@ -140,3 +140,15 @@ func TestReplicaServesLaggingReadsAndFallsBack(t *testing.T) {
 	pair.StartReplica(t)
 	eventually(t, 15*time.Second, "reads return to the restarted replica", func() bool { return inRecovery(t, d.Lagging()) })
 }
+
+func TestAtVersionWithoutReplicaReadsOnce(t *testing.T) {
+	d := dbtest.Open(t, "")
+	runs := 0
+	q, err := d.AtVersion(context.Background(), 9, func(q db.Querier) (int64, error) {
+		runs++
+		return 3, nil
+	})
+	if q != db.Querier(d) || err != nil || runs != 1 {
+		t.Errorf("AtVersion on SQLite: the DB %v, err %v, %d runs; want the DB, nil, 1", q == db.Querier(d), err, runs)
+	}
+}

@@ -17,8 +17,36 @@ import (
 
 // Tx is a write transaction.
 type Tx struct {
-	tx *sql.Tx
-	db *DB
+	tx   *sql.Tx
+	db   *DB
+	once map[string]int64
+}
+
+// Once runs fn the first time key is asked for in this transaction and
+// keeps its result; later calls return it without running fn. It is for a
+// statement that the writes of a batch (Batcher) need once per transaction
+// rather than once each, such as raising a version: a batch is one change.
+// A retry, or a batch run again write by write, is a new transaction, where
+// fn runs again.
+func (tx *Tx) Once(key string, fn func() (int64, error)) (int64, error) {
+	if v, ok := tx.once[key]; ok {
+		return v, nil
+	}
+	v, err := fn()
+	if err != nil {
+		return 0, err
+	}
+	if tx.once == nil {
+		tx.once = map[string]int64{}
+	}
+	tx.once[key] = v
+	return v, nil
+}
+
+// Done is what key's Once returned in this transaction, if it ran.
+func (tx *Tx) Done(key string) (int64, bool) {
+	v, ok := tx.once[key]
+	return v, ok
 }
 
 // WithTx runs fn in a write transaction (BEGIN IMMEDIATE on SQLite), committing

@@ -111,23 +111,36 @@ func (l *Local) Put(ctx context.Context, key string, r io.Reader, _ string) erro
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o750); err != nil {
-		return fmt.Errorf("files: put: %w", err)
-	}
-	f, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
-	if err != nil {
-		return fmt.Errorf("files: put: %w", err)
-	}
-	_, err = io.Copy(f, ctxReader{ctx, r})
-	err = errors.Join(err, f.Close())
-	if err == nil {
-		err = os.Rename(f.Name(), p)
-	}
-	if err != nil {
-		os.Remove(f.Name())
+	if err := WriteFile(ctx, p, r, 0o750, 0o600); err != nil {
 		return fmt.Errorf("files: put %s: %w", key, err)
 	}
 	return nil
+}
+
+// WriteFile writes r to path through a temporary file in its directory,
+// renamed into place once complete, so that a reader never sees half a
+// file (and a failed write leaves none). Missing directories are made with
+// dirPerm; the file gets perm.
+func WriteFile(ctx context.Context, path string, r io.Reader, dirPerm, perm os.FileMode) error {
+	if err := os.MkdirAll(filepath.Dir(path), dirPerm); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(f, ctxReader{ctx, r})
+	if err == nil && perm != 0o600 { // CreateTemp made it 0600
+		err = f.Chmod(perm)
+	}
+	err = errors.Join(err, f.Close())
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
 }
 
 // Open implements Storage.

@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -94,5 +96,27 @@ func TestLocalPutOpenServeDelete(t *testing.T) {
 	}
 	if err := l.Put(ctx, "../evil", strings.NewReader("x"), ""); err == nil {
 		t.Error("put ../evil: nil error; want refused")
+	}
+}
+
+// WriteFile gives the file its mode and renames it into place; a write that
+// fails (its context ended) leaves neither the file nor a temporary one.
+func TestWriteFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a", "b.txt")
+	if err := WriteFile(context.Background(), p, strings.NewReader("hello"), 0o755, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Fatalf("written file: %v, %v; want mode 0644", fi, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	q := filepath.Join(dir, "a", "c.txt")
+	if err := WriteFile(ctx, q, strings.NewReader("never"), 0o755, 0o644); err == nil {
+		t.Fatal("write with an ended context: no error")
+	}
+	if ents, _ := os.ReadDir(filepath.Join(dir, "a")); len(ents) != 1 {
+		t.Errorf("after a failed write the directory holds %d entries; want 1 (b.txt only)", len(ents))
 	}
 }

@@ -25,11 +25,12 @@ import (
 // (Options.Beacon).
 const beaconEvery = 5 * time.Second
 
-// envelope is an event on the bus with its origin and number; E nil: a beacon.
-type envelope struct {
-	Origin string          `json:"o"`
-	Seq    uint64          `json:"s"`
-	E      json.RawMessage `json:"e,omitempty"`
+// envelope is an event on the bus with its origin and number, encoded and
+// decoded in one pass; E nil: a beacon.
+type envelope[E any] struct {
+	Origin string `json:"o"`
+	Seq    uint64 `json:"s"`
+	E      *E     `json:"e,omitempty"`
 }
 
 // gaps is a hub's record of the last number heard from each origin.
@@ -135,7 +136,7 @@ func (h *Hub[E]) beacon() {
 		case <-t.C:
 		}
 		h.gaps.beacon(func(s uint64) {
-			b, _ := json.Marshal(envelope{Origin: h.gaps.origin, Seq: s})
+			b, _ := json.Marshal(envelope[E]{Origin: h.gaps.origin, Seq: s})
 			h.o.Bus.Publish(h.o.Subject, b)
 		})
 	}

@@ -40,10 +40,16 @@ type Message struct {
 	Data [][]byte // the data line in each of the app's forms (Stream.Form); no newline
 }
 
+// Bus carries the events between instances: a *pubsub.Bus (tests wrap one).
+type Bus interface {
+	Publish(subject string, data []byte) error
+	Subscribe(subject string, fn func(subject string, data []byte)) (func(), error)
+}
+
 // Options say what an app's hub carries.
 type Options[E any] struct {
 	// Bus carries the events between instances; nil: this instance only.
-	Bus *pubsub.Bus
+	Bus Bus
 	// Subject is the bus subject of the app's events, e.g. "meet.events".
 	Subject string
 	// Encode writes an event for the streams, once per instance.
@@ -80,8 +86,7 @@ type Hub[E any] struct {
 	o     Options[E]
 	g     *Group
 	unsub func()
-	gaps  *gaps        // numbers on the bus, to find lost messages (gap.go)
-	lose  atomic.Int64 // tests: drop this many of the next messages heard (a lossy bus)
+	gaps  *gaps // numbers on the bus, to find lost messages (gap.go)
 
 	mu      sync.RWMutex
 	clients map[string]map[*client[E]]struct{}
@@ -121,25 +126,22 @@ type delivery[E any] struct {
 // New makes an app's hub, subscribed to o.Subject on o.Bus, and adds it to
 // g (nil: none) so that g.Shutdown ends its streams.
 func New[E any](g *Group, o Options[E]) (*Hub[E], error) {
+	if b, ok := o.Bus.(*pubsub.Bus); ok && b == nil {
+		o.Bus = nil // an app's Deps.Bus left nil: no bus, not a nil one
+	}
 	h := &Hub[E]{o: o, g: g, clients: map[string]map[*client[E]]struct{}{}, pending: map[string][]delivery[E]{},
 		kick: make(chan struct{}, 1), done: make(chan struct{}), gaps: newGaps()}
 	if o.Bus != nil {
 		unsub, err := o.Bus.Subscribe(o.Subject, func(_ string, data []byte) {
-			if h.lose.Load() > 0 && h.lose.Add(-1) >= 0 {
-				return
-			}
-			var env envelope
+			var env envelope[E]
 			if json.Unmarshal(data, &env) != nil || env.Origin == "" {
 				return
 			}
 			if h.gaps.heard(env.Origin, env.Seq, env.E == nil) {
 				h.resync()
 			}
-			if env.E == nil { // a beacon
-				return
-			}
-			e := new(E)
-			if json.Unmarshal(env.E, e) != nil {
+			e := env.E
+			if e == nil { // a beacon
 				return
 			}
 			if o.Heard != nil {
@@ -171,12 +173,8 @@ func (h *Hub[E]) Publish(e *E) error {
 		h.Deliver(e)
 		return nil
 	}
-	b, err := json.Marshal(e)
-	if err != nil {
-		return err
-	}
 	return h.gaps.publish(func(seq uint64) error {
-		b, err := json.Marshal(envelope{Origin: h.gaps.origin, Seq: seq, E: b})
+		b, err := json.Marshal(envelope[E]{Origin: h.gaps.origin, Seq: seq, E: e})
 		if err != nil {
 			return err
 		}

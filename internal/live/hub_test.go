@@ -6,6 +6,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/tutti-dev/tutti/internal/pubsub"
 )
 
 type event struct {
@@ -179,6 +181,26 @@ func TestHubSkipsUnwatchedKeys(t *testing.T) {
 		}
 		if encoded != 1 {
 			t.Errorf("%d events encoded; want 1", encoded)
+		}
+	})
+}
+
+// An app's Deps.Bus left nil reaches Options.Bus as a nil *pubsub.Bus in
+// the interface: the hub has no bus, and Publish delivers here.
+func TestHubWithNilBusDeliversHere(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var none *pubsub.Bus
+		h, err := New(nil, Options[event]{Bus: none, Encode: func(*event) Message { return Message{} }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.Close()
+		c := h.add("")
+		if err := h.Publish(&event{ID: 7}); err != nil {
+			t.Fatalf("Publish: %v; want nil", err)
+		}
+		if r := <-c.ch; len(r) != 1 || r[0].e.ID != 7 {
+			t.Fatalf("round %v; want event 7", r)
 		}
 	})
 }

@@ -48,7 +48,7 @@ func (a *App) renderAdmin(w http.ResponseWriter, r *http.Request, status int, ed
 		return
 	}
 	zone, _ := a.zone(w, r, p)
-	v, err := a.buildPollView(r.Context(), a.store, p.ID, zone, pageQuery{all: true})
+	v, err := a.buildPollView(r.Context(), a.store, p, zone, pageQuery{all: true})
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return

@@ -191,6 +191,9 @@ func TestFullLinks(t *testing.T) {
 	t.Run("base-url", func(t *testing.T) {
 		m := apptest.StartWith(t, func(c *config.Config) { c.BaseURL = "http://meet.example:8080/" })
 		s := newSite(t, m)
+		// m.URL() is the base URL, which does not resolve: requests go to the listener.
+		s.Base = "http://" + m.Addr()
+		s.base = s.Base
 		pub, admin := s.createPoll("Links")
 		ada := s.join(pub, "Ada")
 		_, body := s.get(admin)

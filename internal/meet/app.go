@@ -28,7 +28,7 @@ var Migrations = db.EmbeddedMigrations("meet", migrations)
 var static embed.FS
 
 // StaticFS is the app's static files (module.Module's Static), served under
-// /meet/static/ with content-hashed names.
+// /NAME/static/ with content-hashed names (the core builds them: Assets).
 func StaticFS() fs.FS { return web.EmbeddedStatic(static) }
 
 // Deps are the core services meet uses.
@@ -43,6 +43,8 @@ type Deps struct {
 	Now     func() time.Time // nil: time.Now
 	// Versions is the core's versions service; nil: one of meet's own.
 	Versions version.Versions
+	// Assets is meet's static files, built by the core; nil: Module().Assets().
+	Assets *web.Assets
 }
 
 // App is the meet application.
@@ -61,11 +63,13 @@ func New(d Deps) (*App, error) {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
-	assets, err := web.NewAssets(StaticFS(), "/meet/static/")
-	if err != nil {
-		return nil, err
+	var err error
+	if d.Assets == nil {
+		if d.Assets, err = Module().Assets(); err != nil {
+			return nil, err
+		}
 	}
-	a := &App{Deps: d, store: &Store{db: d.DB, now: d.Now}, assets: assets}
+	a := &App{Deps: d, store: NewStore(d.DB, d.Now), assets: d.Assets}
 	if a.versions = d.Versions; a.versions == nil {
 		a.versions = version.For(d.DB)
 	}

@@ -41,7 +41,7 @@ func grantClipboard(t *testing.T, ctx context.Context, base string) {
 // clipboard. Leaving the poll forgets the participation.
 func TestBrowserComeBackToAnswers(t *testing.T) {
 	ctx := apptest.Browser(t, 1280, 900)
-	m := apptest.Start(t, "")
+	m := apptest.One(t)
 	base := m.URL()
 	grantClipboard(t, ctx, base)
 	must := func(err error) {
@@ -214,7 +214,7 @@ func TestBrowserComeBackToAnswers(t *testing.T) {
 // TestBrowserEditConfirm: narrowing a poll's dates in the organizer's form
 // shows who loses which times; "Save anyway" saves, and what fits is kept.
 func TestBrowserEditConfirm(t *testing.T) {
-	m := apptest.Start(t, "")
+	m := apptest.One(t)
 	base := m.URL()
 	s := newSite(t, m)
 	admin := s.mustRedirect(s.post("/meet/polls", editForm("Europe/Berlin", "2030-01-16")))

@@ -22,7 +22,7 @@ type box struct{ Top, Left, Width, Height float64 }
 // the same kind, on a 24-hour clock up to 24:00; and no page asks for a
 // missing favicon (or anything else that 404s).
 func TestBrowserLayout(t *testing.T) {
-	m := apptest.Start(t, "")
+	m := apptest.One(t)
 	pub, admin, err := m.Meet.Demo(context.Background())
 	if err != nil {
 		t.Fatal(err)

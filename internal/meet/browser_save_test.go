@@ -16,7 +16,7 @@ import (
 // the change is on its way the status says "Saving…", never "Saved".
 func TestBrowserStrokeSavedOnLeave(t *testing.T) {
 	ctx := apptest.Browser(t, 1280, 900)
-	m := apptest.Start(t, "")
+	m := apptest.One(t)
 	s := newSite(t, m)
 	pub, _ := s.createPoll("Quick painter")
 	own := s.join(pub, "Ada")

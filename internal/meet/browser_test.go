@@ -20,7 +20,7 @@ import (
 // checks that the heat map and the best time follow.
 func TestBrowserPaintAndHeatMap(t *testing.T) {
 	ctx := apptest.Browser(t, 1280, 900)
-	m := apptest.Start(t, "")
+	m := apptest.One(t)
 	base := m.URL()
 
 	must := func(err error) {
@@ -144,7 +144,7 @@ func TestBrowserPaintAndHeatMap(t *testing.T) {
 func TestBrowserPollUpdatesLive(t *testing.T) {
 	desk := apptest.Browser(t, 1280, 900)
 	phone := apptest.Browser(t, 390, 844)
-	m := apptest.Start(t, "")
+	m := apptest.One(t)
 	s := newSite(t, m)
 	pub, admin := s.createPoll("Live rehearsal")
 	// ?tz= keeps the page in the poll's zone (no reload for the detected one).
@@ -159,7 +159,7 @@ func TestBrowserPollUpdatesLive(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, func() bool { return m.Meet.Streams() == 2 })
+	waitFor(t, func() bool { return streams(m) == 2 })
 	// What another script wrote for this browser stays (participations.js).
 	if err := chromedp.Do(desk, chromedp.Evaluate[chromedp.Void](`(() => {
 		const box = document.querySelector("#my-answers");

@@ -20,7 +20,7 @@ func Module() module.Module {
 		Migrations: Migrations,
 		Static:     StaticFS(),
 		New: func(_ context.Context, c module.Core) (module.App, error) {
-			return New(Deps{DB: c.DB, Cache: c.Cache, Site: c.Site, Log: c.Log, Bus: c.Bus, Live: c.Live, BaseURL: c.Config.BaseURL, Versions: c.Versions})
+			return New(Deps{Assets: c.Assets, DB: c.DB, Cache: c.Cache, Site: c.Site, Log: c.Log, Bus: c.Bus, Live: c.Live, BaseURL: c.Config.BaseURL, Versions: c.Versions})
 		},
 		Seed: &module.Seed{
 			Help:  "1,000 polls, 10,000 participants, 20,000 timeframes, 10,000 comments",

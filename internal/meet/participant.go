@@ -47,7 +47,7 @@ func (a *App) participantAdd(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	zone, _ := a.zone(w, r, p)
-	v, verr := a.buildPollView(r.Context(), a.store, p.ID, zone, pageQuery{})
+	v, verr := a.buildPollView(r.Context(), a.store, p, zone, pageQuery{})
 	if verr != nil {
 		a.Site.Error(w, r, verr)
 		return

@@ -198,7 +198,11 @@ func validZone(z string) bool {
 }
 
 func (a *App) renderPoll(ctx context.Context, id string, ver int64, zone string, pq pageQuery, etag string) (*web.Page, time.Duration, error) {
-	v, err := a.buildPollView(ctx, a.store.At(ctx, id, ver), id, zone, pq)
+	st, p, err := a.store.At(ctx, id, ver)
+	if err != nil {
+		return nil, 0, err
+	}
+	v, err := a.buildPollView(ctx, st, p, zone, pq)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -214,13 +218,11 @@ func (a *App) renderPoll(ctx context.Context, id string, ver int64, zone string,
 }
 
 // buildPollView loads the poll with a fixed number of queries, whatever its
-// size: the poll, all participants, all timeframes, one page of comments,
-// through st (a.store, or At's for the cached page).
-func (a *App) buildPollView(ctx context.Context, st *Store, id, zone string, pq pageQuery) (*pollView, error) {
-	p, err := st.Poll(ctx, id)
-	if err != nil {
-		return nil, err
-	}
+// size: the poll p (read by the caller), all participants, all timeframes,
+// one page of comments, through st (a.store, or At's for the cached page).
+func (a *App) buildPollView(ctx context.Context, st *Store, p *Poll, zone string, pq pageQuery) (*pollView, error) {
+	id := p.ID
+	var err error
 	v := &pollView{Poll: p, Locked: a.locked(p), PeopleAfter: pq.after, CommentsFrom: pq.before}
 	v.Zone, v.Loc = zone, nil
 	if zone != "" {

@@ -26,7 +26,7 @@ const (
 
 // Routes mounts meet under /meet/.
 func (a *App) Routes(mux *http.ServeMux) {
-	mux.Handle("GET /meet/static/", a.assets)
+	mux.Handle("GET "+a.assets.Prefix(), a.assets)
 	mux.HandleFunc("GET /meet/{$}", a.pollList)
 	mux.HandleFunc("GET /meet/polls/new", a.pollNew)
 	mux.HandleFunc("POST /meet/polls", a.pollCreate)

@@ -38,7 +38,7 @@ func newSvcWorld(t *testing.T, d *db.DB) *svcWorld {
 	t.Helper()
 	w := &svcWorld{t: t, ctx: context.Background(), clock: time.Date(2030, 3, 1, 12, 0, 0, 0, time.UTC)}
 	now := func() time.Time { return w.clock }
-	w.s = NewService(&Store{db: d, now: now}, now,
+	w.s = NewService(NewStore(d, now), now,
 		func(id string, v int64, _ *time.Time, kind string) { w.changes = append(w.changes, id+" "+kind) },
 		func(id string) { w.deleted = append(w.deleted, id) })
 	var err error

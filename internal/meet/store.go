@@ -16,28 +16,37 @@ import (
 // write to a poll or anything in it bumps the poll's version in the same
 // transaction; that version keys the caches.
 type Store struct {
-	db  *db.DB
-	now func() time.Time
-	q   db.Querier // the poll page's reads (nil: db); see At
+	db    *db.DB
+	now   func() time.Time
+	reads db.Querier // the poll page's reads: db, or see At
 }
 
-// At is the store for filling the cache entry of poll id's page at version
-// v: its reads of the poll page (Poll, Participants, Timeframes, Comments)
-// go to the database's lag-tolerant reader (a replica in cluster mode) if
-// that shows the poll at v already, so the page holds every change up to v
-// (a participant's own answer included), and to the primary otherwise.
-// Never for a read that decides.
-func (s *Store) At(ctx context.Context, id string, v int64) *Store {
-	c := *s
-	c.q = s.db.AtLeast(ctx, v, "SELECT version FROM meet_polls WHERE id = ?", id)
-	return &c
+// NewStore is meet's store on d, its clock now.
+func NewStore(d *db.DB, now func() time.Time) *Store {
+	return &Store{db: d, now: now, reads: d}
 }
 
-func (s *Store) reads() db.Querier {
-	if s.q == nil {
-		return s.db
+// At returns poll id, and the store for filling the cache entry of its
+// page at version v: the poll and the page's other reads (Participants,
+// Timeframes, Comments) come from the database's lag-tolerant reader (a
+// replica in cluster mode) if the poll read there shows v already, so the
+// page holds every change up to v (a participant's own answer included),
+// and from the primary otherwise. Never for a read that decides.
+func (s *Store) At(ctx context.Context, id string, v int64) (*Store, *Poll, error) {
+	var p *Poll
+	q, err := s.db.AtVersion(ctx, v, func(q db.Querier) (int64, error) {
+		var err error
+		if p, err = s.poll(ctx, q, id); err != nil {
+			return 0, err
+		}
+		return p.Version, nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
-	return s.q
+	c := *s
+	c.reads = q
+	return &c, p, nil
 }
 
 // ErrLocked is returned for changes to a poll past its deadline or closed.
@@ -77,7 +86,11 @@ func nullUnix(t *time.Time) any {
 
 // Poll returns the poll with id.
 func (s *Store) Poll(ctx context.Context, id string) (*Poll, error) {
-	p, err := scanPoll(s.reads().QueryRow(ctx, `SELECT `+pollCols+` FROM meet_polls WHERE id = ?`, id))
+	return s.poll(ctx, s.reads, id)
+}
+
+func (s *Store) poll(ctx context.Context, q db.Querier, id string) (*Poll, error) {
+	p, err := scanPoll(q.QueryRow(ctx, `SELECT `+pollCols+` FROM meet_polls WHERE id = ?`, id))
 	if err != nil {
 		return nil, fmt.Errorf("meet: poll %s: %w", id, notFound(err))
 	}

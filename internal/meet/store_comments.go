@@ -35,7 +35,7 @@ func (s *Store) Comments(ctx context.Context, pollID string, pid int64, before d
 	}
 	q += ` ORDER BY c.id DESC LIMIT ?`
 	args = append(args, limit+1)
-	rows, err := s.reads().Query(ctx, q, args...)
+	rows, err := s.reads.Query(ctx, q, args...)
 	if err != nil {
 		return nil, db.Cursor{}, fmt.Errorf("meet: comments: %w", err)
 	}

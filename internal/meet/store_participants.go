@@ -82,7 +82,7 @@ func (s *Store) EditTokens(ctx context.Context, pollID string) (map[int64]string
 // Participants returns every participant of the poll in order of joining
 // (one query, for the heat map's names and the counts).
 func (s *Store) Participants(ctx context.Context, pollID string) ([]Participant, error) {
-	rows, err := s.reads().Query(ctx, `SELECT id, name, created_at FROM meet_participants WHERE poll_id = ? ORDER BY id`, pollID)
+	rows, err := s.reads.Query(ctx, `SELECT id, name, created_at FROM meet_participants WHERE poll_id = ? ORDER BY id`, pollID)
 	if err != nil {
 		return nil, fmt.Errorf("meet: participants: %w", err)
 	}
@@ -113,7 +113,7 @@ func (s *Store) ParticipantTimeframes(ctx context.Context, pollID string, pid in
 }
 
 func (s *Store) timeframes(ctx context.Context, q string, args ...any) ([]Timeframe, error) {
-	rows, err := s.reads().Query(ctx, q, args...)
+	rows, err := s.reads.Query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("meet: timeframes: %w", err)
 	}

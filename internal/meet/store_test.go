@@ -20,7 +20,7 @@ func TestStore(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
 		now := time.Date(2030, 3, 1, 12, 0, 0, 0, time.UTC)
-		s := &Store{db: d, now: func() time.Time { return now }}
+		s := NewStore(d, func() time.Time { return now })
 		p := testPoll("AAAAAAAAAAAAAAAAAAAAAA")
 		if err := s.CreatePoll(ctx, p); err != nil {
 			t.Fatal(err)

@@ -51,7 +51,7 @@ func TestMergeTimeframes(t *testing.T) {
 func TestStoreAddTimeframeMerges(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
-		s := &Store{db: d, now: func() time.Time { return time.Date(2030, 3, 1, 12, 0, 0, 0, time.UTC) }}
+		s := NewStore(d, func() time.Time { return time.Date(2030, 3, 1, 12, 0, 0, 0, time.UTC) })
 		p := testPoll("MMMMMMMMMMMMMMMMMMMMMM")
 		if err := s.CreatePoll(ctx, p); err != nil {
 			t.Fatal(err)

@@ -38,7 +38,7 @@ func zoneBrowser(t *testing.T, zone string, width, height int) context.Context {
 func TestBrowserZones(t *testing.T) {
 	berlin := zoneBrowser(t, "Europe/Berlin", 1280, 900)
 	ny := zoneBrowser(t, "America/New_York", 1280, 900)
-	m := apptest.Start(t, "")
+	m := apptest.One(t)
 	base := m.URL()
 	must := func(err error) {
 		t.Helper()

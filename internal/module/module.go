@@ -47,13 +47,22 @@ type Module struct {
 	// Scenarios, if set, are the app's load scenarios by name (`tutti load`).
 	Scenarios func() map[string]load.Factory
 	// Static, if set, is the app's static files, served under StaticPrefix
-	// with content-hashed names (web.Assets): the app builds its Assets from
-	// it, and `tutti assets export` writes it for nginx.
+	// with content-hashed names: the core builds them (Assets) and hands
+	// them to the app in Core.Assets, and `tutti assets export` writes the
+	// same for nginx.
 	Static fs.FS
 }
 
 // StaticPrefix is where the app's Static files are served: /NAME/static/.
 func (m Module) StaticPrefix() string { return "/" + m.Name + "/static/" }
+
+// Assets is the app's Static served under StaticPrefix (nil without Static).
+func (m Module) Assets() (*web.Assets, error) {
+	if m.Static == nil {
+		return nil, nil
+	}
+	return web.NewAssets(m.Static, m.StaticPrefix())
+}
 
 // Link is the app in the navigation and on the start page.
 func (m Module) Link() web.AppLink {
@@ -88,6 +97,9 @@ type Core struct {
 	// Limiter makes the rate limiters (internal/ratelimit): in process, or
 	// shared by every instance through Redis in cluster mode.
 	Limiter ratelimit.Maker
+	// Assets is the app's own static files (its Module's Assets), to serve
+	// at Assets.Prefix() and link by Assets.URL; nil without Static.
+	Assets *web.Assets
 }
 
 // App is a built app: it mounts its routes.

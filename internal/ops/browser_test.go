@@ -46,7 +46,7 @@ func TestBrowserResetAndOpsPages(t *testing.T) {
 			ctx := apptest.Browser(t, size.w, size.h)
 			ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 			defer cancel()
-			m := apptest.Start(t, "")
+			m := apptest.One(t)
 			base := m.URL()
 			must := func(err error) {
 				t.Helper()

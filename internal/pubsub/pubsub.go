@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -25,16 +26,25 @@ import (
 
 // Bus is a connection to NATS, and the embedded server if there is one.
 type Bus struct {
-	nc  *nats.Conn
-	js  jetstream.JetStream
-	srv *server.Server // nil when connected to an external cluster
-	log *slog.Logger
+	nc     *nats.Conn
+	js     jetstream.JetStream
+	srv    *server.Server // nil when connected to an external cluster
+	log    *slog.Logger
+	prefix string // begins every subject on the wire; callers never see it
 }
 
 // Open connects to url, or, if url is empty, starts an embedded NATS server
 // with JetStream stored under storeDir.
 func Open(url, storeDir string, log *slog.Logger) (*Bus, error) {
-	b := &Bus{log: log}
+	return OpenPrefix(url, "", storeDir, log)
+}
+
+// OpenPrefix is Open with prefix put before every subject published or
+// subscribed to (and taken off the subjects handed to subscribers), so that
+// several sites, or tests, share one NATS without hearing each other.
+// prefix is empty or ends with '.' (config.Validate checks it).
+func OpenPrefix(url, prefix, storeDir string, log *slog.Logger) (*Bus, error) {
+	b := &Bus{log: log, prefix: prefix}
 	opts := []nats.Option{nats.Name("tutti"), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second)}
 	if url == "" {
 		srv, err := server.NewServer(&server.Options{
@@ -71,7 +81,7 @@ func (b *Bus) Embedded() bool { return b.srv != nil }
 
 // Publish sends data on subject (at most once, to current subscribers).
 func (b *Bus) Publish(subject string, data []byte) error {
-	if err := b.nc.Publish(subject, data); err != nil {
+	if err := b.nc.Publish(b.prefix+subject, data); err != nil {
 		return fmt.Errorf("pubsub: publish %s: %w", subject, err)
 	}
 	return nil
@@ -80,7 +90,9 @@ func (b *Bus) Publish(subject string, data []byte) error {
 // Subscribe calls fn for every message on subject (wildcards allowed) until
 // the returned function is called.
 func (b *Bus) Subscribe(subject string, fn func(subject string, data []byte)) (func(), error) {
-	sub, err := b.nc.Subscribe(subject, func(m *nats.Msg) { fn(m.Subject, m.Data) })
+	sub, err := b.nc.Subscribe(b.prefix+subject, func(m *nats.Msg) {
+		fn(strings.TrimPrefix(m.Subject, b.prefix), m.Data)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("pubsub: subscribe %s: %w", subject, err)
 	}
@@ -88,6 +100,7 @@ func (b *Bus) Subscribe(subject string, fn func(subject string, data []byte)) (f
 }
 
 // JetStream gives durable streams and consumers (queues for write bursts).
+// The prefix does not reach it: name streams and subjects with Prefix.
 func (b *Bus) JetStream() jetstream.JetStream { return b.js }
 
 // Ping checks that the bus answers (for /readyz).

@@ -106,3 +106,61 @@ func TestExternalCluster(t *testing.T) {
 		t.Fatal("no message from the external server")
 	}
 }
+
+// Two sites on one NATS server, each with its own prefix, do not hear each
+// other; a bus without a prefix hears the raw subject; subscribers see the
+// subject without the prefix.
+func TestPrefixIsolates(t *testing.T) {
+	url := os.Getenv("TUTTI_TEST_NATS")
+	if url == "" {
+		t.Skip("set TUTTI_TEST_NATS=nats://127.0.0.1:4222 to test against a NATS server")
+	}
+	log := slog.New(slog.DiscardHandler)
+	uniq := strconv.FormatInt(time.Now().UnixNano(), 36)
+	open := func(prefix string) *Bus {
+		b, err := OpenPrefix(url, prefix, "", log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { b.Close() })
+		return b
+	}
+	site1, site2, raw := open("s1"+uniq+"."), open("s2"+uniq+"."), open("")
+	got1, got2, gotRaw := make(chan string, 4), make(chan string, 4), make(chan string, 4)
+	for _, s := range []struct {
+		b       *Bus
+		subject string
+		got     chan string
+	}{{site1, "roar.events", got1}, {site2, "roar.events", got2}, {raw, "s1" + uniq + ".roar.events", gotRaw}} {
+		stop, err := s.b.Subscribe(s.subject, func(subject string, data []byte) { s.got <- subject + "=" + string(data) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(stop)
+		if err := s.b.nc.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := site1.Publish("roar.events", []byte("one")); err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]chan string{"site1": got1, "raw": gotRaw} {
+		want := "roar.events=one"
+		if name == "raw" {
+			want = "s1" + uniq + ".roar.events=one"
+		}
+		select {
+		case m := <-c:
+			if m != want {
+				t.Errorf("%s got %q; want %q", name, m, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: no message", name)
+		}
+	}
+	select {
+	case m := <-got2:
+		t.Errorf("site2 heard site1's message %q", m)
+	case <-time.After(200 * time.Millisecond):
+	}
+}

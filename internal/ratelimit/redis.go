@@ -9,8 +9,9 @@ import (
 	"github.com/tutti-dev/tutti/internal/redisx"
 )
 
-// Maker builds the limiter named name (its keys' namespace: "login:ip",
-// "roar:post") allowing burst actions at once and one more per every. The
+// Maker builds the limiter named name (its keys' namespace: "login-ip",
+// "roar-post") allowing burst actions at once and one more per every. Its
+// Allow's keys need no namespace of their own: an IP address, a user id. The
 // core hands one Maker to everything that limits, so that cluster mode
 // switches all of them to Redis in one place.
 type Maker func(name string, every time.Duration, burst int) Limiter
@@ -27,8 +28,7 @@ type Redis struct {
 	c     *redisx.Client
 	lim   *redis_rate.Limiter
 	name  string
-	limit redis_rate.Limit
-	every time.Duration
+	limit redis_rate.Limit // Period: the every of one action
 	local *Local
 }
 
@@ -37,7 +37,7 @@ func RedisMaker(c *redisx.Client) Maker {
 	lim := redis_rate.NewLimiter(c.R)
 	return func(name string, every time.Duration, burst int) Limiter {
 		burst = max(burst, 1)
-		return &Redis{c: c, lim: lim, name: name, every: every,
+		return &Redis{c: c, lim: lim, name: name,
 			limit: redis_rate.Limit{Rate: 1, Period: every, Burst: burst},
 			local: NewLocal(every, burst)}
 	}
@@ -45,7 +45,7 @@ func RedisMaker(c *redisx.Client) Maker {
 
 // Allow implements Limiter.
 func (r *Redis) Allow(ctx context.Context, key string) (bool, time.Duration) {
-	if r.every <= 0 {
+	if r.limit.Period <= 0 {
 		return true, 0
 	}
 	dctx, cancel, ok := r.c.Do(ctx)

@@ -26,7 +26,7 @@ var Migrations = db.EmbeddedMigrations("roar", migrations)
 var static embed.FS
 
 // StaticFS is the app's static files (module.Module's Static), served under
-// /roar/static/ with content-hashed names.
+// /NAME/static/ with content-hashed names (the core builds them: Assets).
 func StaticFS() fs.FS { return web.EmbeddedStatic(static) }
 
 // Deps are the core services roar uses.
@@ -42,6 +42,7 @@ type Deps struct {
 	Local     *cache.Cache     // this process's own cache, for rendered articles; nil: Cache
 	Now       func() time.Time // nil: time.Now
 	Versions  version.Versions // the core's versions service; nil: one of roar's own
+	Assets    *web.Assets      // roar's static files, built by the core; nil: Module().Assets()
 }
 
 // App is the roar application: the wiring and the HTTP handlers (pages and
@@ -66,11 +67,13 @@ func New(ctx context.Context, d Deps) (*App, error) {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
-	assets, err := web.NewAssets(StaticFS(), "/roar/static/")
-	if err != nil {
-		return nil, err
+	var err error
+	if d.Assets == nil {
+		if d.Assets, err = Module().Assets(); err != nil {
+			return nil, err
+		}
 	}
-	a := &App{Deps: d, store: &Store{db: d.DB, now: d.Now}, assets: assets}
+	a := &App{Deps: d, store: NewStore(d.DB, d.Now), assets: d.Assets}
 	if a.versions = d.Versions; a.versions == nil {
 		a.versions = version.For(d.DB)
 	}

@@ -18,7 +18,7 @@ import (
 func TestBrowserUnreadBadgeAndReplyFocus(t *testing.T) {
 	ann := apptest.Browser(t, 1280, 900)
 	bob := apptest.Browser(t, 390, 844) // a phone
-	m := apptest.Start(t, "")
+	m := apptest.One(t)
 	base := m.URL()
 	must := func(err error) {
 		t.Helper()
@@ -60,7 +60,7 @@ func TestBrowserUnreadBadgeAndReplyFocus(t *testing.T) {
 		t.Fatal("badge shown with nothing unread")
 	}
 	must(chromedp.Do(bob, chromedp.Navigate(base+"/roar/"), chromedp.WaitVisible(`form.compose textarea`)))
-	waitFor(t, func() bool { return m.Roar.Streams() == 2 })
+	waitFor(t, func() bool { return streams(m) == 2 })
 	eval(ann, `(window.__sameLoad = true)`)
 
 	// Bob mentions ann: her badge says 1, live.

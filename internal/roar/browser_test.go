@@ -16,7 +16,7 @@ import (
 func TestBrowserLiveTimeline(t *testing.T) {
 	ann := apptest.Browser(t, 1280, 900)
 	bob := apptest.Browser(t, 390, 844) // a phone
-	m := apptest.Start(t, "")
+	m := apptest.One(t)
 	base := m.URL()
 	must := func(err error) {
 		t.Helper()
@@ -41,7 +41,7 @@ func TestBrowserLiveTimeline(t *testing.T) {
 	signup(ann, "ann")
 	signup(bob, "bob")
 	// Bob's page is open and connected before Ann roars.
-	waitFor(t, func() bool { return m.Roar.Streams() == 2 })
+	waitFor(t, func() bool { return streams(m) == 2 })
 
 	text := "Live from the browser <b>not bold</b> #tutti"
 	must(chromedp.Do(ann,

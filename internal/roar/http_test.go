@@ -355,7 +355,7 @@ func TestVisitorPageCachedAndFresh(t *testing.T) {
 			t.Fatal("no ETag on the visitor's timeline")
 		}
 		v.get("/roar/api/roars")
-		q0 := m.DB.Queries()
+		q0 := apptest.Queries(m)
 		res, _ = v.do("GET", "/roar/", nil, http.Header{"If-None-Match": {etag}})
 		wantStatus(t, res, 304, "conditional GET")
 		v.get("/roar/api/roars")
@@ -363,7 +363,7 @@ func TestVisitorPageCachedAndFresh(t *testing.T) {
 		// No statement: with SQLite the version is in memory; with
 		// PostgreSQL the version read for the first view holds until a
 		// change is heard of.
-		if n := m.DB.Queries() - q0; n != 0 {
+		if n := apptest.Queries(m) - q0; n != 0 {
 			t.Errorf("three cached views ran %d statements; want none", n)
 		}
 		id := ann.roar("second", "")
@@ -385,11 +385,19 @@ func TestVisitorsSeeOtherInstancesRoars(t *testing.T) {
 			t.Skip("one process owns a SQLite database")
 		}
 		ctx := context.Background()
-		other, err := roar.New(ctx, roar.Deps{DB: m.DB, Cache: cache.New(cache.NewLocal(8 << 20)), Site: m.Site, Log: m.Log, Bus: m.Bus, Auth: m.Auth})
-		if err != nil {
-			t.Fatal(err)
+		// The other instance: the cluster's second one, else a second roar
+		// on this one's database and bus.
+		var other *roar.App
+		if peers := apptest.Instances(m); len(peers) > 1 {
+			other = peers[1].Roar
+		} else {
+			o, err := roar.New(ctx, roar.Deps{DB: m.DB, Cache: cache.New(cache.NewLocal(8 << 20)), Site: m.Site, Log: m.Log, Bus: m.Bus, Auth: m.Auth})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer o.Close()
+			other = o
 		}
-		defer other.Close()
 		user(t, m, "ann")
 		ann, err := m.Auth.ByUsername(ctx, "ann")
 		if err != nil {
@@ -416,16 +424,25 @@ func TestVisitorsSeeOtherInstancesRoars(t *testing.T) {
 	})
 }
 
+// streams is the count of roar's live streams open on m's instances.
+func streams(m *app.Main) int {
+	n := 0
+	for _, i := range apptest.Instances(m) {
+		n += i.Roar.Streams()
+	}
+	return n
+}
+
 // TestNoNPlusOne: a signed-in timeline costs the same number of statements
 // with 3 roars as with 60, by several authors, with likes and reposts.
 func TestNoNPlusOne(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, m *app.Main) {
 		ann, bob := user(t, m, "ann"), user(t, m, "bob")
 		count := func() int64 {
-			q0 := m.DB.Queries()
+			q0 := apptest.Queries(m)
 			res, _ := ann.get("/roar/?before=1000000")
 			wantStatus(t, res, 200, "timeline")
-			return m.DB.Queries() - q0
+			return apptest.Queries(m) - q0
 		}
 		for i := range 3 {
 			bob.roar(fmt.Sprint("b", i), "")
@@ -456,7 +473,14 @@ func TestConcurrentPostsAllLand(t *testing.T) {
 		for i := range users {
 			bs = append(bs, user(t, m, fmt.Sprint("u", i)))
 		}
-		b0, w0 := m.Roar.WriteStats()
+		writeStats := func() (batches, writes int64) { // every instance's
+			for _, i := range apptest.Instances(m) {
+				b, w := i.Roar.WriteStats()
+				batches, writes = batches+b, writes+w
+			}
+			return batches, writes
+		}
+		b0, w0 := writeStats()
 		var wg sync.WaitGroup
 		for _, b := range bs {
 			for j := range each {
@@ -475,7 +499,7 @@ func TestConcurrentPostsAllLand(t *testing.T) {
 			// Connections dialled but never used count as busy for 5 s at shutdown.
 			b.c.CloseIdleConnections()
 		}
-		batches, writes := m.Roar.WriteStats()
+		batches, writes := writeStats()
 		batches, writes = batches-b0, writes-w0
 		var n int
 		if err := m.DB.QueryRow(context.Background(), "SELECT count(*) FROM roars").Scan(&n); err != nil {
@@ -498,7 +522,7 @@ func TestStreamDeliversAndCatchesUp(t *testing.T) {
 		defer cancel()
 		events := openStream(t, ctx, m.URL()+"/roar/stream", "")
 		// Wait for the stream to be registered before posting.
-		waitFor(t, func() bool { return m.Roar.Streams() == 1 })
+		waitFor(t, func() bool { return streams(m) == 1 })
 		id := ann.roar("live!", "")
 		e := <-events
 		if e.id != id || e.event != "roar" || !strings.Contains(e.data, "live!") {

@@ -89,19 +89,34 @@ func (s *Service) paced(ctx context.Context, u *auth.User) error {
 	if s.limit == nil {
 		return nil
 	}
-	if ok, wait := s.limit.Allow(ctx, "roar:"+itoa(u.ID)); !ok {
+	if ok, wait := s.limit.Allow(ctx, itoa(u.ID)); !ok {
 		return errs.Slow(wait, "You are roaring too fast; please wait %d seconds.", int(wait.Seconds())+1)
 	}
 	return nil
 }
 
-// write runs fn in a group-committed transaction and raises the version.
+// write runs fn in a group-committed transaction that raises roar_meta's
+// version once (bump; fn may have done it first, to take the row's lock
+// early), then raises the stamps to that version: every write of a batch
+// shares it, and the stamps stay equal to the database's whatever the
+// batch's size.
 func (s *Service) write(ctx context.Context, fn func(ctx context.Context, tx *db.Tx) error) error {
-	err := s.writes.Do(ctx, fn)
-	if err == nil {
-		s.changed()
+	var v int64
+	err := s.writes.Do(ctx, func(ctx context.Context, tx *db.Tx) error {
+		if err := fn(ctx, tx); err != nil {
+			return err
+		}
+		if err := bump(ctx, tx); err != nil {
+			return err
+		}
+		v, _ = tx.Done(metaKey)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	return err
+	s.versions.Raise(versionScope, "", version.Stamp{V: v})
+	return nil
 }
 
 // WriteStats reports the group commit: transactions and the writes in them.

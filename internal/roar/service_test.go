@@ -6,6 +6,7 @@ import (
 	"maps"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -38,7 +39,7 @@ type svcWorld struct {
 // newSvcWorld builds the world on d; limit paces posting (nil: unlimited).
 func newSvcWorld(t *testing.T, d *db.DB, limit Limiter) *svcWorld {
 	t.Helper()
-	f := &storeFixture{t: t, d: d, s: &Store{db: d, now: time.Now}}
+	f := &storeFixture{t: t, d: d, s: NewStore(d, time.Now)}
 	w := &svcWorld{t: t, ctx: context.Background(), f: f}
 	n := strconv.FormatInt(svcWorlds.Add(1), 10)
 	user := func(name string, moderator bool) *auth.User {
@@ -603,5 +604,42 @@ func TestServiceReads(t *testing.T) {
 		if err != nil || len(notes) != 1 || notes[0].Kind != "like" || next != notes[0].ID {
 			t.Errorf("ann's first notification: %+v, next %d, %v; want bob's like and a next page", notes, next, err)
 		}
+	}, auth.Migrations, Migrations)
+}
+
+// A batch of writes is one change: roar_meta's version goes up once per
+// transaction, not once per write, and the stamp that keys the caches is
+// the database's after every batch, whatever its size.
+func TestServiceBatchRaisesVersionOnce(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		w := newSvcWorld(t, d, nil)
+		const n = 40
+		before := w.state()
+		b0, w0 := w.s.WriteStats()
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, err := w.s.Post(w.ctx, w.ann, fmt.Sprint("batched ", i), 0); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		after := w.state()
+		batches, writes := w.s.WriteStats()
+		batches, writes = batches-b0, writes-w0
+		if writes != n {
+			t.Fatalf("%d writes; want %d", writes, n)
+		}
+		const v = "SELECT version FROM roar_meta"
+		if got := after[v] - before[v]; got != batches {
+			t.Errorf("the version went up by %d for %d writes in %d transactions; want once per transaction", got, n, batches)
+		}
+		if after["cache version"] != after[v] {
+			t.Errorf("the caches' stamp is %d, the database's version %d; want them equal", after["cache version"], after[v])
+		}
+		t.Logf("%d writes in %d transactions", writes, batches)
 	}, auth.Migrations, Migrations)
 }

@@ -15,9 +15,14 @@ import (
 // Store is roar's SQL, the same statements on SQLite and PostgreSQL. Reads
 // run here; writes run inside the app's group-committing Batcher (store_write.go).
 type Store struct {
-	db  *db.DB
-	now func() time.Time
-	q   db.Querier // Timeline's and Profile's reads (nil: db); see Lagging and At
+	db    *db.DB
+	now   func() time.Time
+	reads db.Querier // Timeline's and Profile's reads: db, or see Lagging and At
+}
+
+// NewStore is roar's store on d, its clock now.
+func NewStore(d *db.DB, now func() time.Time) *Store {
+	return &Store{db: d, now: now, reads: d}
 }
 
 // Lagging is the store whose Timeline and Profile read from the database's
@@ -25,7 +30,7 @@ type Store struct {
 // written nothing they would miss. Never for a read that decides.
 func (s *Store) Lagging() *Store {
 	c := *s
-	c.q = s.db.Lagging()
+	c.reads = s.db.Lagging()
 	return &c
 }
 
@@ -34,15 +39,8 @@ func (s *Store) Lagging() *Store {
 // everything committed up to v (a signed-in writer's own roar included).
 func (s *Store) At(ctx context.Context, v int64) *Store {
 	c := *s
-	c.q = s.db.AtLeast(ctx, v, "SELECT version FROM roar_meta WHERE id = 1")
+	c.reads = s.db.AtLeast(ctx, v, "SELECT version FROM roar_meta WHERE id = 1")
 	return &c
-}
-
-func (s *Store) reads() db.Querier {
-	if s.q == nil {
-		return s.db
-	}
-	return s.q
 }
 
 // roarCols and roarFrom select a roar with its author, the author of the roar
@@ -124,7 +122,7 @@ func (s *Store) Timeline(ctx context.Context, q Query) ([]Roar, error) {
 	limit := min(max(q.Limit, 1), 201)
 	sqlq += order + " LIMIT ?"
 	args = append(args, limit)
-	rows, err := s.reads().Query(ctx, sqlq, args...)
+	rows, err := s.reads.Query(ctx, sqlq, args...)
 	if err != nil {
 		return nil, fmt.Errorf("roar: timeline: %w", err)
 	}
@@ -259,7 +257,7 @@ func (s *Store) Profile(ctx context.Context, username string, viewer int64) (*Pr
 	var p Profile
 	var joined int64
 	var follows, followsMe, blocked, muted, blocksMe int64
-	err := db.Scan(s.reads().QueryRow(ctx, `SELECT u.id, u.username, u.display_name, u.avatar, u.bio, u.created_at,
+	err := db.Scan(s.reads.QueryRow(ctx, `SELECT u.id, u.username, u.display_name, u.avatar, u.bio, u.created_at,
 			(SELECT count(*) FROM roars WHERE author_id = u.id),
 			(SELECT count(*) FROM roar_follows WHERE followee_id = u.id),
 			(SELECT count(*) FROM roar_follows WHERE follower_id = u.id),
@@ -306,14 +304,16 @@ func userIDs(ctx context.Context, tx *db.Tx, names []string) (map[string]int64, 
 	return out, rows.Err()
 }
 
-// Unseen counts userID's unseen notifications.
+// Unseen counts userID's unseen notifications (every signed-in page asks:
+// one row, no map).
 func (s *Store) Unseen(ctx context.Context, userID int64) (int64, error) {
-	m, err := s.UnseenOf(ctx, []int64{userID})
-	return m[userID], err
+	var n int64
+	err := db.Scan(s.db.QueryRow(ctx, "SELECT count(*) FROM roar_notifications WHERE user_id = ? AND seen = 0", userID), &n)
+	return n, err
 }
 
 // UnseenOf is Unseen of each of users, in one query (a user with none is
-// 0 in the map).
+// 0 in the map), for the badges a write changed.
 func (s *Store) UnseenOf(ctx context.Context, users []int64) (map[int64]int64, error) {
 	out := make(map[int64]int64, len(users))
 	if len(users) == 0 {

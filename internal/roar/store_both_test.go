@@ -22,7 +22,7 @@ type storeFixture struct {
 
 func newStoreFixture(t *testing.T, d *db.DB) *storeFixture {
 	t.Helper()
-	f := &storeFixture{t: t, d: d, s: &Store{db: d, now: time.Now}}
+	f := &storeFixture{t: t, d: d, s: NewStore(d, time.Now)}
 	for _, p := range []struct {
 		name string
 		id   *int64

@@ -29,7 +29,7 @@ func TestRoarIDsFollowCommitOrder(t *testing.T) {
 		VALUES ('ann', 'ann', 'ann@example.com', 'ann@example.com', 'x', 0, 0) RETURNING id`), &author); err != nil {
 		t.Fatal(err)
 	}
-	s := &Store{db: d, now: time.Now}
+	s := NewStore(d, time.Now)
 	inserted, release, aDone := make(chan int64, 1), make(chan struct{}), make(chan error, 1)
 	var pidA int64
 	var once sync.Once

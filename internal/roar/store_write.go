@@ -13,7 +13,8 @@ import (
 // The writes below run inside a transaction of the app's Batcher, many to a
 // transaction: they must not fail on what is merely already done (liking
 // twice, following twice) and must have no effects outside tx. Each raises
-// roar_meta.version, which keys the caches. The rules that rows written at
+// roar_meta.version, which keys the caches, once per transaction (bump; the
+// Service's write makes sure of it for every write). The rules that rows written at
 // the same moment could break (blocks, one repost each, the author of what is
 // deleted) are checked here, inside the transaction, with the Service's
 // errors (service.go): the Service decides the rest before writing.
@@ -26,10 +27,21 @@ type Post struct {
 	RepostOf int64
 }
 
+// bump raises roar_meta's version, once per transaction (db.Tx.Once): the
+// writes of a batch are one change for the caches, and the first one has
+// taken the row's lock for the rest. The version it set is the
+// transaction's Done(metaKey), for the Service to raise the stamps to.
 func bump(ctx context.Context, tx *db.Tx) error {
-	_, err := tx.Exec(ctx, "UPDATE roar_meta SET version = version + 1 WHERE id = 1")
+	_, err := tx.Once(metaKey, func() (int64, error) {
+		var v int64
+		err := db.Scan(tx.QueryRow(ctx, "UPDATE roar_meta SET version = version + 1 WHERE id = 1 RETURNING version"), &v)
+		return v, err
+	})
 	return err
 }
+
+// metaKey is bump's key in a transaction.
+const metaKey = "roar_meta"
 
 // blockedBetween reports whether a and b block each other in either direction.
 func blockedBetween(ctx context.Context, tx *db.Tx, a, b int64) (bool, error) {

@@ -2,6 +2,7 @@ package version
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"sync"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/redisx"
 )
 
@@ -172,30 +174,43 @@ func (r *Redis) bump(scope, id string) bool {
 	return !r.c.Fail("version bump", err)
 }
 
-// reload raises the Redis copy to the database's stamp.
+// reload raises the Redis copy to the database's stamp; the copy of a
+// thing that is gone (errs.ErrNotFound) is deleted. false: to be tried
+// again (the database or Redis failed).
 func (r *Redis) reload(ctx context.Context, scope, id string) bool {
 	st, err := r.s.get(scope).load(ctx, id)
+	if errors.Is(err, errs.ErrNotFound) {
+		return r.del(ctx, scope, id)
+	}
 	if err != nil {
-		return true // gone: nothing to raise
+		return false
 	}
 	_, ok := r.raise(ctx, scope, id, st)
 	return ok
 }
 
+// del deletes the Redis copy; false if Redis did not answer.
+func (r *Redis) del(ctx context.Context, scope, id string) bool {
+	dctx, cancel, ok := r.c.Do(ctx)
+	if !ok {
+		return false
+	}
+	defer cancel()
+	return !r.c.Fail("version forget", r.c.R.Del(dctx, r.key(scope, id)).Err())
+}
+
 // Heard implements Versions: Redis already has every instance's changes.
 func (r *Redis) Heard(string, string) {}
 
-// Forget implements Versions.
+// Forget implements Versions. A copy Redis could not delete (it was down)
+// is deleted once it answers: the retry reloads it, and the thing is gone.
 func (r *Redis) Forget(scope, id string) {
 	r.mu.Lock()
 	delete(r.pending, [2]string{scope, id})
 	r.mu.Unlock()
-	ctx, cancel, ok := r.c.Do(context.Background())
-	if !ok {
-		return // the copy expires; the thing's pages fail to render meanwhile
+	if !r.del(context.Background(), scope, id) {
+		r.later(scope, id, Stamp{V: -1})
 	}
-	defer cancel()
-	r.c.Fail("version forget", r.c.R.Del(ctx, r.key(scope, id)).Err())
 }
 
 // later queues a change that did not reach Redis.

@@ -113,3 +113,38 @@ func TestRedisStoppedFallsBackToDatabase(t *testing.T) {
 		t.Error("two read the database with Redis back")
 	}
 }
+
+// Forget with Redis down: the copy, which Redis keeps across the outage,
+// is deleted once Redis answers again, so no instance finds a stamp (and
+// the cached pages keyed by it) of a thing that is gone.
+func TestRedisForgetDuringOutage(t *testing.T) {
+	srv := redistest.Start(t, 18321)
+	srv.Keep()
+	c := redistest.On(t, srv.URL(), "t:")
+	tb := &table{v: map[string]int64{"a": 4}}
+	one, two := newRedis(t, c, tb), newRedis(t, c, tb)
+	if v := get(t, one, "a"); v != 4 {
+		t.Fatalf("a: %d, want 4", v)
+	}
+	srv.Stop()
+	delete(tb.v, "a") // deleted in the database while Redis is down
+	one.Forget("s", "a")
+	if one.Pending() != 1 {
+		t.Fatalf("%d changes waiting for Redis; want the Forget", one.Pending())
+	}
+	srv.Start()
+	ctx := context.Background()
+	if n, err := c.R.Exists(ctx, c.Key("v", "s", "a")).Result(); err != nil || n != 1 {
+		t.Fatalf("Redis kept the copy across its restart: %d (%v); the test needs it", n, err)
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for one.Pending() > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n, err := c.R.Exists(ctx, c.Key("v", "s", "a")).Result(); err != nil || n != 0 {
+		t.Errorf("the copy of a forgotten id is still in Redis: %d (%v)", n, err)
+	}
+	if _, err := two.Get(ctx, "s", "a"); !errors.Is(err, errUnknown) {
+		t.Errorf("two's Get of the forgotten id: %v; want its error", err)
+	}
+}

@@ -44,7 +44,8 @@ type Stamp struct {
 // Past reports whether the stamp's Until has passed at now.
 func (s Stamp) Past(now time.Time) bool { return s.Until != 0 && now.Unix() >= s.Until }
 
-// Loader reads id's stamp from the database (an error for an unknown id).
+// Loader reads id's stamp from the database (errs.ErrNotFound, wrapped or
+// not, for an unknown id).
 type Loader func(ctx context.Context, id string) (Stamp, error)
 
 // Versions is the service; scopes are registered with their loader before

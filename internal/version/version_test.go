@@ -3,6 +3,7 @@ package version_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -11,6 +12,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/app"
 	"github.com/tutti-dev/tutti/internal/app/apptest"
 	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/version"
 )
 
@@ -21,7 +23,7 @@ type table struct {
 	reads int
 }
 
-var errUnknown = errors.New("unknown id")
+var errUnknown = fmt.Errorf("unknown id: %w", errs.ErrNotFound)
 
 func (t *table) load(_ context.Context, id string) (version.Stamp, error) {
 	t.mu.Lock()

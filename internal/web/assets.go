@@ -3,18 +3,20 @@ package web
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"mime"
 	"net/http"
-	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/tutti-dev/tutti/internal/files"
 )
 
 // Assets serves the files of an fs.FS under content-hashed names
@@ -65,6 +67,9 @@ func NewAssets(fsys fs.FS, prefix string) (*Assets, error) {
 	}
 	return a, nil
 }
+
+// Prefix is the URL prefix the files are served under, e.g. /static/.
+func (a *Assets) Prefix() string { return a.prefix }
 
 // URL returns the hashed URL of name; it panics on an unknown name, so that a
 // typo fails the first render in tests rather than shipping a broken link.
@@ -127,28 +132,11 @@ func (a *Assets) Export(dir string) ([]string, error) {
 	return written, nil
 }
 
-// writeFile writes b to dir/rel (a slash path) through a temporary file.
+// writeFile writes b to dir/rel (a slash path) through a temporary file,
+// readable by nginx's workers.
 func writeFile(dir, rel string, b []byte) error {
 	p := filepath.Join(dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return fmt.Errorf("web: export: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
-	if err != nil {
-		return fmt.Errorf("web: export: %w", err)
-	}
-	_, err = tmp.Write(b)
-	if err == nil {
-		err = tmp.Chmod(0o644)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), p)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
+	if err := files.WriteFile(context.Background(), p, bytes.NewReader(b), 0o755, 0o644); err != nil {
 		return fmt.Errorf("web: export %s: %w", rel, err)
 	}
 	return nil

@@ -1,5 +1,8 @@
 // Package apptest starts a real tutti server for end-to-end tests: listening
-// on 127.0.0.1:0, on a temporary SQLite file or a fresh PostgreSQL schema.
+// on 127.0.0.1:0, on a temporary SQLite file or a fresh PostgreSQL schema,
+// or a cluster of two behind nginx (TUTTI_TEST_NGINX, see Each and
+// StartCluster). A test that is about one process (its shutdown, its
+// memory, its own metrics) calls Start or StartWith, never Each or One.
 package apptest
 
 import (
@@ -16,12 +19,60 @@ import (
 )
 
 // Each runs fn once per database (SQLite always; PostgreSQL when
-// TUTTI_TEST_POSTGRES is set), each with its own fresh server.
+// TUTTI_TEST_POSTGRES is set), each with its own fresh server, and once more
+// as "cluster" when TUTTI_TEST_NGINX is set: then m is instance A of a
+// Cluster and m.URL() is its nginx, so that every request goes through
+// nginx to either instance (with TUTTI_TEST_NGINX=only, that is the only
+// run).
 func Each(t *testing.T, fn func(t *testing.T, m *app.Main)) {
+	t.Helper()
+	if !clusterOnly() {
+		EachInstance(t, fn)
+	}
+	if clusterRun() {
+		t.Run("cluster", func(t *testing.T) { fn(t, StartCluster(t).A) })
+	}
+}
+
+// EachInstance is Each without the cluster run: for a test about one
+// process (a limiter or setting changed on that Main, its own server's
+// handling of a connection), which the cluster run cannot express.
+func EachInstance(t *testing.T, fn func(t *testing.T, m *app.Main)) {
 	t.Helper()
 	for name, u := range dbtest.URLs(t) {
 		t.Run(name, func(t *testing.T) { fn(t, Start(t, u)) })
 	}
+}
+
+// Instances is m and, when m is instance A of a Cluster, instance B: the
+// processes a test sums over when it counts what one server did (its
+// statements, its open streams, its writes), since nginx sends each request
+// to either.
+func Instances(m *app.Main) []*app.Main {
+	if c, ok := clusters.Load(m); ok {
+		return []*app.Main{m, c.(*Cluster).B}
+	}
+	return []*app.Main{m}
+}
+
+// Queries is the count of SQL statements run by m's instances.
+func Queries(m *app.Main) int64 {
+	var n int64
+	for _, i := range Instances(m) {
+		n += i.DB.Queries()
+	}
+	return n
+}
+
+// One is the server of a test that runs once (the browser tests): a single
+// instance on SQLite, or instance A of a Cluster (its URL nginx's) when
+// TUTTI_TEST_NGINX is set.
+func One(t testing.TB) *app.Main {
+	t.Helper()
+	if clusterRun() {
+		return StartCluster(t).A
+	}
+	return Start(t, "")
 }
 
 // Start starts a server on databaseURL ("" for SQLite in a temp dir) and stops

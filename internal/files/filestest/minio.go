@@ -40,13 +40,19 @@ func (m *MinIO) URL(bucket string) string {
 // not set.
 func Start(t testing.TB) *MinIO {
 	t.Helper()
+	return StartPorts(t, 19000, 19100)
+}
+
+// StartPorts is Start on a free pair of ports of [low, high).
+func StartPorts(t testing.TB, low, high int) *MinIO {
+	t.Helper()
 	bin := os.Getenv("TUTTI_TEST_MINIO")
 	if bin == "" {
 		t.Skip("TUTTI_TEST_MINIO not set (the minio binary: go install github.com/minio/minio@...)")
 	}
 	dir := t.TempDir()
 	var lastErr error
-	for port := 19000; port < 19100; port += 2 {
+	for port := low; port+1 < high; port += 2 {
 		if !free(port) || !free(port+1) {
 			continue
 		}
@@ -56,7 +62,7 @@ func Start(t testing.TB) *MinIO {
 		}
 		lastErr = err
 	}
-	t.Fatalf("minio: no server started on 127.0.0.1:19000-19099: %v", lastErr)
+	t.Fatalf("minio: no server started on 127.0.0.1:%d-%d: %v", low, high-1, lastErr)
 	return nil
 }
 

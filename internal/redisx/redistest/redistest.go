@@ -78,11 +78,12 @@ func On(t testing.TB, url, prefix string) *redisx.Client {
 }
 
 // Server is a redis-server of the test's own, on 127.0.0.1:Port, without
-// persistence; it is stopped at cleanup.
+// persistence unless Keep; it is stopped at cleanup.
 type Server struct {
 	t    testing.TB
 	Port int
 	cmd  *exec.Cmd
+	dir  string // Keep's append-only file; "": none
 }
 
 // Start runs redis-server on port (tests that need one skip without
@@ -99,14 +100,30 @@ func Start(t testing.TB, port int) *Server {
 	return s
 }
 
+// Keep makes the server keep its data across Stop and Start (an
+// append-only file synced on every write, in a temporary directory), as a
+// Redis that restarts or comes back from a network outage has it: call it
+// before writing what must survive.
+func (s *Server) Keep() {
+	s.t.Helper()
+	s.dir = s.t.TempDir()
+	s.Stop()
+	s.Start()
+}
+
 // URL is the server's redis:// URL.
 func (s *Server) URL() string { return "redis://127.0.0.1:" + strconv.Itoa(s.Port) + "/0" }
 
 // Start (again) runs the server and waits until it answers.
 func (s *Server) Start() {
 	s.t.Helper()
-	s.cmd = exec.Command("redis-server", "--port", strconv.Itoa(s.Port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--protected-mode", "no")
+	args := []string{"--port", strconv.Itoa(s.Port), "--bind", "127.0.0.1", "--save", "", "--protected-mode", "no"}
+	if s.dir == "" {
+		args = append(args, "--appendonly", "no")
+	} else {
+		args = append(args, "--appendonly", "yes", "--appendfsync", "always", "--dir", s.dir)
+	}
+	s.cmd = exec.Command("redis-server", args...)
 	if err := s.cmd.Start(); err != nil {
 		s.t.Fatalf("redis-server: %v", err)
 	}
