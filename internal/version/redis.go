@@ -34,6 +34,7 @@ type Redis struct {
 
 	mu      sync.Mutex
 	pending map[[2]string]Stamp // raises to retry; V -1: Bump (reload)
+	trying  int                 // of those, taken by retries and not yet done
 	done    chan struct{}
 	closed  sync.Once
 }
@@ -243,6 +244,7 @@ func (r *Redis) retries() {
 		}
 		todo := r.pending
 		r.pending = map[[2]string]Stamp{}
+		r.trying = len(todo)
 		r.mu.Unlock()
 		for k, st := range todo {
 			ok := false
@@ -254,15 +256,19 @@ func (r *Redis) retries() {
 			if !ok {
 				r.later(k[0], k[1], st)
 			}
+			r.mu.Lock()
+			r.trying--
+			r.mu.Unlock()
 		}
 	}
 }
 
-// Pending is the count of changes waiting to reach Redis.
+// Pending is the count of changes waiting to reach Redis, the ones being
+// tried again included.
 func (r *Redis) Pending() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return len(r.pending)
+	return len(r.pending) + r.trying
 }
 
 // Close stops the retries.
