@@ -10,7 +10,7 @@ import (
 
 // loginShow shows the login form; a signed-in user goes straight on.
 func (s *Service) loginShow(w http.ResponseWriter, r *http.Request) {
-	next := SafeNext(r.URL.Query().Get("next"))
+	next := web.LocalPath(r.URL.Query().Get("next"))
 	if UserFrom(r.Context()) != nil {
 		s.redirect(w, r, orHome(next))
 		return
@@ -30,7 +30,7 @@ func (s *Service) loginPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := r.PostForm
-	in := loginForm{Login: strings.TrimSpace(f.Get("login")), Next: SafeNext(f.Get("next"))}
+	in := loginForm{Login: strings.TrimSpace(f.Get("login")), Next: web.LocalPath(f.Get("next"))}
 	pw := f.Get("password")
 	fields := map[string]string{}
 	if in.Login == "" {

@@ -9,7 +9,7 @@ import (
 
 // signupShow shows the sign-up form.
 func (s *Service) signupShow(w http.ResponseWriter, r *http.Request) {
-	next := SafeNext(r.URL.Query().Get("next"))
+	next := web.LocalPath(r.URL.Query().Get("next"))
 	if UserFrom(r.Context()) != nil {
 		s.redirect(w, r, orHome(next))
 		return
@@ -26,7 +26,7 @@ func (s *Service) signupPost(w http.ResponseWriter, r *http.Request) {
 	}
 	f := r.PostForm
 	in := Signup{Username: f.Get("username"), Email: f.Get("email"), Password: f.Get("password")}
-	next := SafeNext(f.Get("next"))
+	next := web.LocalPath(f.Get("next"))
 	if _, err := s.SignupAndLogin(w, r, in); err != nil {
 		switch e := errs.As(err); {
 		case e.Kind == errs.Invalid && len(e.Fields) > 0:

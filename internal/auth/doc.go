@@ -11,7 +11,7 @@
 //
 // Apps use it to know who is asking, never with accounts of their own:
 // UserFrom(ctx) is the signed-in user or nil, RequireUser sends a visitor
-// to the login page (LoginURL, SafeNext for the way back), ProfileURL and
+// to the login page (LoginURL, web.LocalPath for the way back), ProfileURL and
 // Avatar show a user. An app that keeps rows about a user implements
 // module.AccountHook, which internal/app registers with OnDelete, so that
 // deleting an account removes them in the same transaction.

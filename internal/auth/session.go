@@ -213,25 +213,6 @@ func (s *Service) clearUserCookie(w http.ResponseWriter, r *http.Request) {
 		SameSite: http.SameSiteLaxMode, Secure: s.secure(r)})
 }
 
-// SafeNext returns next if it is a same-site relative path ("/meet/..."),
-// else "": no scheme, no host, no "//" or "/\" (which browsers read as a
-// host), no control characters.
-func SafeNext(next string) string {
-	if next == "" || len(next) > 2000 || next[0] != '/' || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
-		return ""
-	}
-	for i := 0; i < len(next); i++ {
-		if next[i] < 0x20 || next[i] == 0x7f || next[i] == '\\' {
-			return ""
-		}
-	}
-	u, err := url.Parse(next)
-	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil {
-		return ""
-	}
-	return next
-}
-
 // RequireUser returns the signed-in user, or answers and returns false:
 // browsers are sent (303) to the login page, which brings them back; API and
 // JSON clients get 401 problem details.
@@ -254,6 +235,6 @@ func RequireUser(w http.ResponseWriter, r *http.Request) (*User, bool) {
 	} else if ref, err := url.Parse(r.Referer()); err == nil && ref.Host == r.Host {
 		next = ref.RequestURI()
 	}
-	http.Redirect(w, r, LoginURL(SafeNext(next)), http.StatusSeeOther)
+	http.Redirect(w, r, LoginURL(web.LocalPath(next)), http.StatusSeeOther)
 	return nil, false
 }
