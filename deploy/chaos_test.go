@@ -89,29 +89,22 @@ func TestClusterChaos(t *testing.T) {
 	a := l.statsOf("a")
 	t.Logf("(a) kill -9 tutti1 at %s (gone %v later) and start: %d requests, %d failed, %d signed out; %v",
 		kill.Format("15:04:05.000"), killed.Sub(kill).Round(time.Millisecond), a.requests, a.failed, a.signedOut, a.examples)
-	// A request sent to an instance as it dies fails if nginx may not send
-	// it again: a POST (it may have been written). An instance dies over
-	// some tens of milliseconds after SIGKILL (the kernel frees its memory
-	// before it closes its sockets), during which nginx still hands it
-	// requests on its open keepalive connections; the GETs among them go
-	// to the other instance. nginx learns that such a connection is dead
-	// only when its event loop reads the close, a few milliseconds after
-	// the process is gone (seen: a POST started 1 ms after, answered 502),
-	// so a failure may start up to notice after the death. Measured: 0 to
-	// 2 such POSTs per kill. Nothing else may fail, and those must stay
-	// under 0.1 %: the phase is long enough (3,100 requests) for three.
+	// The requests tutti1 held when it died, and the ones nginx handed it
+	// on its open keepalive connections while it died (some milliseconds
+	// after SIGKILL, until nginx reads the closes), are sent again to
+	// tutti2, POSTs too: a POST that tutti1 had carried out is found by its
+	// request id and not carried out twice (checkWrites looks). Before
+	// that (POSTs never sent twice), 0 to 2 POSTs of 3,100 failed per kill
+	// with 502. The phase is long enough (3,100 requests) for the 0.1 %
+	// goal to allow three; none may fail.
+	again, posts := sentAgain(t, c)
+	t.Logf("(a) nginx sent %d requests to a second instance, %d of them POSTs", again, posts)
 	if a.requests < 3100 {
 		t.Errorf("(a) %d requests; want at least 3100 for a failure rate under 0.1 %% to allow for requests cut by the kill", a.requests)
 	}
-	if rate := float64(a.failed) / float64(a.requests); rate >= maxFailRate {
-		t.Errorf("(a) %d of %d requests failed (%.3f %%); want under %.1f %%", a.failed, a.requests, 100*rate, 100*maxFailRate)
-	}
-	for _, f := range a.failures {
-		const notice = 250 * time.Millisecond
-		if !strings.HasPrefix(f.what, "POST") || !f.start.Before(killed.Add(notice)) || f.end.Before(kill) {
-			t.Errorf("(a) %s failed, from %s to %s: not a POST in flight while tutti1 died (%s to %s, noticed by %s); want no other failure",
-				f.what, f.start.Format("05.000"), f.end.Format("05.000"), kill.Format("05.000"), killed.Format("05.000"), killed.Add(notice).Format("05.000"))
-		}
+	if a.failed != 0 {
+		t.Errorf("(a) %d of %d requests failed (%.3f %%); want none: nginx sends them to tutti2, which carries each out once (goal: under %.1f %%)",
+			a.failed, a.requests, 100*float64(a.failed)/float64(a.requests), 100*maxFailRate)
 	}
 	if a.signedOut != 0 {
 		t.Errorf("(a) %d requests of signed-in users were sent to the login page; want 0", a.signedOut)
@@ -255,7 +248,10 @@ func checkWrites(t *testing.T, ctx context.Context, primary *pgx.Conn, l *chaosL
 	}
 	l.mu.Unlock()
 
+	// Every accepted write is there, and none twice: nginx sends a POST
+	// again when its instance dies, and tutti must carry it out once.
 	have := map[string]bool{}
+	twice := 0
 	rows, err := primary.Query(ctx, "SELECT body FROM roars WHERE body LIKE 'chaos roar %'")
 	if err != nil {
 		t.Fatal(err)
@@ -264,6 +260,11 @@ func checkWrites(t *testing.T, ctx context.Context, primary *pgx.Conn, l *chaosL
 		var b string
 		if err := rows.Scan(&b); err != nil {
 			t.Fatal(err)
+		}
+		if have[b] {
+			if twice++; twice <= 5 {
+				t.Errorf("%s: roar %q written twice", label, b)
+			}
 		}
 		have[b] = true
 	}
@@ -295,6 +296,11 @@ func checkWrites(t *testing.T, ctx context.Context, primary *pgx.Conn, l *chaosL
 		if err := rows.Scan(&name, &e.poll, &e.tfs); err != nil {
 			t.Fatal(err)
 		}
+		if _, ok := parts[name]; ok {
+			if twice++; twice <= 5 {
+				t.Errorf("%s: participant %q written twice", label, name)
+			}
+		}
 		parts[name] = e
 	}
 	if rows.Err() != nil {
@@ -311,7 +317,7 @@ func checkWrites(t *testing.T, ctx context.Context, primary *pgx.Conn, l *chaosL
 			t.Errorf("%s: participant %q: %d timeframes accepted, %d in the database", label, name, answered[name], e.tfs)
 		}
 	}
-	t.Logf("%s: %d roars, %d participants, answers accepted; %d missing from the database", label, len(roars), len(joined), missing)
+	t.Logf("%s: %d roars, %d participants, answers accepted; %d missing from the database, %d written twice", label, len(roars), len(joined), missing, twice)
 	if len(roars) == 0 || len(joined) == 0 {
 		t.Errorf("%s: %d roars and %d participants accepted; want some of each", label, len(roars), len(joined))
 	}
@@ -470,4 +476,28 @@ func natsConnections(c *cluster, i int) int {
 		return -1
 	}
 	return v.Connections
+}
+
+// sentAgain counts the requests in nginx's access log that went to more
+// than one instance (up="A, B": nginx sent them again), and the POSTs
+// among them.
+func sentAgain(t *testing.T, c *cluster) (all, posts int) {
+	b, err := os.ReadFile(filepath.Join(c.state, "log", "nginx-access.log"))
+	if err != nil {
+		t.Errorf("nginx's access log: %v", err)
+		return 0, 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		_, up, ok := strings.Cut(line, ` up="`)
+		if !ok {
+			continue
+		}
+		if up, _, _ = strings.Cut(up, `"`); strings.Contains(up, ",") {
+			all++
+			if strings.Contains(line, `"POST `) {
+				posts++
+			}
+		}
+	}
+	return all, posts
 }

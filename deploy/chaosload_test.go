@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"path"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -98,6 +99,11 @@ func send(c *http.Client, method, u string, form url.Values, cookies []*http.Coo
 	}
 	if form != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		// As a browser's form: the page it was on, where tutti sends a
+		// request that nginx sent twice (carried out by a dead instance).
+		ref := *req.URL
+		ref.Path = path.Dir(ref.Path) + "/"
+		req.Header.Set("Referer", ref.String())
 	}
 	for _, ck := range cookies {
 		req.AddCookie(&http.Cookie{Name: ck.Name, Value: ck.Value})
@@ -330,6 +336,9 @@ func (l *chaosLoad) act(rng *rand.Rand) {
 		l.mu.Lock()
 		l.joined[name] = p.id
 		l.mu.Unlock()
+		if !strings.Contains(a.location, "/p/") {
+			return // sent twice and carried out by the dead instance: back to the poll
+		}
 		own, _, _ := strings.Cut(a.location, "#")
 		own, _, _ = strings.Cut(own, "?")
 		h := 9 + rng.IntN(6)

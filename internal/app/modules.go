@@ -52,9 +52,10 @@ func Migrations() []db.Migrations {
 	return sets
 }
 
-// coreMigrations are the core's migration sets: accounts, jobs, operators.
+// coreMigrations are the core's migration sets: request keys, accounts,
+// jobs, operators.
 func coreMigrations() []db.Migrations {
-	return []db.Migrations{auth.Migrations, jobs.Migrations, ops.Migrations}
+	return []db.Migrations{db.KeyMigrations, auth.Migrations, jobs.Migrations, ops.Migrations}
 }
 
 // Scenarios are the load scenarios of every app, by name.

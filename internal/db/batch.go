@@ -135,6 +135,9 @@ func (b *Batcher) commit(batch []*job) {
 	if len(live) > 1 {
 		err := b.db.WithTx(ctx, func(tx *Tx) error {
 			for _, j := range live {
+				if err := tx.claim(ctx, j.ctx); err != nil {
+					return errOne
+				}
 				if err := j.fn(ctx, tx); err != nil {
 					return errOne
 				}
@@ -156,7 +159,12 @@ func (b *Batcher) commit(batch []*job) {
 		b.log.Debug("db: batch rolled back; its writes run alone", "writes", len(live), "ids", ids, "err", err)
 	}
 	for _, j := range live {
-		err := b.db.WithTx(ctx, func(tx *Tx) error { return j.fn(ctx, tx) })
+		err := b.db.WithTx(ctx, func(tx *Tx) error {
+			if err := tx.claim(ctx, j.ctx); err != nil {
+				return err
+			}
+			return j.fn(ctx, tx)
+		})
 		switch {
 		case err == nil:
 			b.batches.Add(1)

@@ -59,6 +59,8 @@ type DB struct {
 	requestID func(context.Context) string // the request id a write's ctx carries
 	batchOnce sync.Once
 	batch     *Batcher
+
+	keysPruned atomic.Int64 // when request keys were last pruned (Unix seconds)
 }
 
 // SetLog gives the database a logger and a way to read a request id from a

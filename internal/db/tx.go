@@ -17,9 +17,10 @@ import (
 
 // Tx is a write transaction.
 type Tx struct {
-	tx   *sql.Tx
-	db   *DB
-	once map[string]int64
+	tx     *sql.Tx
+	db     *DB
+	once   map[string]int64
+	claims []*requestKey // the request keys inserted (claim)
 }
 
 // Once runs fn the first time key is asked for in this transaction and
@@ -86,12 +87,17 @@ func (db *DB) tx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 			stx.Rollback()
 		}
 	}()
-	if err = fn(&Tx{tx: stx, db: db}); err != nil {
+	tx := &Tx{tx: stx, db: db}
+	if err = tx.claim(ctx, ctx); err != nil {
+		return err
+	}
+	if err = fn(tx); err != nil {
 		return err
 	}
 	if err = stx.Commit(); err != nil {
 		return fmt.Errorf("db: commit: %w", translate(err))
 	}
+	tx.committed()
 	return nil
 }
 

@@ -58,6 +58,9 @@ func (e *Error) Unwrap() error { return e.Err }
 var (
 	ErrNotFound = &Error{Kind: NotFound, Message: "Not found."}
 	ErrConflict = &Error{Kind: Conflict, Message: "That conflicts with what is already there."}
+	// ErrRepeated is a request sent a second time after its first send was
+	// carried out (a proxy's retry): nothing was done twice.
+	ErrRepeated = &Error{Kind: Conflict, Message: "This was already done: it was not done twice."}
 )
 
 // E makes an error of kind with a safe message.

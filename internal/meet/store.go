@@ -138,10 +138,15 @@ func (s *Store) CreatePoll(ctx context.Context, p *Poll) error {
 	now := s.now().UTC().Truncate(time.Second)
 	p.Version, p.CreatedAt, p.UpdatedAt = 1, now, now
 	p.DurationMinutes = int(p.Duration() / time.Minute)
-	_, err := s.db.Exec(ctx, `INSERT INTO meet_polls (`+pollCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-		p.ID, p.AdminToken, p.Title, p.Description, p.StartDate, p.EndDate, p.DayStart, p.DayEnd, p.TZ,
-		nullUnix(p.Deadline), nullUnix(p.ClosedStart), nullUnix(p.ClosedEnd), p.Version, now.Unix(), now.Unix(),
-		p.DurationMinutes)
+	// In a transaction, so that a request sent twice makes one poll
+	// (db.WithRequestKey).
+	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO meet_polls (`+pollCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+			p.ID, p.AdminToken, p.Title, p.Description, p.StartDate, p.EndDate, p.DayStart, p.DayEnd, p.TZ,
+			nullUnix(p.Deadline), nullUnix(p.ClosedStart), nullUnix(p.ClosedEnd), p.Version, now.Unix(), now.Unix(),
+			p.DurationMinutes)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("meet: create poll: %w", err)
 	}

@@ -17,7 +17,9 @@ import (
 	"github.com/tutti-dev/tutti/internal/app/apptest"
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/cache"
+	"github.com/tutti-dev/tutti/internal/config"
 	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/db/dbtest"
 	"github.com/tutti-dev/tutti/internal/roar"
 )
 
@@ -639,4 +641,42 @@ func TestRepostTwiceIsOneRepost(t *testing.T) {
 			t.Fatalf("undo repost: got %d %s; want reposts 0", res.StatusCode, body)
 		}
 	})
+}
+
+// TestRetriedPostWritesOnce: nginx sends a POST again to the next instance
+// when the one that had it dies, with the same X-Request-Id. A roar that
+// the first send had written is not written twice: the second send goes
+// back to the page the form was on. Run as nginx does it (the trusted
+// proxy's headers, straight to the instance), on each database.
+func TestRetriedPostWritesOnce(t *testing.T) {
+	for name, u := range dbtest.URLs(t) {
+		t.Run(name, func(t *testing.T) {
+			m := apptest.StartWith(t, func(c *config.Config) { c.DatabaseURL, c.TrustedProxies = u, "127.0.0.1" })
+			b := user(t, m, "retry")
+			send := func(id string) *http.Response {
+				res, page := b.do("POST", "/roar/roars", strings.NewReader(url.Values{"body": {"only once"}}.Encode()), http.Header{
+					"Content-Type":    {"application/x-www-form-urlencoded"},
+					"X-Forwarded-For": {"198.51.100.2"},
+					"X-Request-Id":    {id},
+					"Referer":         {b.base + "/roar/u/retry?form=1"},
+				})
+				if res.StatusCode != http.StatusSeeOther {
+					t.Fatalf("post with request id %s: %d; want 303\n%s", id, res.StatusCode, page)
+				}
+				return res
+			}
+			send("nginx-a1")
+			if loc := send("nginx-a1").Header.Get("Location"); loc != "/roar/u/retry?form=1" {
+				t.Errorf("the same request sent again: to %q; want back to the form's page", loc)
+			}
+			send("nginx-a2") // another request, the same words: a second roar
+			var n int
+			if err := db.Scan(m.DB.QueryRow(context.Background(), "SELECT count(*) FROM roars WHERE body = ?", "only once"), &n); err != nil {
+				t.Fatal(err)
+			}
+			if n != 2 {
+				t.Errorf("%d roars; want 2 (the retried request written once)", n)
+			}
+		})
+	}
 }

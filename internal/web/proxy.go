@@ -7,6 +7,8 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+
+	"github.com/tutti-dev/tutti/internal/db"
 )
 
 // Proxies are the reverse proxies (nginx, a load balancer) whose
@@ -80,8 +82,18 @@ func (p Proxies) Middleware(next http.Handler) http.Handler {
 		if len(xfp) != 1 || (xfp[0] != "https" && xfp[0] != "http") {
 			delete(r.Header, "X-Forwarded-Proto")
 		}
+		if id := r.Header.Get("X-Request-Id"); id != "" && len(id) <= 64 && !safeMethod(r.Method) {
+			// The proxy names a request the same each time it sends it:
+			// a write it sends again is carried out once (db.WithRequestKey).
+			r = r.WithContext(db.WithRequestKey(r.Context(), id))
+		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// safeMethod is a method that changes nothing (RFC 9110, 9.2.1).
+func safeMethod(m string) bool {
+	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions || m == http.MethodTrace
 }
 
 // client walks X-Forwarded-For from the right (the hop nearest to us) past

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -101,6 +102,15 @@ func (s *Site) Error(w http.ResponseWriter, r *http.Request, err error) {
 		w.WriteHeader(499) // nginx's "client closed request", for the access log and metrics
 		return
 	}
+	if errors.Is(err, errs.ErrRepeated) && !WantsJSON(r) {
+		// A form sent again by the proxy after the instance that carried it
+		// out died before answering: back to the page it came from, which
+		// shows what was done.
+		if back := sameSiteReferer(r); back != "" {
+			http.Redirect(w, r, back, http.StatusSeeOther)
+			return
+		}
+	}
 	e := asError(err)
 	status := Status(e.Kind)
 	if e.Kind == errs.Internal {
@@ -167,4 +177,14 @@ func (s *Site) NotFound(w http.ResponseWriter, r *http.Request) {
 // client told 0 would retry at once).
 func SetRetryAfter(h http.Header, d time.Duration) {
 	h.Set("Retry-After", strconv.Itoa(int(math.Ceil(d.Seconds()))))
+}
+
+// sameSiteReferer is the path of r's Referer if it is on r's own host,
+// else "".
+func sameSiteReferer(r *http.Request) string {
+	u, err := url.Parse(r.Referer())
+	if err != nil || u.Host != r.Host || u.Path == "" {
+		return ""
+	}
+	return LocalPath(u.RequestURI())
 }

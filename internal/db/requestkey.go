@@ -1,0 +1,101 @@
+package db
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"sync/atomic"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/errs"
+)
+
+// A request key makes a request that is sent twice harmless. In cluster
+// mode nginx sends a POST again to the next instance when the first one
+// died with it (proxy_next_upstream non_idempotent), and names both sends
+// with one X-Request-Id. The first write transaction of a request that
+// carries a key (WithRequestKey) inserts the key into request_keys, in the
+// same transaction: if the first send committed, the second finds the key
+// and gets ErrRepeated instead of writing again; if it did not, the key
+// went with its rollback (a dead client's transaction is rolled back by
+// the database) and the second send is carried out. A send whose first
+// instance is still inside its transaction waits on the key's row.
+//
+// Only the first transaction of a request is guarded: a request that
+// commits twice and dies between the two leaves its second undone. Writes
+// outside a transaction (DB.Exec) are not guarded; the writes a user
+// makes go through WithTx or the Batcher.
+
+//go:embed migrations
+var migrations embed.FS
+
+// KeyMigrations makes the table of request keys, for every app.
+var KeyMigrations = EmbeddedMigrations("db", migrations)
+
+// ErrRepeated is what a write transaction returns when its request was
+// already carried out: the request was sent again (see WithRequestKey).
+var ErrRepeated = errs.ErrRepeated
+
+// requestKeyTTL is how long a key is kept: far past any retry.
+const requestKeyTTL = time.Hour
+
+type requestKeyCtx struct{}
+
+// requestKey is a request's key and whether a transaction of it committed.
+type requestKey struct {
+	key       string
+	committed atomic.Bool
+}
+
+// WithRequestKey returns ctx carrying key, the request's name across its
+// sends: the first write transaction under it is carried out once.
+func WithRequestKey(ctx context.Context, key string) context.Context {
+	if key == "" {
+		return ctx
+	}
+	return context.WithValue(ctx, requestKeyCtx{}, &requestKey{key: key})
+}
+
+// claim inserts, in this transaction, the request key that of carries
+// (the transaction's own context, or a batched write's), unless that
+// request already committed one. It returns ErrRepeated if the key is there.
+func (tx *Tx) claim(ctx, of context.Context) error {
+	k, _ := of.Value(requestKeyCtx{}).(*requestKey)
+	if k == nil || k.committed.Load() {
+		return nil
+	}
+	now := time.Now().Unix()
+	if _, err := tx.Exec(ctx, "INSERT INTO request_keys (id, at) VALUES (?, ?)", k.key, now); err != nil {
+		if errors.Is(err, errs.ErrConflict) {
+			return ErrRepeated
+		}
+		return err
+	}
+	tx.claims = append(tx.claims, k)
+	tx.db.pruneKeys(now)
+	return nil
+}
+
+// committed marks the keys this transaction inserted as done for their
+// requests: later transactions of the same request write freely.
+func (tx *Tx) committed() {
+	for _, k := range tx.claims {
+		k.committed.Store(true)
+	}
+}
+
+// pruneKeys deletes keys past their time, at most once every ten minutes
+// per process, in the background.
+func (db *DB) pruneKeys(now int64) {
+	last := db.keysPruned.Load()
+	if now-last < 600 || !db.keysPruned.CompareAndSwap(last, now) {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if _, err := db.Exec(ctx, "DELETE FROM request_keys WHERE at < ?", now-int64(requestKeyTTL/time.Second)); err != nil && db.log != nil {
+			db.log.Warn("db: pruning request keys", "err", err)
+		}
+	}()
+}
