@@ -192,6 +192,7 @@ func (s *Service) newManager(secure bool) *scs.SessionManager {
 	sm.Store = s.SessionStore
 	sm.Lifetime = Lifetime
 	sm.HashTokenInStore = true // a leaked sessions table holds no usable token
+	sm.Codec = sessionCodec{}
 	sm.Cookie.Name = CookieName
 	sm.Cookie.HttpOnly = true
 	sm.Cookie.SameSite = http.SameSiteLaxMode
