@@ -2,8 +2,8 @@ package live
 
 import (
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"sync"
 	"time"
 )
@@ -25,12 +25,41 @@ import (
 // (Options.Beacon).
 const beaconEvery = 5 * time.Second
 
-// envelope is an event on the bus with its origin and number, encoded and
-// decoded in one pass; E nil: a beacon.
-type envelope[E any] struct {
-	Origin string `json:"o"`
-	Seq    uint64 `json:"s"`
-	E      *E     `json:"e,omitempty"`
+// An event on the bus is an envelope: a header with its origin and number,
+// then the event's JSON (none: a beacon). The header is read without
+// touching the event, which a hub decodes only if someone here needs it
+// (Options.Noticed); a JSON envelope had to be scanned whole to be read.
+//
+//	envelopeTag uvarint(len(origin)) origin uvarint(seq) [event JSON]
+const envelopeTag = 0x01
+
+// maxOrigin bounds the origin a header may claim.
+const maxOrigin = 64
+
+func appendEnvelope(b []byte, origin string, seq uint64, event []byte) []byte {
+	b = append(b, envelopeTag)
+	b = binary.AppendUvarint(b, uint64(len(origin)))
+	b = append(b, origin...)
+	b = binary.AppendUvarint(b, seq)
+	return append(b, event...)
+}
+
+// readEnvelope splits a bus message; ok false: not an envelope.
+func readEnvelope(b []byte) (origin string, seq uint64, event []byte, ok bool) {
+	if len(b) == 0 || b[0] != envelopeTag {
+		return "", 0, nil, false
+	}
+	b = b[1:]
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n == 0 || n > maxOrigin || n > uint64(len(b)-k) {
+		return "", 0, nil, false
+	}
+	origin, b = string(b[k:k+int(n)]), b[k+int(n):]
+	seq, k = binary.Uvarint(b)
+	if k <= 0 {
+		return "", 0, nil, false
+	}
+	return origin, seq, b[k:], true
 }
 
 // gaps is a hub's record of the last number heard from each origin.
@@ -136,8 +165,7 @@ func (h *Hub[E]) beacon() {
 		case <-t.C:
 		}
 		h.gaps.beacon(func(s uint64) {
-			b, _ := json.Marshal(envelope[E]{Origin: h.gaps.origin, Seq: s})
-			h.o.Bus.Publish(h.o.Subject, b)
+			h.o.Bus.Publish(h.o.Subject, appendEnvelope(nil, h.gaps.origin, s, nil))
 		})
 	}
 }

@@ -245,3 +245,43 @@ func (l *lossyBus) Subscribe(subject string, fn func(string, []byte)) (func(), e
 		fn(s, data)
 	})
 }
+
+// The bus envelope round-trips, a beacon has no event, and what is not an
+// envelope (junk, a cut header, an origin past its bound, a JSON envelope
+// of an older tutti) is refused, not read past its end.
+func TestEnvelope(t *testing.T) {
+	b := appendEnvelope(nil, "inst-1", 300, []byte(`{"id":7}`))
+	o, s, e, ok := readEnvelope(b)
+	if !ok || o != "inst-1" || s != 300 || string(e) != `{"id":7}` {
+		t.Errorf("round trip: %q %d %q %v", o, s, e, ok)
+	}
+	if o, s, e, ok := readEnvelope(appendEnvelope(nil, "inst-1", 5, nil)); !ok || o != "inst-1" || s != 5 || len(e) != 0 {
+		t.Errorf("beacon: %q %d %q %v", o, s, e, ok)
+	}
+	long := appendEnvelope(nil, strings.Repeat("o", maxOrigin+1), 1, nil)
+	for name, bad := range map[string][]byte{
+		"empty":        nil,
+		"json":         []byte(`{"o":"inst-1","s":3,"e":{"id":7}}`),
+		"cut origin":   b[:4],
+		"no seq":       b[:1+1+len("inst-1")],
+		"empty origin": {envelopeTag, 0, 1},
+		"long origin":  long,
+	} {
+		if _, _, _, ok := readEnvelope(bad); ok {
+			t.Errorf("%s: %x read as an envelope", name, bad)
+		}
+	}
+}
+
+func FuzzEnvelope(f *testing.F) {
+	f.Add(appendEnvelope(nil, "a", 1, []byte("{}")))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		o, s, e, ok := readEnvelope(b)
+		if !ok {
+			return
+		}
+		if again := appendEnvelope(nil, o, s, e); string(again) != string(b) && len(again) > len(b) {
+			t.Fatalf("%x read as %q %d %q, which writes %x", b, o, s, e, again)
+		}
+	})
+}

@@ -1,8 +1,11 @@
 package live
 
 import (
+	"encoding/json"
+	"log/slog"
 	"runtime"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -203,4 +206,65 @@ func TestHubWithNilBusDeliversHere(t *testing.T) {
 			t.Fatalf("round %v; want event 7", r)
 		}
 	})
+}
+
+// decodes counts the decodings of countedEvent.
+var decodes atomic.Int64
+
+type countedEvent struct{ N int }
+
+func (c *countedEvent) UnmarshalJSON(b []byte) error {
+	decodes.Add(1)
+	type plain countedEvent
+	return json.Unmarshal(b, (*plain)(c))
+}
+
+// A hub with Noticed and nobody watching hears every event without
+// decoding it; once a stream is open here, the events are decoded for it.
+func TestHubDecodesOnlyForWatchers(t *testing.T) {
+	bus, err := pubsub.Open("", t.TempDir(), slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bus.Close() })
+	enc := func(e *countedEvent) Message { return Message{Type: "n", Data: [][]byte{[]byte("{}")}} }
+	a, err := New(nil, Options[countedEvent]{Bus: bus, Subject: "test.counted", Encode: enc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Close)
+	var noticed atomic.Int64
+	b, err := New(nil, Options[countedEvent]{Bus: bus, Subject: "test.counted", Encode: enc, Noticed: func() { noticed.Add(1) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	wait := func(want int64) {
+		t.Helper()
+		for end := time.Now().Add(5 * time.Second); noticed.Load() < want && time.Now().Before(end); {
+			time.Sleep(5 * time.Millisecond)
+		}
+		if got := noticed.Load(); got != want {
+			t.Fatalf("noticed %d events; want %d", got, want)
+		}
+	}
+	before := decodes.Load()
+	for i := range 5 {
+		if err := a.Publish(&countedEvent{N: i}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wait(5)
+	if d := decodes.Load() - before; d != 0 {
+		t.Errorf("%d events decoded with no stream open; want 0", d)
+	}
+	c := b.add("")
+	defer b.remove("", c)
+	if err := a.Publish(&countedEvent{N: 9}); err != nil {
+		t.Fatal(err)
+	}
+	wait(6)
+	if d := decodes.Load() - before; d != 1 {
+		t.Errorf("%d events decoded with a stream open on b; want 1", d)
+	}
 }

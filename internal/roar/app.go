@@ -90,7 +90,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 	if a.hub, err = live.New(d.Live, live.Options[Event]{
 		Bus: d.Bus, Subject: subject, Encode: message,
 		// Some instance changed roar: visitors' version is old.
-		Heard: func(*Event) { a.versions.Heard(versionScope, "") },
+		Noticed: func() { a.versions.Heard(versionScope, "") },
 	}); err != nil {
 		return nil, err
 	}
