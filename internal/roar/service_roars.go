@@ -2,6 +2,7 @@ package roar
 
 import (
 	"context"
+	"time"
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/db"
@@ -22,7 +23,7 @@ func (s *Service) Post(ctx context.Context, u *auth.User, body string, replyTo i
 	if err := s.paced(ctx, u); err != nil {
 		return nil, err
 	}
-	return s.insert(ctx, Post{Author: u.ID, Body: body, ReplyTo: replyTo})
+	return s.insert(ctx, Post{Author: u.ID, Body: body, ReplyTo: replyTo}, u)
 }
 
 // Repost sets whether u reposts roar id and returns its repost count. It is
@@ -55,7 +56,7 @@ func (s *Service) Repost(ctx context.Context, u *auth.User, id int64, on bool) (
 	if err := s.paced(ctx, u); err != nil {
 		return 0, err
 	}
-	r, err := s.insert(ctx, Post{Author: u.ID, RepostOf: id})
+	r, err := s.insert(ctx, Post{Author: u.ID, RepostOf: id}, u)
 	if errs.KindOf(err) == errs.Conflict { // reposted meanwhile, by another request
 		return s.reposts(ctx, id)
 	}
@@ -76,7 +77,8 @@ func (s *Service) reposts(ctx context.Context, id int64) (int64, error) {
 
 // insert writes p (already checked) and tells the streams: the new roar,
 // the parent's counts, the unread badges of whom it notified.
-func (s *Service) insert(ctx context.Context, p Post) (*Roar, error) {
+func (s *Service) insert(ctx context.Context, p Post, by *auth.User) (*Roar, error) {
+	p.At = s.store.now().UnixMilli()
 	var id int64
 	var sent notified
 	if err := s.write(ctx, func(ctx context.Context, tx *db.Tx) (err error) {
@@ -87,9 +89,17 @@ func (s *Service) insert(ctx context.Context, p Post) (*Roar, error) {
 		return nil, err
 	}
 	s.publishUnread(ctx, sent)
-	r, err := s.store.Roar(ctx, id)
-	if err != nil {
-		return nil, err
+	var r *Roar
+	if p.ReplyTo == 0 && p.RepostOf == 0 && by.ID == p.Author {
+		// A plain roar is what was written, by whom: no need to read it
+		// back (a query to the primary per post, in cluster mode).
+		r = &Roar{ID: id, Author: Author{ID: by.ID, Username: by.Username, DisplayName: by.DisplayName, Avatar: by.Avatar},
+			Body: p.Body, CreatedAt: time.UnixMilli(p.At).UTC()}
+	} else {
+		var err error
+		if r, err = s.store.Roar(ctx, id); err != nil {
+			return nil, err
+		}
 	}
 	s.publish(ctx, roarEvent(r))
 	if p.ReplyTo != 0 {

@@ -643,3 +643,27 @@ func TestServiceBatchRaisesVersionOnce(t *testing.T) {
 		t.Logf("%d writes in %d transactions", writes, batches)
 	}, auth.Migrations, Migrations)
 }
+
+// The roar a plain post returns (and announces to the live streams) is
+// built from what was written, not read back: it must be the roar the
+// database then holds, author and time included.
+func TestServicePostReturnsTheStoredRoar(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		w := newSvcWorld(t, d, nil)
+		w.ann.DisplayName, w.ann.Avatar = "Ann A.", "avatars/ann.jpg"
+		if _, err := d.Exec(w.ctx, "UPDATE users SET display_name = ?, avatar = ? WHERE id = ?", w.ann.DisplayName, w.ann.Avatar, w.ann.ID); err != nil {
+			t.Fatal(err)
+		}
+		got, err := w.s.Post(w.ctx, w.ann, "  built, not read back  #tutti", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored, err := w.s.store.Roar(w.ctx, got.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprintf("%+v", *got) != fmt.Sprintf("%+v", *stored) {
+			t.Errorf("Post returned\n%+v\nthe database holds\n%+v", *got, *stored)
+		}
+	}, auth.Migrations, Migrations)
+}

@@ -25,6 +25,7 @@ type Post struct {
 	Body     string // already cleaned; empty for a repost
 	ReplyTo  int64
 	RepostOf int64
+	At       int64 // when it was posted, unix ms; 0: when it is written
 }
 
 // bump raises roar_meta's version, once per transaction (db.Tx.Once): the
@@ -101,7 +102,10 @@ func (s *Store) insert(ctx context.Context, tx *db.Tx, p Post, sent *notified) (
 	if err := bump(ctx, tx); err != nil {
 		return 0, err
 	}
-	now := s.now().UnixMilli()
+	now := p.At
+	if now == 0 {
+		now = s.now().UnixMilli()
+	}
 	var replyTo, repostOf any
 	var parentAuthor int64
 	for _, ref := range []struct {
