@@ -34,6 +34,7 @@ require (
 
 require (
 	github.com/go-redis/redis_rate/v10 v10.0.1
+	github.com/stripe/stripe-go/v83 v83.2.1
 	go.yaml.in/yaml/v3 v3.0.5
 )
 

@@ -1,0 +1,107 @@
+package pay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/stripe/stripe-go/v83"
+)
+
+// Stripe charges through Stripe's PaymentIntents API (stripe-go), created
+// and confirmed in one call with the charge's key as Stripe's
+// Idempotency-Key. The Method is a PaymentMethod id that the payer's
+// browser got from Stripe.js (the server never sees a card number).
+type Stripe struct {
+	c *stripe.Client
+}
+
+// NewStripe makes the gateway for secret key sk. url "" is Stripe's API;
+// another (such as a stripe-mock's http://127.0.0.1:12111) replaces it.
+// hc nil: stripe-go's client. stripe-go sends a request again after a
+// network error, with the same key.
+func NewStripe(sk, url string, hc *http.Client) *Stripe {
+	cfg := &stripe.BackendConfig{HTTPClient: hc, EnableTelemetry: stripe.Bool(false), LeveledLogger: &stripe.LeveledLogger{Level: stripe.LevelNull}}
+	if url != "" {
+		cfg.URL = stripe.String(url)
+	}
+	return &Stripe{c: stripe.NewClient(sk, stripe.WithBackends(stripe.NewBackendsWithConfig(cfg)))}
+}
+
+// Name implements Gateway.
+func (s *Stripe) Name() string { return "stripe" }
+
+// Charge implements Gateway.
+func (s *Stripe) Charge(ctx context.Context, c Charge) (Payment, error) {
+	if err := c.Check(); err != nil {
+		return Payment{}, err
+	}
+	p := &stripe.PaymentIntentCreateParams{
+		Amount:        stripe.Int64(c.Amount),
+		Currency:      stripe.String(c.Currency),
+		PaymentMethod: stripe.String(c.Method),
+		Confirm:       stripe.Bool(true),
+		Description:   stripe.String(c.Description),
+		// No redirects: a card that needs the payer's bank to confirm is
+		// declined here (authentication_required) rather than left half-done.
+		AutomaticPaymentMethods: &stripe.PaymentIntentCreateAutomaticPaymentMethodsParams{
+			Enabled: stripe.Bool(true), AllowRedirects: stripe.String("never"),
+		},
+	}
+	p.SetIdempotencyKey(c.Key)
+	p.AddMetadata("key", c.Key)
+	pi, err := s.c.V1PaymentIntents.Create(ctx, p)
+	if err != nil {
+		return Payment{}, stripeErr(err)
+	}
+	switch pi.Status {
+	case stripe.PaymentIntentStatusSucceeded, stripe.PaymentIntentStatusProcessing:
+	case stripe.PaymentIntentStatusRequiresAction:
+		return Payment{}, &Declined{Code: "authentication_required", Message: "Your bank asks to confirm this payment, which this page cannot do. Try another card."}
+	default:
+		return Payment{}, fmt.Errorf("pay: stripe payment intent %s is %s", pi.ID, pi.Status)
+	}
+	return Payment{ID: pi.ID, Key: c.Key, Amount: pi.Amount, Currency: string(pi.Currency), Created: time.Unix(pi.Created, 0).UTC()}, nil
+}
+
+// Refund implements Gateway.
+func (s *Stripe) Refund(ctx context.Context, paymentID string, amount int64, key string) (Refund, error) {
+	if key == "" || len(key) > maxKey || amount < 0 {
+		return Refund{}, fmt.Errorf("pay: refund of %d with a key of %d bytes", amount, len(key))
+	}
+	p := &stripe.RefundCreateParams{PaymentIntent: stripe.String(paymentID)}
+	if amount > 0 {
+		p.Amount = stripe.Int64(amount)
+	}
+	p.SetIdempotencyKey(key)
+	r, err := s.c.V1Refunds.Create(ctx, p)
+	if err != nil {
+		return Refund{}, stripeErr(err)
+	}
+	return Refund{ID: r.ID, PaymentID: paymentID, Amount: r.Amount}, nil
+}
+
+// stripeErr maps Stripe's errors onto this package's: a card error is a
+// decline, an idempotency error a reused key; Stripe's own failures and a
+// network that did not answer are ErrUnavailable (the outcome unknown).
+func stripeErr(err error) error {
+	var se *stripe.Error
+	if !errors.As(err, &se) {
+		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	switch {
+	case se.Type == stripe.ErrorTypeCard:
+		code := string(se.DeclineCode)
+		if code == "" {
+			code = string(se.Code)
+		}
+		return declined(code)
+	case se.Type == stripe.ErrorTypeIdempotency:
+		return fmt.Errorf("%w: %s", ErrKeyReused, se.Msg)
+	case se.Type == stripe.ErrorTypeAPI || se.HTTPStatusCode >= 500 || se.HTTPStatusCode == http.StatusTooManyRequests:
+		return fmt.Errorf("%w: stripe: %s", ErrUnavailable, se.Msg)
+	}
+	return fmt.Errorf("pay: stripe refused the request (%s %s): %s", se.Type, se.Code, se.Msg)
+}
