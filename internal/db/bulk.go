@@ -37,18 +37,12 @@ func (db *DB) CopyFrom(ctx context.Context, table string, cols []string, rows []
 	return db.WithTx(ctx, func(tx *Tx) error {
 		for start := 0; start < len(rows); start += per {
 			chunk := rows[start:min(start+per, len(rows))]
-			var b strings.Builder
-			fmt.Fprintf(&b, "INSERT INTO %s (%s) VALUES ", table, strings.Join(cols, ","))
-			one := "(" + strings.TrimSuffix(strings.Repeat("?,", len(cols)), ",") + ")"
 			args := make([]any, 0, len(chunk)*len(cols))
-			for i, r := range chunk {
-				if i > 0 {
-					b.WriteByte(',')
-				}
-				b.WriteString(one)
+			for _, r := range chunk {
 				args = append(args, r...)
 			}
-			if _, err := tx.tx.ExecContext(ctx, b.String(), args...); err != nil {
+			q := "INSERT INTO " + table + " (" + strings.Join(cols, ",") + ") VALUES " + Values(len(chunk), len(cols))
+			if _, err := tx.tx.ExecContext(ctx, q, args...); err != nil {
 				return fmt.Errorf("db: bulk insert %s: %w", table, translate(err))
 			}
 		}

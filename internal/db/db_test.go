@@ -142,3 +142,15 @@ func TestSQLiteDataDirWithURICharacters(t *testing.T) {
 		t.Errorf("the database is not where the data directory says: %v", err)
 	}
 }
+
+func TestPlaceholders(t *testing.T) {
+	if got := db.Params(3); got != "?,?,?" {
+		t.Errorf("Params(3) = %q", got)
+	}
+	if got := db.Values(2, 3); got != "(?,?,?),(?,?,?)" {
+		t.Errorf("Values(2, 3) = %q", got)
+	}
+	if db.Params(0) != "" || db.Values(0, 2) != "" {
+		t.Error("none: want empty")
+	}
+}

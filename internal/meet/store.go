@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/db"
@@ -117,7 +116,7 @@ func (s *Store) PollsByID(ctx context.Context, ids []string) ([]Poll, error) {
 		args[i] = id
 	}
 	rows, err := s.db.Query(ctx, `SELECT `+pollCols+` FROM meet_polls WHERE id IN (`+
-		strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+`) ORDER BY created_at DESC, id`, args...)
+		db.Params(len(ids))+`) ORDER BY created_at DESC, id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("meet: polls: %w", err)
 	}
@@ -194,7 +193,7 @@ func (s *Store) UpdatePoll(ctx context.Context, p *Poll, confirm string) (int64,
 				args[i] = id
 			}
 			if _, err := tx.Exec(ctx, `DELETE FROM meet_timeframes WHERE id IN (`+
-				strings.TrimSuffix(strings.Repeat("?,", len(chunk)), ",")+`)`, args...); err != nil {
+				db.Params(len(chunk))+`)`, args...); err != nil {
 				return err
 			}
 		}
@@ -206,7 +205,7 @@ func (s *Store) UpdatePoll(ctx context.Context, p *Poll, confirm string) (int64,
 				args = append(args, p.ID, t.ParticipantID, t.Start.Unix(), t.End.Unix(), t.Tier)
 			}
 			if _, err := tx.Exec(ctx, `INSERT INTO meet_timeframes (poll_id, participant_id, start_at, end_at, tier) VALUES `+
-				strings.TrimSuffix(strings.Repeat("(?,?,?,?,?),", len(chunk)), ","), args...); err != nil {
+				db.Values(len(chunk), 5), args...); err != nil {
 				return err
 			}
 		}

@@ -225,7 +225,7 @@ func insertTimeframes(ctx context.Context, tx *db.Tx, pollID string, pid int64, 
 			args = append(args, pollID, pid, t.Start.Unix(), t.End.Unix(), t.Tier)
 		}
 		q := `INSERT INTO meet_timeframes (poll_id, participant_id, start_at, end_at, tier) VALUES ` +
-			strings.TrimSuffix(strings.Repeat("(?,?,?,?,?),", len(chunk)), ",")
+			db.Values(len(chunk), 5)
 		if _, err := tx.Exec(ctx, q, args...); err != nil {
 			return err
 		}

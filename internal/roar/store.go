@@ -288,7 +288,7 @@ func userIDs(ctx context.Context, tx *db.Tx, names []string) (map[string]int64, 
 	for i, n := range names {
 		args[i] = n
 	}
-	rows, err := tx.Query(ctx, "SELECT username_key, id FROM users WHERE username_key IN ("+placeholders(len(names))+")", args...)
+	rows, err := tx.Query(ctx, "SELECT username_key, id FROM users WHERE username_key IN ("+db.Params(len(names))+")", args...)
 	if err != nil {
 		return nil, err
 	}
@@ -325,7 +325,7 @@ func (s *Store) UnseenOf(ctx context.Context, users []int64) (map[int64]int64, e
 		out[id] = 0
 	}
 	rows, err := s.db.Query(ctx, "SELECT user_id, count(*) FROM roar_notifications WHERE seen = 0 AND user_id IN ("+
-		placeholders(len(users))+") GROUP BY user_id", args...)
+		db.Params(len(users))+") GROUP BY user_id", args...)
 	if err != nil {
 		return nil, fmt.Errorf("roar: unseen counts: %w", err)
 	}
@@ -398,7 +398,7 @@ func (s *Store) Reports(ctx context.Context, limit int) ([]Report, error) {
 	if err := rows.Err(); err != nil || len(out) == 0 {
 		return out, err
 	}
-	rrows, err := s.db.Query(ctx, "SELECT "+roarCols+roarFrom+" WHERE r.id IN ("+placeholders(len(ids))+")", ids...)
+	rrows, err := s.db.Query(ctx, "SELECT "+roarCols+roarFrom+" WHERE r.id IN ("+db.Params(len(ids))+")", ids...)
 	if err != nil {
 		return nil, fmt.Errorf("roar: reported roars: %w", err)
 	}
@@ -421,10 +421,6 @@ func (s *Store) Version(ctx context.Context) (int64, error) {
 	var v int64
 	err := db.Scan(s.db.QueryRow(ctx, "SELECT version FROM roar_meta WHERE id = 1"), &v)
 	return v, err
-}
-
-func placeholders(n int) string {
-	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
 }
 
 func notFound(err error) error {
