@@ -133,11 +133,15 @@ func (b *Batcher) commit(batch []*job) {
 	}
 	ctx := context.Background() // started writes finish even if their caller left
 	if len(live) > 1 {
+		of := make([]context.Context, len(live))
+		for i, j := range live {
+			of[i] = j.ctx
+		}
 		err := b.db.WithTx(ctx, func(tx *Tx) error {
+			if err := tx.claim(ctx, of...); err != nil {
+				return errOne
+			}
 			for _, j := range live {
-				if err := tx.claim(ctx, j.ctx); err != nil {
-					return errOne
-				}
 				if err := j.fn(ctx, tx); err != nil {
 					return errOne
 				}

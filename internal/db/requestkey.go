@@ -16,7 +16,7 @@ import (
 // with one X-Request-Id. The first write transaction of a request that
 // carries a key (WithRequestKey) inserts the key into request_keys, in the
 // same transaction: if the first send committed, the second finds the key
-// and gets ErrRepeated instead of writing again; if it did not, the key
+// and gets errs.ErrRepeated instead of writing again; if it did not, the key
 // went with its rollback (a dead client's transaction is rolled back by
 // the database) and the second send is carried out. A send whose first
 // instance is still inside its transaction waits on the key's row.
@@ -31,10 +31,6 @@ var migrations embed.FS
 
 // KeyMigrations makes the table of request keys, for every app.
 var KeyMigrations = EmbeddedMigrations("db", migrations)
-
-// ErrRepeated is what a write transaction returns when its request was
-// already carried out: the request was sent again (see WithRequestKey).
-var ErrRepeated = errs.ErrRepeated
 
 // requestKeyTTL is how long a key is kept: far past any retry.
 const requestKeyTTL = time.Hour
@@ -56,22 +52,33 @@ func WithRequestKey(ctx context.Context, key string) context.Context {
 	return context.WithValue(ctx, requestKeyCtx{}, &requestKey{key: key})
 }
 
-// claim inserts, in this transaction, the request key that of carries
-// (the transaction's own context, or a batched write's), unless that
-// request already committed one. It returns ErrRepeated if the key is there.
-func (tx *Tx) claim(ctx, of context.Context) error {
-	k, _ := of.Value(requestKeyCtx{}).(*requestKey)
-	if k == nil || k.committed.Load() {
+// claim inserts, in this transaction and in one statement, the request
+// keys that of carry (the transaction's own context, or the contexts of a
+// batch's writes), but for requests that committed one already. It
+// returns ErrRepeated if a key is there (or twice in of: a batch then
+// runs its writes alone, and the second finds the first's).
+func (tx *Tx) claim(ctx context.Context, of ...context.Context) error {
+	var keys []*requestKey
+	for _, c := range of {
+		if k, _ := c.Value(requestKeyCtx{}).(*requestKey); k != nil && !k.committed.Load() {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
 		return nil
 	}
 	now := time.Now().Unix()
-	if _, err := tx.Exec(ctx, "INSERT INTO request_keys (id, at) VALUES (?, ?)", k.key, now); err != nil {
+	args := make([]any, 0, 2*len(keys))
+	for _, k := range keys {
+		args = append(args, k.key, now)
+	}
+	if _, err := tx.Exec(ctx, "INSERT INTO request_keys (id, at) VALUES "+Values(len(keys), 2), args...); err != nil {
 		if errors.Is(err, errs.ErrConflict) {
-			return ErrRepeated
+			return errs.ErrRepeated
 		}
 		return err
 	}
-	tx.claims = append(tx.claims, k)
+	tx.claims = append(tx.claims, keys...)
 	tx.db.pruneKeys(now)
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/db/dbtest"
+	"github.com/tutti-dev/tutti/internal/errs"
 )
 
 // A request sent twice under one key (a proxy's retry after the first
@@ -42,7 +43,7 @@ func TestRequestKeyWritesOnce(t *testing.T) {
 		}
 		// The retry: a new send with the same key.
 		again := db.WithRequestKey(ctx, "req-1")
-		if err := insert(again, "c"); !errors.Is(err, db.ErrRepeated) {
+		if err := insert(again, "c"); !errors.Is(err, errs.ErrRepeated) {
 			t.Errorf("the request sent again: %v; want ErrRepeated", err)
 		}
 		if n := count(); n != 2 {
@@ -98,7 +99,7 @@ func TestRequestKeyInBatches(t *testing.T) {
 			switch {
 			case err == nil:
 				landed++
-			case errors.Is(err, db.ErrRepeated) && i%2 == 0:
+			case errors.Is(err, errs.ErrRepeated) && i%2 == 0:
 				repeated++
 			default:
 				t.Errorf("write %d: %v", i, err)

@@ -60,7 +60,7 @@ var (
 	ErrConflict = &Error{Kind: Conflict, Message: "That conflicts with what is already there."}
 	// ErrRepeated is a request sent a second time after its first send was
 	// carried out (a proxy's retry): nothing was done twice.
-	ErrRepeated = &Error{Kind: Conflict, Message: "This was already done: it was not done twice."}
+	ErrRepeated = &Error{Kind: Conflict, Message: "Your request had already gone through; it was not carried out a second time."}
 )
 
 // E makes an error of kind with a safe message.

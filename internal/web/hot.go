@@ -148,7 +148,7 @@ func (s *Site) hotFind(ctx context.Context, rt *hotRoute, arg string) (pg *Page,
 func (s *Site) serveHot(w http.ResponseWriter, r *http.Request, rt *hotRoute, pg *Page, start time.Time, ids *requestIDs) {
 	h := w.Header()
 	setSecurityHeaders(h, r)
-	id, echo := ids.of(r)
+	id, echo := incomingID(r)
 	if echo {
 		h["X-Request-Id"] = []string{id}
 	}

@@ -51,7 +51,7 @@ func ContextWithRequestID(ctx context.Context, id string) context.Context {
 func WithRequestID(next http.Handler) http.Handler {
 	ids := newRequestIDs()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, echo := ids.of(r)
+		id, echo := incomingID(r)
 		if echo {
 			w.Header()["X-Request-Id"] = []string{id}
 		} else {
@@ -73,9 +73,9 @@ func newRequestIDs() *requestIDs {
 	return &requestIDs{prefix: base64.RawURLEncoding.EncodeToString(b) + "-"}
 }
 
-// of returns r's incoming X-Request-Id and true if it is sane (to be echoed),
-// else "" and false.
-func (ids *requestIDs) of(r *http.Request) (string, bool) {
+// incomingID is r's X-Request-Id and true if it is sane (1 to 64 bytes: to
+// be echoed, and, from a trusted proxy, a request key), else "" and false.
+func incomingID(r *http.Request) (string, bool) {
 	id := r.Header.Get("X-Request-Id")
 	if len(id) == 0 || len(id) > 64 {
 		return "", false

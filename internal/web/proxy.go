@@ -82,7 +82,7 @@ func (p Proxies) Middleware(next http.Handler) http.Handler {
 		if len(xfp) != 1 || (xfp[0] != "https" && xfp[0] != "http") {
 			delete(r.Header, "X-Forwarded-Proto")
 		}
-		if id := r.Header.Get("X-Request-Id"); id != "" && len(id) <= 64 && !safeMethod(r.Method) {
+		if id, ok := incomingID(r); ok && !safeMethod(r.Method) {
 			// The proxy names a request the same each time it sends it:
 			// a write it sends again is carried out once (db.WithRequestKey).
 			r = r.WithContext(db.WithRequestKey(r.Context(), id))
