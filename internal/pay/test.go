@@ -80,8 +80,8 @@ func (t *Test) Charge(ctx context.Context, c Charge) (Payment, error) {
 	}
 	card := strings.NewReplacer(" ", "", "-", "").Replace(c.Method)
 	masked := mask(card)
-	if p, outcome, err := t.byKey(ctx, c.Key); err == nil {
-		return t.replay(c, masked, p, outcome)
+	if p, err := ledgerRow(ctx, t.DB, "idem_key", c.Key); err == nil {
+		return replay(c, masked, p)
 	} else if !errors.Is(err, errs.ErrNotFound) {
 		return Payment{}, ErrUnavailable
 	}
@@ -94,50 +94,51 @@ func (t *Test) Charge(ctx context.Context, c Charge) (Payment, error) {
 	if err != nil {
 		return Payment{}, err
 	}
-	stored := outcome
-	if stored == "lost" {
-		stored = "paid"
+	kept := outcome // what the ledger keeps: a lost answer was paid
+	if kept == "lost" {
+		kept = "paid"
 	}
 	if _, err := t.DB.Exec(ctx, `INSERT INTO pay_test_payments (id, idem_key, amount, currency, method, outcome, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idem_key) DO NOTHING`,
-		id, c.Key, c.Amount, c.Currency, masked, stored, now.UnixMilli()); err != nil {
+		id, c.Key, c.Amount, c.Currency, masked, kept, now.UnixMilli()); err != nil {
 		return Payment{}, ErrUnavailable
 	}
-	p, got, err := t.byKey(ctx, c.Key) // the row, ours or a concurrent send's
+	p, err := ledgerRow(ctx, t.DB, "idem_key", c.Key) // the row, ours or a concurrent send's
 	if err != nil {
 		return Payment{}, ErrUnavailable
 	}
 	if outcome == "lost" && p.ID == id {
 		return Payment{}, ErrUnavailable
 	}
-	return t.replay(c, masked, p, got)
+	return replay(c, masked, p)
 }
 
 // replay answers a charge from the ledger's row for its key.
-func (t *Test) replay(c Charge, masked string, p stored, outcome string) (Payment, error) {
+func replay(c Charge, masked string, p row) (Payment, error) {
 	if p.Amount != c.Amount || p.Currency != c.Currency || p.method != masked {
 		return Payment{}, ErrKeyReused
 	}
-	if code, ok := strings.CutPrefix(outcome, "declined:"); ok {
+	if code, ok := strings.CutPrefix(p.outcome, "declined:"); ok {
 		return Payment{}, declined(code)
 	}
 	return p.Payment, nil
 }
 
-type stored struct {
+// row is a ledger row.
+type row struct {
 	Payment
-	method string
+	method, outcome string
 }
 
-func (t *Test) byKey(ctx context.Context, key string) (stored, string, error) {
-	var p stored
-	var outcome string
+// ledgerRow reads the row whose col (id or idem_key) is v.
+func ledgerRow(ctx context.Context, q db.Querier, col, v string) (row, error) {
+	var p row
 	var created int64
-	err := db.Scan(t.DB.QueryRow(ctx, `SELECT id, idem_key, amount, refunded, currency, method, outcome, created_at
-		FROM pay_test_payments WHERE idem_key = ?`, key),
-		&p.ID, &p.Key, &p.Amount, &p.Refunded, &p.Currency, &p.method, &outcome, &created)
+	err := db.Scan(q.QueryRow(ctx, `SELECT id, idem_key, amount, refunded, currency, method, outcome, created_at
+		FROM pay_test_payments WHERE `+col+` = ?`, v),
+		&p.ID, &p.Key, &p.Amount, &p.Refunded, &p.Currency, &p.method, &p.outcome, &created)
 	p.Created = time.UnixMilli(created).UTC()
-	return p, outcome, err
+	return p, err
 }
 
 // decide is a card's outcome: paid, lost (paid, answer lost), down, or
@@ -192,22 +193,17 @@ func (t *Test) Refund(ctx context.Context, paymentID string, amount int64, key s
 	if !t.wait(ctx) {
 		return Refund{}, ErrUnavailable
 	}
-	var p stored
 	r := Refund{ID: "re_" + key, PaymentID: paymentID}
 	err := t.DB.WithTx(ctx, func(tx *db.Tx) error {
-		var outcome string
-		var created int64
-		if err := db.Scan(tx.QueryRow(ctx, `SELECT id, idem_key, amount, refunded, currency, method, outcome, created_at
-			FROM pay_test_payments WHERE id = ?`, paymentID),
-			&p.ID, &p.Key, &p.Amount, &p.Refunded, &p.Currency, &p.method, &outcome, &created); err != nil {
+		p, err := ledgerRow(ctx, tx, "id", paymentID)
+		if err != nil {
 			return err
 		}
-		p.Created = time.UnixMilli(created).UTC()
-		if outcome != "paid" {
+		if p.outcome != "paid" {
 			return errs.E(errs.Conflict, "That payment was not made, so it cannot be refunded.")
 		}
 		var done string
-		err := db.Scan(tx.QueryRow(ctx, "SELECT payment_id, amount FROM pay_test_refunds WHERE idem_key = ?", key), &done, &r.Amount)
+		err = db.Scan(tx.QueryRow(ctx, "SELECT payment_id, amount FROM pay_test_refunds WHERE idem_key = ?", key), &done, &r.Amount)
 		switch {
 		case err == nil && done != paymentID:
 			return ErrKeyReused
