@@ -35,7 +35,7 @@ func (a *App) Demo(ctx context.Context) error {
 		if err != nil {
 			return nil, err
 		}
-		return a.svc.insert(ctx, Post{Author: people[who].ID, Body: body, ReplyTo: replyTo}, people[who]) // no rate limit
+		return a.svc.insert(ctx, people[who], Post{Body: body, ReplyTo: replyTo}) // no rate limit
 	}
 	first, err := say("ada", "Rehearsal moved to Thursday. Who is in? #jazz", 0)
 	if err != nil {

@@ -23,7 +23,7 @@ func (s *Service) Post(ctx context.Context, u *auth.User, body string, replyTo i
 	if err := s.paced(ctx, u); err != nil {
 		return nil, err
 	}
-	return s.insert(ctx, Post{Author: u.ID, Body: body, ReplyTo: replyTo}, u)
+	return s.insert(ctx, u, Post{Body: body, ReplyTo: replyTo})
 }
 
 // Repost sets whether u reposts roar id and returns its repost count. It is
@@ -56,7 +56,7 @@ func (s *Service) Repost(ctx context.Context, u *auth.User, id int64, on bool) (
 	if err := s.paced(ctx, u); err != nil {
 		return 0, err
 	}
-	r, err := s.insert(ctx, Post{Author: u.ID, RepostOf: id}, u)
+	r, err := s.insert(ctx, u, Post{RepostOf: id})
 	if errs.KindOf(err) == errs.Conflict { // reposted meanwhile, by another request
 		return s.reposts(ctx, id)
 	}
@@ -75,10 +75,10 @@ func (s *Service) reposts(ctx context.Context, id int64) (int64, error) {
 	return r.Reposts, nil
 }
 
-// insert writes p (already checked) and tells the streams: the new roar,
-// the parent's counts, the unread badges of whom it notified.
-func (s *Service) insert(ctx context.Context, p Post, by *auth.User) (*Roar, error) {
-	p.At = s.store.now().UnixMilli()
+// insert writes p (already checked) by author and tells the streams: the
+// new roar, the parent's counts, the unread badges of whom it notified.
+func (s *Service) insert(ctx context.Context, by *auth.User, p Post) (*Roar, error) {
+	p.Author, p.At = by.ID, s.store.now().UnixMilli()
 	var id int64
 	var sent notified
 	if err := s.write(ctx, func(ctx context.Context, tx *db.Tx) (err error) {
@@ -90,7 +90,7 @@ func (s *Service) insert(ctx context.Context, p Post, by *auth.User) (*Roar, err
 	}
 	s.publishUnread(ctx, sent)
 	var r *Roar
-	if p.ReplyTo == 0 && p.RepostOf == 0 && by.ID == p.Author {
+	if p.ReplyTo == 0 && p.RepostOf == 0 {
 		// A plain roar is what was written, by whom: no need to read it
 		// back (a query to the primary per post, in cluster mode).
 		r = &Roar{ID: id, Author: Author{ID: by.ID, Username: by.Username, DisplayName: by.DisplayName, Avatar: by.Avatar},
