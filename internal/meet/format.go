@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/tutti-dev/tutti/internal/walltime"
 )
 
 // Formatting helpers for the templates.
@@ -14,9 +16,9 @@ import (
 func fmtRange(start, end time.Time, loc *time.Location) string {
 	s, e := start.In(loc), end.In(loc)
 	if s.YearDay() == e.YearDay() && s.Year() == e.Year() || e.Sub(s) <= 24*time.Hour && e.Hour() == 0 && e.Minute() == 0 {
-		return fmtClock(s, loc, "Mon 2 Jan, 15:04") + "–" + fmtClock(e, loc, "15:04")
+		return walltime.Clock(s, loc, "Mon 2 Jan, 15:04") + "–" + walltime.Clock(e, loc, "15:04")
 	}
-	return fmtClock(s, loc, "Mon 2 Jan, 15:04") + " – " + fmtClock(e, loc, "Mon 2 Jan, 15:04")
+	return walltime.Clock(s, loc, "Mon 2 Jan, 15:04") + " – " + walltime.Clock(e, loc, "Mon 2 Jan, 15:04")
 }
 
 func fmtDate(s string) string {
@@ -58,33 +60,6 @@ func plural(n int, one, many string) string {
 	return strconv.Itoa(n) + " " + many
 }
 
-// zones are the time zones offered by the switcher (besides the poll's and
-// the viewer's own).
-var zones = []string{
-	"UTC", "Europe/London", "Europe/Lisbon", "Europe/Paris", "Europe/Berlin", "Europe/Madrid", "Europe/Rome",
-	"Europe/Amsterdam", "Europe/Stockholm", "Europe/Warsaw", "Europe/Athens", "Europe/Helsinki", "Europe/Istanbul",
-	"Europe/Moscow", "Africa/Lagos", "Africa/Cairo", "Africa/Johannesburg", "Africa/Nairobi", "Asia/Dubai",
-	"Asia/Karachi", "Asia/Kolkata", "Asia/Dhaka", "Asia/Bangkok", "Asia/Jakarta", "Asia/Singapore", "Asia/Shanghai",
-	"Asia/Hong_Kong", "Asia/Tokyo", "Asia/Seoul", "Australia/Perth", "Australia/Adelaide", "Australia/Sydney",
-	"Pacific/Auckland", "Pacific/Honolulu", "America/Anchorage", "America/Los_Angeles", "America/Denver",
-	"America/Phoenix", "America/Chicago", "America/Mexico_City", "America/New_York", "America/Toronto",
-	"America/Bogota", "America/Lima", "America/Santiago", "America/Sao_Paulo", "America/Argentina/Buenos_Aires",
-	"America/Halifax", "America/St_Johns",
-}
-
-// zoneChoices is zones with the given ones first if missing.
-func zoneChoices(extra ...string) []string {
-	out := make([]string, 0, len(zones)+len(extra))
-	seen := map[string]bool{}
-	for _, z := range append(extra, zones...) {
-		if z != "" && !seen[z] {
-			seen[z] = true
-			out = append(out, z)
-		}
-	}
-	return out
-}
-
 func boolStr(b bool) string {
 	if b {
 		return "true"
@@ -101,7 +76,7 @@ func mustLoc(zone string) *time.Location {
 
 func cellLabel(c Cell, v *pollView) string {
 	t := v.Tally[c.Slot]
-	return fmtClock(c.Start, v.Loc, "Mon 2 Jan 15:04") + ": " + strconv.Itoa(t.Count) + " of " + strconv.Itoa(v.Total) + " free"
+	return walltime.Clock(c.Start, v.Loc, "Mon 2 Jan 15:04") + ": " + strconv.Itoa(t.Count) + " of " + strconv.Itoa(v.Total) + " free"
 }
 
 func rfc(t time.Time) string { return t.UTC().Format(time.RFC3339) }
@@ -126,8 +101,8 @@ func windowIn(p *Poll, zone string) string {
 	}
 	var win string
 	for d := first; !d.After(last); d = d.AddDate(0, 0, 1) {
-		s, _ := wallOn(d, p.DayStart, ploc)
-		e, _ := wallOn(d, p.DayEnd, ploc)
+		s, _ := walltime.On(d, p.DayStart, ploc)
+		e, _ := walltime.On(d, p.DayEnd, ploc)
 		if !s.Before(e) {
 			continue
 		}

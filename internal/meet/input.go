@@ -10,6 +10,7 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/text"
+	"github.com/tutti-dev/tutti/internal/walltime"
 )
 
 // PollInput is the poll form as typed.
@@ -156,7 +157,7 @@ func parseLocalDateTime(s string, loc *time.Location) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, err
 	}
-	w, _ := wallOn(t, t.Hour()*60+t.Minute(), loc)
+	w, _ := walltime.On(t, t.Hour()*60+t.Minute(), loc)
 	return w, nil
 }
 
@@ -242,11 +243,11 @@ func ParseTimeframe(p *Poll, date, start, end, tier, tz string) (Timeframe, map[
 	if len(errs) > 0 {
 		return tf, errs
 	}
-	t0, sk := wallOn(d, s, loc)
-	t1, ek := wallOn(d, e, loc)
+	t0, sk := walltime.On(d, s, loc)
+	t1, ek := walltime.On(d, e, loc)
 	tf.Start, tf.End = t0.UTC(), t1.UTC()
 	if !tf.Start.Before(tf.End) {
-		if s < e && sk == WallSkipped && ek == WallSkipped {
+		if s < e && sk == walltime.Skipped && ek == walltime.Skipped {
 			// Both ends in the same skipped stretch: nothing is left of it.
 			from := t0.In(time.FixedZone("", offsetOf(t0.Add(-time.Second).In(loc))))
 			errs["start"] = fmt.Sprintf("On %s the clocks in %s go forward from %s to %s: %s–%s does not exist that day.",

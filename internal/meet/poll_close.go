@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/walltime"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -52,7 +53,7 @@ func (in CloseInput) Validate(p *Poll) (start, end time.Time, fields map[string]
 			fields["start"] = "Give the start as a date and a time on the quarter hour."
 			return start, end, fields
 		}
-		w, _ := wallOn(day, m, loc)
+		w, _ := walltime.On(day, m, loc)
 		start = w.UTC()
 	}
 	if len(fields) > 0 {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"time"
+
+	"github.com/tutti-dev/tutti/internal/walltime"
 )
 
 // Location is the poll's zone.
@@ -35,8 +37,8 @@ func (p *Poll) Slots() []time.Time {
 	}
 	var out []time.Time
 	for d := first; !d.After(last); d = d.AddDate(0, 0, 1) {
-		start, _ := wallOn(d, p.DayStart, loc)
-		end, _ := wallOn(d, p.DayEnd, loc)
+		start, _ := walltime.On(d, p.DayStart, loc)
+		end, _ := walltime.On(d, p.DayEnd, loc)
 		for t := start; t.Before(end); t = t.Add(Slot) {
 			out = append(out, t.UTC())
 		}

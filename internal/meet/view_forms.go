@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/a-h/templ"
+
+	"github.com/tutti-dev/tutti/internal/walltime"
 )
 
 // Helpers of the forms and pages: meeting lengths, quarter-hour clocks,
@@ -84,7 +86,7 @@ func clockValue(value string, untilMidnight bool) string {
 
 // clockLabel is the wall-clock time of t in loc, with its UTC offset where
 // that time occurs twice (fmtClock), as in "starting any time 02:00 (UTC+2)".
-func clockLabel(t time.Time, loc *time.Location) string { return fmtClock(t, loc, "15:04") }
+func clockLabel(t time.Time, loc *time.Location) string { return walltime.Clock(t, loc, "15:04") }
 
 // heatWidth lets the heat map fill its card, up to about 8rem a day.
 func heatWidth(days int) templ.SafeCSS { return templ.SafeCSS(fmt.Sprintf("--days:%d", days)) }

@@ -3,6 +3,8 @@ package meet
 import (
 	"sort"
 	"time"
+
+	"github.com/tutti-dev/tutti/internal/walltime"
 )
 
 // Cell is one cell of the grid: a slot, or none (-1) where the poll has no
@@ -124,7 +126,7 @@ func BuildGrid(slots []time.Time, loc *time.Location) Grid {
 		if k.nth > 0 {
 			// The second pass of a repeated wall time: say which it is.
 			for _, c := range cells[k] {
-				row.Label += " (2nd, " + fmtOffset(c.Start.In(loc)) + ")"
+				row.Label += " (2nd, " + walltime.Offset(c.Start.In(loc)) + ")"
 				break
 			}
 		}

@@ -1,14 +1,7 @@
-package meet
-
-import (
-	"fmt"
-	"time"
-)
-
-// The one rule by which meet turns a wall-clock time (a date and a time of
+// Package walltime is the one rule by which tutti turns a wall-clock time (a date and a time of
 // day in a zone, as typed in a form or set as a poll's daily window) into an
-// instant. Every such conversion goes through WallTime; nothing else in the
-// package calls time.Date or time.ParseInLocation with a zone.
+// instant. Every app converts through At (or Parse, for a form's date and
+// time); nothing else calls time.Date or time.ParseInLocation with a zone.
 //
 //   - A time that occurs once is that instant.
 //   - A repeated time (the clock is set back, so the wall clock shows it
@@ -33,21 +26,29 @@ import (
 // would start the Berlin window above at 03:45.
 //
 // Go's time.Date does not say which instant it returns in either case (see
-// its documentation), so WallTime finds every candidate itself from the
-// zone's transitions.
+// its documentation), so At finds every candidate itself from the zone's
+// transitions.
+package walltime
 
-// WallKind says how a wall-clock time maps onto instants.
-type WallKind int
-
-const (
-	WallExact    WallKind = iota // occurs once
-	WallRepeated                 // occurs twice (or more); WallTime gives the first
-	WallSkipped                  // never occurs; WallTime gives the instant the clock jumps to
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
 )
 
-// WallTime returns the instant at which the clock in loc shows minute of day
+// Kind says how a wall-clock time maps onto instants.
+type Kind int
+
+const (
+	Exact    Kind = iota // occurs once
+	Repeated             // occurs twice (or more); At gives the first
+	Skipped              // never occurs; At gives the instant the clock jumps to
+)
+
+// At returns the instant at which the clock in loc shows minute of day
 // (0 to 24*60) on the date y-mo-d, by the rule above, and which case applied.
-func WallTime(y int, mo time.Month, d, minute int, loc *time.Location) (time.Time, WallKind) {
+func At(y int, mo time.Month, d, minute int, loc *time.Location) (time.Time, Kind) {
 	if minute == 24*60 {
 		d, minute = d+1, 0
 	}
@@ -57,7 +58,7 @@ func WallTime(y int, mo time.Month, d, minute int, loc *time.Location) (time.Tim
 	// Fast path: far (36 hours) from any transition, one candidate.
 	_, off := time.Unix(wall, 0).In(loc).Zone()
 	if t := time.Unix(wall-int64(off), 0).In(loc); zoneOffset(t) == off && farFromTransition(t, 36*time.Hour) {
-		return t, WallExact
+		return t, Exact
 	}
 	var found []int64
 	var jump int64
@@ -89,18 +90,18 @@ func WallTime(y int, mo time.Month, d, minute int, loc *time.Location) (time.Tim
 	}
 	switch {
 	case len(found) == 1:
-		return time.Unix(found[0], 0).In(loc), WallExact
+		return time.Unix(found[0], 0).In(loc), Exact
 	case len(found) > 1:
 		first := found[0]
 		for _, c := range found[1:] {
 			first = min(first, c)
 		}
-		return time.Unix(first, 0).In(loc), WallRepeated
+		return time.Unix(first, 0).In(loc), Repeated
 	case jumped:
-		return time.Unix(jump, 0).In(loc), WallSkipped
+		return time.Unix(jump, 0).In(loc), Skipped
 	}
 	// Unreachable for a real zone; keep Go's answer rather than panic.
-	return time.Date(y, mo, d, 0, minute, 0, 0, loc), WallExact
+	return time.Date(y, mo, d, 0, minute, 0, 0, loc), Exact
 }
 
 // farFromTransition reports whether loc's offset is the same for margin
@@ -110,25 +111,25 @@ func farFromTransition(t time.Time, margin time.Duration) bool {
 	return (start.IsZero() || t.Sub(start) > margin) && (end.IsZero() || end.Sub(t) > margin)
 }
 
-// wallOn is WallTime for a date given as a time.Time (its Y-M-D only).
-func wallOn(date time.Time, minute int, loc *time.Location) (time.Time, WallKind) {
+// On is At for a date given as a time.Time (its Y-M-D only).
+func On(date time.Time, minute int, loc *time.Location) (time.Time, Kind) {
 	y, m, d := date.Date()
-	return WallTime(y, m, d, minute, loc)
+	return At(y, m, d, minute, loc)
 }
 
-// ambiguous reports whether t's wall clock in loc is shown at another
+// Ambiguous reports whether t's wall clock in loc is shown at another
 // instant too, so that the wall clock alone does not say which it is.
-func ambiguous(t time.Time, loc *time.Location) bool {
+func Ambiguous(t time.Time, loc *time.Location) bool {
 	l := t.In(loc)
 	if farFromTransition(l, 36*time.Hour) {
 		return false
 	}
-	_, k := WallTime(l.Year(), l.Month(), l.Day(), l.Hour()*60+l.Minute(), loc)
-	return k == WallRepeated
+	_, k := At(l.Year(), l.Month(), l.Day(), l.Hour()*60+l.Minute(), loc)
+	return k == Repeated
 }
 
-// fmtOffset is a UTC offset as people read it: "UTC+2", "UTC−5", "UTC+10:30".
-func fmtOffset(t time.Time) string {
+// Offset is a UTC offset as people read it: "UTC+2", "UTC−5", "UTC+10:30".
+func Offset(t time.Time) string {
 	_, off := t.Zone()
 	sign := "+"
 	if off < 0 {
@@ -140,14 +141,14 @@ func fmtOffset(t time.Time) string {
 	return fmt.Sprintf("UTC%s%d", sign, off/3600)
 }
 
-// fmtClock is t's wall clock in loc in layout, followed by its UTC offset
+// Clock is t's wall clock in loc in layout, followed by its UTC offset
 // when that wall clock occurs twice (a repeated hour), so that the two read
 // differently: "01:30 (UTC−4)" and "01:30 (UTC−5)".
-func fmtClock(t time.Time, loc *time.Location, layout string) string {
+func Clock(t time.Time, loc *time.Location, layout string) string {
 	l := t.In(loc)
 	s := l.Format(layout)
-	if ambiguous(t, loc) {
-		s += " (" + fmtOffset(l) + ")"
+	if Ambiguous(t, loc) {
+		s += " (" + Offset(l) + ")"
 	}
 	return s
 }
@@ -155,4 +156,62 @@ func fmtClock(t time.Time, loc *time.Location, layout string) string {
 func zoneOffset(t time.Time) int {
 	_, off := t.Zone()
 	return off
+}
+
+// Parse reads a form's date ("2006-01-02") and time of day ("15:04", or
+// "24:00") as the instant the clock in loc shows it, by At's rule, and which
+// case applied. A malformed date or time is an error.
+func Parse(date, clock string, loc *time.Location) (time.Time, Kind, error) {
+	d, err := time.Parse("2006-01-02", strings.TrimSpace(date))
+	if err != nil {
+		return time.Time{}, Exact, fmt.Errorf("walltime: date %q: want YYYY-MM-DD", date)
+	}
+	minute, ok := ParseClock(clock)
+	if !ok {
+		return time.Time{}, Exact, fmt.Errorf("walltime: time %q: want HH:MM", clock)
+	}
+	t, k := On(d, minute, loc)
+	return t, k, nil
+}
+
+// ParseClock reads a time of day "H:MM" or "HH:MM" (00:00 to 24:00) as
+// minutes since midnight.
+func ParseClock(s string) (int, bool) {
+	h, m, ok := strings.Cut(strings.TrimSpace(s), ":")
+	if !ok || len(h) < 1 || len(h) > 2 || len(m) != 2 {
+		return 0, false
+	}
+	hh, err1 := strconv.Atoi(h)
+	mm, err2 := strconv.Atoi(m)
+	if err1 != nil || err2 != nil || hh < 0 || mm < 0 || mm > 59 || hh > 24 || hh == 24 && mm != 0 {
+		return 0, false
+	}
+	return hh*60 + mm, true
+}
+
+// Zones are the zones offered in a zone picker, roughly west to east
+// within each continent.
+var Zones = []string{
+	"UTC", "Europe/London", "Europe/Lisbon", "Europe/Paris", "Europe/Berlin", "Europe/Madrid", "Europe/Rome",
+	"Europe/Amsterdam", "Europe/Stockholm", "Europe/Warsaw", "Europe/Athens", "Europe/Helsinki", "Europe/Istanbul",
+	"Europe/Moscow", "Africa/Lagos", "Africa/Cairo", "Africa/Johannesburg", "Africa/Nairobi", "Asia/Dubai",
+	"Asia/Karachi", "Asia/Kolkata", "Asia/Dhaka", "Asia/Bangkok", "Asia/Jakarta", "Asia/Singapore", "Asia/Shanghai",
+	"Asia/Hong_Kong", "Asia/Tokyo", "Asia/Seoul", "Australia/Perth", "Australia/Adelaide", "Australia/Sydney",
+	"Pacific/Auckland", "Pacific/Honolulu", "America/Anchorage", "America/Los_Angeles", "America/Denver",
+	"America/Phoenix", "America/Chicago", "America/Mexico_City", "America/New_York", "America/Toronto",
+	"America/Bogota", "America/Lima", "America/Santiago", "America/Sao_Paulo", "America/Argentina/Buenos_Aires",
+	"America/Halifax", "America/St_Johns",
+}
+
+// ZoneChoices is Zones with the given ones first if missing.
+func ZoneChoices(extra ...string) []string {
+	out := make([]string, 0, len(Zones)+len(extra))
+	seen := map[string]bool{}
+	for _, z := range append(extra, Zones...) {
+		if z != "" && !seen[z] {
+			seen[z] = true
+			out = append(out, z)
+		}
+	}
+	return out
 }
