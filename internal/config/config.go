@@ -24,6 +24,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/files"
 	"github.com/tutti-dev/tutti/internal/mail"
 	"github.com/tutti-dev/tutti/internal/memlimit"
+	"github.com/tutti-dev/tutti/internal/pay"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -54,6 +55,7 @@ type Config struct {
 	MailFrom           string        // the From address of outgoing mail
 	MailPerSecond      int           // mails sent per second per instance
 	TrustedProxies     string        // CIDRs or addresses whose X-Forwarded-For and X-Forwarded-Proto are believed
+	PaymentURL         string        // the payment gateway: test:[?decline=R&latency=D] (the built-in stand-in) or stripe://SECRET_KEY@host
 }
 
 // Default is the configuration of `tutti serve` with nothing set.
@@ -71,6 +73,7 @@ func Default() Config {
 		MailFrom:        mail.DefaultFrom,
 		MailPerSecond:   mail.DefaultPerSecond,
 		RedisPrefix:     "tutti:",
+		PaymentURL:      pay.DefaultURL,
 	}
 }
 
@@ -114,6 +117,7 @@ func Flags(fs *flag.FlagSet, c *Config, getenv func(string) string) []Var {
 	str(&c.BaseURL, "base-url", "TUTTI_BASE_URL", "", "public base URL for links in calendars and mail; empty means taken from each request")
 	str(&c.SMTPURL, "smtp-url", "TUTTI_SMTP_URL", "", "smtp://user:password@host:port (STARTTLS when offered) or smtps://... for outgoing mail; empty means mail is written as .eml files in DATA-DIR/mail")
 	str(&c.TrustedProxies, "trusted-proxies", "TUTTI_TRUSTED_PROXIES", "", "comma-separated CIDRs or addresses of reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (nginx in front: 127.0.0.1); empty believes no one")
+	str(&c.PaymentURL, "payment-url", "TUTTI_PAYMENT_URL", d.PaymentURL, "the payment gateway: test: is the built-in test gateway, a stand-in that pays test cards (test:?decline=0.02&latency=300ms adds declines and a delay); stripe://SECRET_KEY@api.stripe.com charges through Stripe")
 	str(&c.MailFrom, "mail-from", "TUTTI_MAIL_FROM", d.MailFrom, "the From address of outgoing mail")
 	fs.IntVar(&c.MailPerSecond, "mail-per-second", intFrom(env("TUTTI_MAIL_PER_SECOND", ""), d.MailPerSecond), "mails sent per second by each instance (env TUTTI_MAIL_PER_SECOND)")
 	vars = append(vars, Var{"mail-per-second", "TUTTI_MAIL_PER_SECOND", fmt.Sprint(d.MailPerSecond), "mails sent per second by each instance"})
@@ -203,6 +207,9 @@ func (c *Config) Validate() error {
 	}
 	if c.RoarPostsPerMin < 0 {
 		errs = append(errs, fmt.Errorf("roar-posts-per-minute %d: want 0 or more", c.RoarPostsPerMin))
+	}
+	if _, err := pay.Parse(c.PaymentURL); err != nil { // never quotes the key
+		errs = append(errs, err)
 	}
 	if c.SMTPURL != "" {
 		if _, _, err := mail.ParseSMTPURL(c.SMTPURL); err != nil {

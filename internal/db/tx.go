@@ -130,6 +130,10 @@ func Scan(row *sql.Row, dest ...any) error {
 	return translate(row.Scan(dest...))
 }
 
+// Translate is what Scan does to an error, for a row scanned another way
+// (a scan function over *sql.Row or *sql.Rows).
+func Translate(err error) error { return translate(err) }
+
 // translate maps driver errors to kinds: no rows -> not found, unique
 // violation -> conflict. Other errors pass unchanged.
 func translate(err error) error {

@@ -5,8 +5,9 @@ import (
 	"io"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/tutti-dev/tutti/internal/text"
 )
 
 // WriteCSV writes every timeframe of the poll, one row each, in loc. Cells
@@ -31,17 +32,9 @@ func WriteCSV(w io.Writer, p *Poll, ps []Participant, tfs []Timeframe, loc *time
 	cw.Write([]string{"participant", "date", "start", "end", "tier", "tier_name", "zone", "start_at", "end_at"})
 	for _, tf := range rows {
 		s, e := tf.Start.In(loc), tf.End.In(loc)
-		cw.Write([]string{safeCell(names[tf.ParticipantID]), s.Format(time.DateOnly), s.Format("15:04"), e.Format("15:04"),
+		cw.Write([]string{text.CSVCell(names[tf.ParticipantID]), s.Format(time.DateOnly), s.Format("15:04"), e.Format("15:04"),
 			strconv.Itoa(tf.Tier), tierName(tf.Tier), loc.String(), s.Format(time.RFC3339), e.Format(time.RFC3339)})
 	}
 	cw.Flush()
 	return cw.Error()
-}
-
-// safeCell defuses CSV formula injection.
-func safeCell(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-		return "'" + s
-	}
-	return s
 }

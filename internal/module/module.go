@@ -22,8 +22,11 @@ import (
 	"github.com/tutti-dev/tutti/internal/config"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/files"
+	"github.com/tutti-dev/tutti/internal/jobs"
 	"github.com/tutti-dev/tutti/internal/live"
 	"github.com/tutti-dev/tutti/internal/load"
+	"github.com/tutti-dev/tutti/internal/mail"
+	"github.com/tutti-dev/tutti/internal/pay"
 	"github.com/tutti-dev/tutti/internal/pubsub"
 	"github.com/tutti-dev/tutti/internal/ratelimit"
 	"github.com/tutti-dev/tutti/internal/version"
@@ -90,6 +93,13 @@ type Core struct {
 	Live  *live.Group
 	Auth  *auth.Service
 	Files files.Storage
+	// Jobs is the durable background work (rows claimed by workers, on
+	// any instance), and the outbox that Mail sends from.
+	Jobs *jobs.Queue
+	Mail *mail.Mailer
+	// Pay is the payment gateway (internal/pay): the built-in test gateway
+	// by default, Stripe when configured.
+	Pay pay.Gateway
 	// Versions is "what changed last" (internal/version), shared by the apps:
 	// in memory (SQLite), read from the database (PostgreSQL), or kept in
 	// Redis (cluster mode), so that every instance sees a change at once.

@@ -33,6 +33,12 @@ type Gateway interface {
 	// Refund gives back amount (0: all that is left) of a payment, once
 	// per key.
 	Refund(ctx context.Context, paymentID string, amount int64, key string) (Refund, error)
+	// Find is the outcome of the charge made under key, without making
+	// one: the Payment; a *Declined; ErrNoCharge if none was made; or
+	// ErrUnavailable if the gateway cannot tell now. It is how a purchase
+	// whose charge's answer was lost (a crash between charging and
+	// storing) is settled later.
+	Find(ctx context.Context, key string) (Payment, error)
 }
 
 // Refund is money given back.
@@ -95,6 +101,9 @@ func (d *Declined) Error() string { return "pay: declined (" + d.Code + "): " + 
 // charge may or may not have been made. Send it again with the same key
 // to learn which (and to make it, once, if it was not).
 var ErrUnavailable = errors.New("pay: the payment gateway did not answer")
+
+// ErrNoCharge is Find's answer for a key under which nothing was charged.
+var ErrNoCharge = errors.New("pay: no charge under that key")
 
 // ErrKeyReused is a key sent again with a different charge: a bug in the
 // caller, never a second charge.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/stripe/stripe-go/v83"
@@ -64,6 +65,39 @@ func (s *Stripe) Charge(ctx context.Context, c Charge) (Payment, error) {
 		return Payment{}, fmt.Errorf("pay: stripe payment intent %s is %s", pi.ID, pi.Status)
 	}
 	return Payment{ID: pi.ID, Key: c.Key, Amount: pi.Amount, Currency: string(pi.Currency), Created: time.Unix(pi.Created, 0).UTC()}, nil
+}
+
+// Find implements Gateway: the payment intent whose metadata carries key,
+// through Stripe's search. Stripe's search lags new intents by up to a
+// minute, so a caller settles a lost answer only minutes after the charge.
+func (s *Stripe) Find(ctx context.Context, key string) (Payment, error) {
+	if key == "" || len(key) > maxKey || strings.ContainsAny(key, `'\`) {
+		return Payment{}, fmt.Errorf("pay: find with a key of %d bytes", len(key))
+	}
+	p := &stripe.PaymentIntentSearchParams{SearchParams: stripe.SearchParams{Query: "metadata['key']:'" + key + "'"}}
+	p.Context = ctx
+	var found *stripe.PaymentIntent
+	for pi, err := range s.c.V1PaymentIntents.Search(ctx, p) {
+		if err != nil {
+			return Payment{}, stripeErr(err)
+		}
+		if pi.Metadata["key"] != key {
+			continue
+		}
+		if found == nil || pi.Status == stripe.PaymentIntentStatusSucceeded {
+			found = pi
+		}
+		break
+	}
+	switch {
+	case found == nil:
+		return Payment{}, ErrNoCharge
+	case found.Status == stripe.PaymentIntentStatusSucceeded || found.Status == stripe.PaymentIntentStatusProcessing:
+		return Payment{ID: found.ID, Key: key, Amount: found.Amount, Currency: string(found.Currency), Created: time.Unix(found.Created, 0).UTC()}, nil
+	case found.Status == stripe.PaymentIntentStatusCanceled || found.Status == stripe.PaymentIntentStatusRequiresPaymentMethod:
+		return Payment{}, declined("card_declined")
+	}
+	return Payment{}, fmt.Errorf("%w: stripe payment intent %s is %s", ErrUnavailable, found.ID, found.Status)
 }
 
 // Refund implements Gateway.

@@ -172,3 +172,47 @@ func TestStripeErrors(t *testing.T) {
 		t.Errorf("nobody listening: %v; want ErrUnavailable", err)
 	}
 }
+
+// Find asks Stripe's search for the intent that carries the key in its
+// metadata: found and succeeded is the payment, none is ErrNoCharge, a
+// failed one is a decline.
+func TestStripeFind(t *testing.T) {
+	var query string
+	answer := func(body string) string {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != "/v1/payment_intents/search" {
+				http.NotFound(w, r)
+				return
+			}
+			query = r.URL.Query().Get("query")
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, body)
+		}))
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+	result := func(intents string) string {
+		return `{"object":"search_result","url":"/v1/payment_intents/search","has_more":false,"data":[` + intents + `]}`
+	}
+	ctx := context.Background()
+	g := pay.NewStripe("sk_test_123", answer(result(`{"id":"pi_1","object":"payment_intent","amount":4500,"currency":"usd","status":"succeeded","created":1700000000,"metadata":{"key":"reg-1"}}`)), nil)
+	p, err := g.Find(ctx, "reg-1")
+	if err != nil || p.ID != "pi_1" || p.Amount != 4500 || p.Key != "reg-1" {
+		t.Errorf("Find: %+v %v; want pi_1 of 4500", p, err)
+	}
+	if query != "metadata['key']:'reg-1'" {
+		t.Errorf("search query %q", query)
+	}
+	g = pay.NewStripe("sk_test_123", answer(result("")), nil)
+	if _, err := g.Find(ctx, "reg-2"); !errors.Is(err, pay.ErrNoCharge) {
+		t.Errorf("nothing found: %v; want ErrNoCharge", err)
+	}
+	g = pay.NewStripe("sk_test_123", answer(result(`{"id":"pi_3","object":"payment_intent","amount":4500,"currency":"usd","status":"requires_payment_method","metadata":{"key":"reg-3"}}`)), nil)
+	var dec *pay.Declined
+	if _, err := g.Find(ctx, "reg-3"); !errors.As(err, &dec) {
+		t.Errorf("a failed intent: %v; want a decline", err)
+	}
+	if _, err := g.Find(ctx, "it's"); err == nil {
+		t.Error("a key with a quote reached the search")
+	}
+}

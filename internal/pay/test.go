@@ -113,6 +113,24 @@ func (t *Test) Charge(ctx context.Context, c Charge) (Payment, error) {
 	return replay(c, masked, p)
 }
 
+// Find implements Gateway.
+func (t *Test) Find(ctx context.Context, key string) (Payment, error) {
+	if !t.wait(ctx) {
+		return Payment{}, ErrUnavailable
+	}
+	p, err := ledgerRow(ctx, t.DB, "idem_key", key)
+	switch {
+	case errors.Is(err, errs.ErrNotFound):
+		return Payment{}, ErrNoCharge
+	case err != nil:
+		return Payment{}, ErrUnavailable
+	}
+	if code, ok := strings.CutPrefix(p.outcome, "declined:"); ok {
+		return Payment{}, declined(code)
+	}
+	return p.Payment, nil
+}
+
 // replay answers a charge from the ledger's row for its key.
 func replay(c Charge, masked string, p row) (Payment, error) {
 	if p.Amount != c.Amount || p.Currency != c.Currency || p.method != masked {

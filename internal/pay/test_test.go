@@ -69,6 +69,20 @@ func TestTestGatewayCards(t *testing.T) {
 		if n := rows(t, d); n != 6 {
 			t.Errorf("%d rows after refused charges; want still 6", n)
 		}
+		// Find tells each outcome without charging.
+		if f, err := g.Find(ctx, "reg-1"); err != nil || f.ID != p.ID || f.Amount != 4500 {
+			t.Errorf("Find of the paid charge: %+v %v; want %s", f, err, p.ID)
+		}
+		var dec *pay.Declined
+		if _, err := g.Find(ctx, "reg-"+pay.CardDeclined); !errors.As(err, &dec) || dec.Code != "card_declined" {
+			t.Errorf("Find of a decline: %v", err)
+		}
+		if _, err := g.Find(ctx, "reg-down"); !errors.Is(err, pay.ErrNoCharge) {
+			t.Errorf("Find of a charge the gateway never took: %v; want ErrNoCharge", err)
+		}
+		if n := rows(t, d); n != 6 {
+			t.Errorf("%d rows after Find; want still 6", n)
+		}
 	}, pay.Migrations)
 }
 
@@ -226,5 +240,30 @@ func TestAsUser(t *testing.T) {
 	down := errs.As(pay.AsUser(pay.ErrUnavailable))
 	if down.Kind != errs.TooMany || down.RetryAfter == 0 || !strings.Contains(down.Message, "try again") {
 		t.Errorf("unavailable: %+v; want a 429 with Retry-After", down)
+	}
+}
+
+func TestParse(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want pay.Settings
+		bad  bool
+	}{
+		{in: "", want: pay.Settings{Kind: "test"}},
+		{in: "test:?decline=0.25&latency=300ms", want: pay.Settings{Kind: "test", DeclineRate: 0.25, Latency: 300 * time.Millisecond}},
+		{in: "stripe://sk_test_1@api.stripe.com", want: pay.Settings{Kind: "stripe", SecretKey: "sk_test_1"}},
+		{in: "stripe://sk_test_1@127.0.0.1:12111?secure=false", want: pay.Settings{Kind: "stripe", SecretKey: "sk_test_1", APIURL: "http://127.0.0.1:12111"}},
+		{in: "test:?decline=2", bad: true},
+		{in: "test:?latency=forever", bad: true},
+		{in: "stripe://api.stripe.com", bad: true},
+		{in: "paypal://x@y", bad: true},
+	} {
+		got, err := pay.Parse(c.in)
+		if (err != nil) != c.bad || !c.bad && got != c.want {
+			t.Errorf("Parse(%q) = %+v, %v; want %+v (error: %v)", c.in, got, err, c.want, c.bad)
+		}
+		if err != nil && strings.Contains(err.Error(), "sk_test") {
+			t.Errorf("Parse(%q): the error quotes the key: %v", c.in, err)
+		}
 	}
 }

@@ -115,3 +115,13 @@ func newlines(s string, multiline bool) string {
 	}
 	return s
 }
+
+// CSVCell defuses formula injection in a cell of an exported CSV: a cell
+// that a spreadsheet would run as a formula (it begins with = + - @, a tab
+// or a carriage return) is prefixed with a quote.
+func CSVCell(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
