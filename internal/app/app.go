@@ -40,7 +40,9 @@ import (
 	"github.com/tutti-dev/tutti/internal/memlimit"
 	"github.com/tutti-dev/tutti/internal/module"
 	"github.com/tutti-dev/tutti/internal/ops"
+	"github.com/tutti-dev/tutti/internal/pay"
 	"github.com/tutti-dev/tutti/internal/pubsub"
+	"github.com/tutti-dev/tutti/internal/race"
 	"github.com/tutti-dev/tutti/internal/ratelimit"
 	"github.com/tutti-dev/tutti/internal/redisx"
 	"github.com/tutti-dev/tutti/internal/roar"
@@ -66,12 +68,14 @@ type Main struct {
 	Apps     []module.App // the built apps, in the order of Modules
 	Jobs     *jobs.Queue  // background work and the outbox
 	Mail     *mail.Mailer // outgoing mail, fed from the outbox
+	Pay      pay.Gateway  // the payment gateway
 	Ops      *ops.Ops     // the operators' pages
 
 	// Typed handles on two apps, for tests that look inside them; nothing
 	// else needs them (an app is reached through Apps).
 	Meet *meet.App
 	Roar *roar.App
+	Race *race.App
 
 	srv     *http.Server
 	proxies web.Proxies // --trusted-proxies: the chain's and the front's
@@ -151,8 +155,13 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		m.Auth.SetLimits(auth.Limits{})
 		log.Warn("rate limits are off (--rate-limits=false): for load tests only")
 	}
+	if m.Pay, err = pay.Open(cfg.PaymentURL, d); err != nil {
+		m.Close()
+		return nil, err
+	}
 	core := module.Core{Config: cfg, Log: log, DB: d, Cache: m.Cache, Local: own, Site: m.Site, Bus: m.Bus,
-		Live: m.Live, Files: m.Files, Versions: versions, Limiter: limiter, Auth: m.Auth}
+		Live: m.Live, Files: m.Files, Versions: versions, Limiter: limiter, Auth: m.Auth,
+		Jobs: m.Jobs, Mail: m.Mail, Pay: m.Pay}
 	for _, mod := range Modules() {
 		c := core
 		if c.Assets, err = mod.Assets(); err != nil {
@@ -173,6 +182,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 			m.Meet = a
 		case *roar.App:
 			m.Roar = a
+		case *race.App:
+			m.Race = a
 		}
 	}
 	m.registerMetrics()

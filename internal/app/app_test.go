@@ -34,9 +34,9 @@ func TestOperationsAndLanding(t *testing.T) {
 			t.Errorf("/readyz: %d", code)
 		}
 		code, body, h := get(t, base+"/")
-		if code != 200 || !strings.Contains(body, `href="/meet/"`) || !strings.Contains(body, `href="/roar/"`) || strings.Count(body, "coming soon") != 3 {
-			t.Errorf("landing: %d, meet and roar linked %v, %d coming soon; want 3", code,
-				strings.Contains(body, `href="/meet/"`) && strings.Contains(body, `href="/roar/"`), strings.Count(body, "coming soon"))
+		linked := strings.Contains(body, `href="/meet/"`) && strings.Contains(body, `href="/roar/"`) && strings.Contains(body, `href="/race/"`)
+		if code != 200 || !linked || strings.Count(body, "coming soon") != 2 {
+			t.Errorf("landing: %d, meet, roar and race linked %v, %d coming soon; want 2", code, linked, strings.Count(body, "coming soon"))
 		}
 		if csp := h.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || h.Get("X-Content-Type-Options") != "nosniff" {
 			t.Errorf("security headers missing: %v", h)

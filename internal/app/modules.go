@@ -10,6 +10,8 @@ import (
 	"github.com/tutti-dev/tutti/internal/meet"
 	"github.com/tutti-dev/tutti/internal/module"
 	"github.com/tutti-dev/tutti/internal/ops"
+	"github.com/tutti-dev/tutti/internal/pay"
+	"github.com/tutti-dev/tutti/internal/race"
 	"github.com/tutti-dev/tutti/internal/roar"
 	"github.com/tutti-dev/tutti/internal/web"
 )
@@ -22,6 +24,7 @@ func Modules() []module.Module {
 	return []module.Module{
 		meet.Module(),
 		roar.Module(),
+		race.Module(),
 	}
 }
 
@@ -29,7 +32,6 @@ func Modules() []module.Module {
 var comingSoon = []web.AppLink{
 	{Path: "/music/", Name: "music", Blurb: "Share songs and playlists with friends; comments, likes, hashtags and what is trending."},
 	{Path: "/rent/", Name: "rent", Blurb: "Rent instruments from people near you, by the day."},
-	{Path: "/race/", Name: "race", Blurb: "Race registration that takes the opening rush without losing a runner."},
 }
 
 // Apps is the navigation: every app, ready or coming soon.
@@ -53,9 +55,9 @@ func Migrations() []db.Migrations {
 }
 
 // coreMigrations are the core's migration sets: request keys, accounts,
-// jobs, operators.
+// jobs, operators, the test payment gateway's ledger.
 func coreMigrations() []db.Migrations {
-	return []db.Migrations{db.KeyMigrations, auth.Migrations, jobs.Migrations, ops.Migrations}
+	return []db.Migrations{db.KeyMigrations, auth.Migrations, jobs.Migrations, ops.Migrations, pay.Migrations}
 }
 
 // Scenarios are the load scenarios of every app, by name.

@@ -1,0 +1,184 @@
+package race
+
+import (
+	"encoding/csv"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/text"
+)
+
+func eventForm(r *http.Request) EventInput {
+	f := r.PostForm
+	return EventInput{Name: f.Get("name"), StartTime: f.Get("start_time"), OpensDate: f.Get("opens_date"),
+		OpensTime: f.Get("opens_time"), ClosesDate: f.Get("closes_date"), ClosesTime: f.Get("closes_time"),
+		Price: f.Get("price"), Cap: f.Get("cap")}
+}
+
+// newEventInput is the add form's defaults: registration open from now to
+// the day before the race.
+func (a *App) newEventInput(race *Race) EventInput {
+	loc := race.Loc()
+	now := a.Now().In(loc)
+	return EventInput{StartTime: "09:00", OpensDate: now.Format("2006-01-02"), OpensTime: now.Format("15:04"),
+		ClosesDate: race.Date, ClosesTime: "00:00", Price: "0", Cap: "500"}
+}
+
+func (a *App) eventsShow(w http.ResponseWriter, r *http.Request) {
+	u, race, ok := a.directed(w, r)
+	if !ok {
+		return
+	}
+	a.Site.Render(w, r, http.StatusOK, EventsPage(a, u, race, 0, a.newEventInput(race), nil, flash(r)))
+}
+
+func (a *App) eventAdd(w http.ResponseWriter, r *http.Request) {
+	u, race, ok := a.directed(w, r)
+	if !ok || !a.form(w, r) {
+		return
+	}
+	in := eventForm(r)
+	err := a.svc.AddEvent(r.Context(), u, race.Slug, in)
+	a.eventDone(w, r, u, race, 0, in, err)
+}
+
+func (a *App) eventSave(w http.ResponseWriter, r *http.Request) {
+	u, race, ok := a.directed(w, r)
+	if !ok || !a.form(w, r) {
+		return
+	}
+	id, err := pathInt(r, "eid")
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	in := eventForm(r)
+	err = a.svc.UpdateEvent(r.Context(), u, race.Slug, id, in)
+	a.eventDone(w, r, u, race, id, in, err)
+}
+
+// eventDone answers an event form: the page again with the form's errors,
+// or back to the events.
+func (a *App) eventDone(w http.ResponseWriter, r *http.Request, u *auth.User, race *Race, id int64, in EventInput, err error) {
+	if f := fields(err); f != nil {
+		a.Site.Render(w, r, http.StatusUnprocessableEntity, EventsPage(a, u, race, id, in, f, ""))
+		return
+	}
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	a.redirect(w, r, adminURL(race.Slug)+"/events?saved=1")
+}
+
+func (a *App) eventDelete(w http.ResponseWriter, r *http.Request) {
+	u, race, ok := a.directed(w, r)
+	if !ok {
+		return
+	}
+	id, err := pathInt(r, "eid")
+	if err == nil {
+		err = a.svc.DeleteEvent(r.Context(), u, race.Slug, id)
+	}
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	a.redirect(w, r, adminURL(race.Slug)+"/events?saved=1")
+}
+
+// entrantsPage is how many registrants a page lists.
+const entrantsPage = 50
+
+// directedEvent is the {eid} event of the directed race.
+func (a *App) directedEvent(w http.ResponseWriter, r *http.Request) (*auth.User, *Race, *Event, bool) {
+	u, race, ok := a.directed(w, r)
+	if !ok {
+		return nil, nil, nil, false
+	}
+	id, err := pathInt(r, "eid")
+	e, found := race.Event(id)
+	if err != nil || !found {
+		a.Site.Error(w, r, errs.ErrNotFound)
+		return nil, nil, nil, false
+	}
+	return u, race, e, true
+}
+
+func (a *App) entrantsShow(w http.ResponseWriter, r *http.Request) {
+	u, race, e, ok := a.directedEvent(w, r)
+	if !ok {
+		return
+	}
+	q := strings.TrimSpace(r.URL.Query().Get("q"))
+	if len(q) > 100 {
+		q = q[:100]
+	}
+	after, _ := strconv.Atoi(r.URL.Query().Get("after"))
+	regs, err := a.store.Entrants(r.Context(), e.ID, q, max(after, 0), entrantsPage+1)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	next := ""
+	if len(regs) > entrantsPage {
+		regs = regs[:entrantsPage]
+		v := url.Values{"after": {strconv.Itoa(regs[len(regs)-1].Bib)}}
+		if q != "" {
+			v.Set("q", q)
+		}
+		next = "?" + v.Encode()
+	}
+	a.Site.Render(w, r, http.StatusOK, EntrantsPage(a, u, race, e, regs, q, next, flash(r)))
+}
+
+// entrantsCSV exports every registration of the event, cancelled ones
+// too, with each cell defused against formula injection.
+func (a *App) entrantsCSV(w http.ResponseWriter, r *http.Request) {
+	_, race, e, ok := a.directedEvent(w, r)
+	if !ok {
+		return
+	}
+	regs, err := a.store.AllEntrants(r.Context(), e.ID)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/csv; charset=utf-8")
+	h.Set("Content-Disposition", `attachment; filename="`+race.Slug+"-"+strconv.FormatInt(e.ID, 10)+`-registrants.csv"`)
+	h.Set("Cache-Control", "no-store")
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"bib", "first_name", "last_name", "email", "birth_date", "category", "city", "emergency_contact",
+		"amount", "status", "registered_at", "registration"})
+	for _, g := range regs {
+		cells := []string{strconv.Itoa(g.Bib), g.FirstName, g.LastName, g.Email, g.BirthDate, g.Gender, g.City, g.Emergency,
+			Money(g.Amount, ""), g.Status, g.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"), strconv.FormatInt(g.ID, 10)}
+		for i := range cells {
+			cells[i] = text.CSVCell(cells[i])
+		}
+		cw.Write(cells)
+	}
+	cw.Flush()
+}
+
+func (a *App) registrationCancel(w http.ResponseWriter, r *http.Request) {
+	u, race, ok := a.directed(w, r)
+	if !ok {
+		return
+	}
+	id, err := pathInt(r, "rid")
+	var reg Registration
+	if err == nil {
+		reg, err = a.svc.Cancel(r.Context(), u, race.Slug, id)
+	}
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	a.redirect(w, r, adminURL(race.Slug)+"/events/"+strconv.FormatInt(reg.EventID, 10)+"/entrants?saved=cancelled")
+}

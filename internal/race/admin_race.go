@@ -1,0 +1,180 @@
+package race
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/errs"
+)
+
+func raceInput(r *http.Request) RaceInput {
+	f := r.PostForm
+	return RaceInput{Name: f.Get("name"), Location: f.Get("location"), Date: f.Get("date"), TZ: f.Get("tz"),
+		Description: f.Get("description"), Currency: f.Get("currency")}
+}
+
+func basicsOf(r *Race) RaceInput {
+	return RaceInput{Name: r.Name, Location: r.Location, Date: r.Date, TZ: r.TZ, Description: r.Description, Currency: r.Currency}
+}
+
+func (a *App) raceNew(w http.ResponseWriter, r *http.Request) {
+	u, ok := a.user(w, r)
+	if !ok {
+		return
+	}
+	a.Site.Render(w, r, http.StatusOK, NewRacePage(a, u, RaceInput{TZ: "UTC", Currency: "usd"}, nil))
+}
+
+func (a *App) raceCreate(w http.ResponseWriter, r *http.Request) {
+	u, ok := a.user(w, r)
+	if !ok || !a.form(w, r) {
+		return
+	}
+	in := raceInput(r)
+	race, err := a.svc.CreateRace(r.Context(), u, in)
+	if f := fields(err); f != nil {
+		a.Site.Render(w, r, http.StatusUnprocessableEntity, NewRacePage(a, u, in, f))
+		return
+	}
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	a.redirect(w, r, adminURL(race.Slug)+"/events")
+}
+
+// directed is the {slug} race for its signed-in director; false after
+// answering otherwise.
+func (a *App) directed(w http.ResponseWriter, r *http.Request) (*auth.User, *Race, bool) {
+	u, ok := a.user(w, r)
+	if !ok {
+		return nil, nil, false
+	}
+	race, err := a.svc.Directed(r.Context(), u, r.PathValue("slug"))
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return nil, nil, false
+	}
+	return u, race, true
+}
+
+// flash is the ?saved= message of a page after a redirect.
+func flash(r *http.Request) string {
+	switch r.URL.Query().Get("saved") {
+	case "1":
+		return "Saved. The race page shows it now."
+	case "published":
+		return "Published: runners can see the race and register."
+	case "director":
+		return "Co-director added."
+	case "cancelled":
+		return "Registration cancelled; the place is free again and the payment refunded."
+	}
+	return ""
+}
+
+func (a *App) adminShow(w http.ResponseWriter, r *http.Request) {
+	u, race, ok := a.directed(w, r)
+	if !ok {
+		return
+	}
+	a.renderAdmin(w, r, u, race, http.StatusOK, nil)
+}
+
+func (a *App) renderAdmin(w http.ResponseWriter, r *http.Request, u *auth.User, race *Race, status int, f map[string]string) {
+	dirs, err := a.svc.Directors(r.Context(), race)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	a.Site.Render(w, r, status, AdminPage(a, u, race, dirs, f, flash(r), a.Now()))
+}
+
+func (a *App) basicsShow(w http.ResponseWriter, r *http.Request) {
+	u, race, ok := a.directed(w, r)
+	if !ok {
+		return
+	}
+	a.Site.Render(w, r, http.StatusOK, BasicsPage(a, u, race, basicsOf(race), nil, flash(r)))
+}
+
+func (a *App) basicsSave(w http.ResponseWriter, r *http.Request) {
+	u, race, ok := a.directed(w, r)
+	if !ok || !a.form(w, r) {
+		return
+	}
+	in := raceInput(r)
+	err := a.svc.UpdateBasics(r.Context(), u, race.Slug, in)
+	if f := fields(err); f != nil {
+		a.Site.Render(w, r, http.StatusUnprocessableEntity, BasicsPage(a, u, race, in, f, ""))
+		return
+	}
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	a.redirect(w, r, adminURL(race.Slug)+"/basics?saved=1")
+}
+
+func (a *App) textShow(w http.ResponseWriter, r *http.Request) {
+	u, race, ok := a.directed(w, r)
+	if !ok {
+		return
+	}
+	a.Site.Render(w, r, http.StatusOK, TextPage(a, u, race, TextInput{Info: race.Info, Waiver: race.Waiver}, nil, flash(r)))
+}
+
+func (a *App) textSave(w http.ResponseWriter, r *http.Request) {
+	u, race, ok := a.directed(w, r)
+	if !ok || !a.form(w, r) {
+		return
+	}
+	in := TextInput{Info: r.PostForm.Get("info"), Waiver: r.PostForm.Get("waiver")}
+	err := a.svc.UpdateText(r.Context(), u, race.Slug, in)
+	if f := fields(err); f != nil {
+		a.Site.Render(w, r, http.StatusUnprocessableEntity, TextPage(a, u, race, in, f, ""))
+		return
+	}
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	a.redirect(w, r, adminURL(race.Slug)+"/text?saved=1")
+}
+
+func (a *App) publish(w http.ResponseWriter, r *http.Request) {
+	u, race, ok := a.directed(w, r)
+	if !ok {
+		return
+	}
+	err := a.svc.Publish(r.Context(), u, race.Slug)
+	if e := errs.As(err); err != nil && e.Kind == errs.Conflict {
+		a.renderAdmin(w, r, u, race, http.StatusConflict, map[string]string{"publish": e.Message})
+		return
+	}
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	a.redirect(w, r, adminURL(race.Slug)+"?saved=published")
+}
+
+func (a *App) directorAdd(w http.ResponseWriter, r *http.Request) {
+	u, race, ok := a.directed(w, r)
+	if !ok || !a.form(w, r) {
+		return
+	}
+	err := a.svc.AddDirector(r.Context(), u, race.Slug, r.PostForm.Get("username"))
+	if f := fields(err); f != nil {
+		a.renderAdmin(w, r, u, race, http.StatusUnprocessableEntity, f)
+		return
+	}
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	a.redirect(w, r, adminURL(race.Slug)+"?saved=director")
+}
+
+var errNoEvent = errors.New("race: no such event")

@@ -1,0 +1,197 @@
+package race
+
+import (
+	"context"
+	"embed"
+	"io/fs"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/cache"
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/files"
+	"github.com/tutti-dev/tutti/internal/jobs"
+	"github.com/tutti-dev/tutti/internal/mail"
+	"github.com/tutti-dev/tutti/internal/pay"
+	"github.com/tutti-dev/tutti/internal/pubsub"
+	"github.com/tutti-dev/tutti/internal/version"
+	"github.com/tutti-dev/tutti/internal/web"
+)
+
+//go:embed migrations
+var migrations embed.FS
+
+// Migrations are race's tables (after auth's users).
+var Migrations = db.EmbeddedMigrations("race", migrations)
+
+//go:embed static
+var static embed.FS
+
+// StaticFS is the app's static files, served under /race/static/ with
+// content-hashed names.
+func StaticFS() fs.FS { return web.EmbeddedStatic(static) }
+
+// Deps are the core services race uses.
+type Deps struct {
+	DB       *db.DB
+	Cache    *cache.Cache
+	Site     *web.Site
+	Log      *slog.Logger
+	Bus      *pubsub.Bus // tells other instances' waiting pages of written registrations; nil: none
+	Auth     *auth.Service
+	Pay      pay.Gateway
+	Mail     *mail.Mailer  // confirmation mail through the outbox; nil: none sent
+	Jobs     *jobs.Queue   // refunds; nil: cancelling a paid registration is refused
+	Files    files.Storage // race logos; nil: no uploads
+	Versions version.Versions
+	Assets   *web.Assets
+	BaseURL  string           // public URL for links in mail; empty: relative links
+	Now      func() time.Time // nil: time.Now
+	// HoldFor is how long a place is held for a runner in the wizard
+	// (0: DefaultHoldFor).
+	HoldFor time.Duration
+}
+
+// DefaultHoldFor is how long a place is held: ten wizard pages at the
+// seed's slowest minute each, and as much again.
+const DefaultHoldFor = 20 * time.Minute
+
+// App is the race application.
+type App struct {
+	Deps
+	store    *Store
+	svc      *Service
+	assets   *web.Assets
+	versions version.Versions
+	pages    *cache.Pages // race pages, decoded
+}
+
+// versionScope is race's scope in the versions service: a race's stamp is
+// its version column, keyed by slug.
+const versionScope = "race"
+
+// New builds the app and starts its registration writer.
+func New(d Deps) (*App, error) {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.HoldFor <= 0 {
+		d.HoldFor = DefaultHoldFor
+	}
+	if d.Log == nil {
+		d.Log = slog.New(slog.DiscardHandler)
+	}
+	var err error
+	if d.Assets == nil {
+		if d.Assets, err = Module().Assets(); err != nil {
+			return nil, err
+		}
+	}
+	if d.Pay == nil {
+		d.Pay = &pay.Test{DB: d.DB}
+	}
+	a := &App{Deps: d, store: NewStore(d.DB), assets: d.Assets}
+	if a.versions = d.Versions; a.versions == nil {
+		a.versions = version.For(d.DB)
+	}
+	a.versions.Register(versionScope, func(ctx context.Context, slug string) (version.Stamp, error) {
+		v, err := a.store.Version(ctx, slug)
+		return version.Stamp{V: v}, err
+	})
+	a.pages = cache.NewPages(d.Cache, "race:page", 10*time.Second, 0)
+	users := func(ctx context.Context, name string) (*auth.User, error) { return d.Auth.ByUsername(ctx, name) }
+	a.svc = &Service{store: a.store, db: d.DB, batch: d.DB.Batch(), pay: d.Pay, jobs: d.Jobs, users: users, now: d.Now,
+		holdFor: d.HoldFor, log: d.Log, changed: a.changed}
+	a.svc.writer = newWriter(a.svc, d.Bus, d.Log)
+	a.svc.writer.also = a.confirmations
+	if d.Mail != nil {
+		a.svc.writer.after = func([]Registration) { d.Mail.Notify() }
+	}
+	if d.Jobs != nil {
+		d.Jobs.Handle(refundKind, a.svc.refund)
+	}
+	if err := a.svc.writer.Start(); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// Close stops the registration writer (after the batch under way); paid
+// holds left are written by the next start or another instance.
+func (a *App) Close() { a.svc.writer.Close() }
+
+// Service is the app's service layer, for tools and tests.
+func (a *App) Service() *Service { return a.svc }
+
+// Store gives tools (seed, demo, tests) the app's store.
+func (a *App) Store() *Store { return a.store }
+
+// Writes is the registrations this instance's writer has written.
+func (a *App) Writes() int64 { return a.svc.writer.Writes() }
+
+// changed raises race slug's stamp after a commit.
+func (a *App) changed(slug string, v int64) {
+	a.versions.Raise(versionScope, slug, version.Stamp{V: v})
+}
+
+// confirmations queues each registration's confirmation mail in the
+// writer's transaction: the outbox's worker sends them at the configured
+// rate, and a crash loses none.
+func (a *App) confirmations(ctx context.Context, tx *db.Tx, regs []Registration) error {
+	if a.Mail == nil {
+		return nil
+	}
+	events := map[int64]bool{}
+	var ids []any
+	for _, r := range regs {
+		if !events[r.EventID] {
+			events[r.EventID] = true
+			ids = append(ids, r.EventID)
+		}
+	}
+	type about struct {
+		race, slug, event, tz string
+		starts                int64
+	}
+	info := map[int64]about{}
+	rows, err := tx.Query(ctx, `SELECT e.id, r.name, r.slug, e.name, r.tz, e.starts_at FROM race_events e
+		JOIN race_races r ON r.id = e.race_id WHERE e.id IN (`+db.Params(len(ids))+`)`, ids...)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var id int64
+		var x about
+		if err := rows.Scan(&id, &x.race, &x.slug, &x.event, &x.tz, &x.starts); err != nil {
+			rows.Close()
+			return err
+		}
+		info[id] = x
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, r := range regs {
+		x := info[r.EventID]
+		loc, err := time.LoadLocation(x.tz)
+		if err != nil {
+			loc = time.UTC
+		}
+		var b strings.Builder
+		b.WriteString("Hello " + r.FirstName + ",\n\n")
+		b.WriteString("You are registered for " + x.race + ", " + x.event + ".\n\n")
+		b.WriteString("Bib number: " + strconv.Itoa(r.Bib) + "\n")
+		b.WriteString("Start: " + ms(x.starts).In(loc).Format("Monday 2 January 2006, 15:04 MST") + "\n")
+		b.WriteString("Paid: " + Money(r.Amount, "") + "\n\n")
+		b.WriteString("Your registration: " + a.BaseURL + doneURL(x.slug, r.HoldID) + "\n\nSee you at the start!\n")
+		if err := a.Mail.Enqueue(ctx, tx, mail.Message{To: r.Email,
+			Subject: "You're registered: " + x.race + " · " + x.event + " (bib " + strconv.Itoa(r.Bib) + ")", Text: b.String()}); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,124 @@
+package race_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/tutti-dev/tutti/internal/app/apptest"
+)
+
+// TestBrowserDirectorAndRunner: a director creates and publishes a race
+// through the wizard on a desktop; a runner on a phone signs up on the way
+// and registers page by page to the confirmation.
+func TestBrowserDirectorAndRunner(t *testing.T) {
+	dora := apptest.Browser(t, 1280, 900)
+	rita := apptest.Browser(t, 390, 844) // a phone
+	m := apptest.One(t)
+	m.Auth.SetLimits(noLimits)
+	base := m.URL()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = must
+	day := time.Now().AddDate(0, 3, 0).Format(time.DateOnly)
+	opens := time.Now().In(mustZone(t, "Europe/Berlin")).Add(-time.Hour)
+	for i, step := range []chromedp.Action[chromedp.Void]{
+		chromedp.Navigate(base + "/account/signup"),
+		chromedp.WaitVisible(`#username`),
+		chromedp.SendKeys(`#username`, "dora"),
+		chromedp.SendKeys(`#email`, "dora@example.com"),
+		chromedp.SendKeys(`#password`, "password-dora"),
+		chromedp.Submit(`#username`),
+		chromedp.WaitNotPresent(`#email`),
+		chromedp.Navigate(base + "/race/"),
+		chromedp.Click(`a[href="/race/new"]`),
+		chromedp.WaitVisible(`#name`),
+		chromedp.SendKeys(`#name`, "Lakeside Half"),
+		chromedp.SendKeys(`#location`, "North Shore"),
+		chromedp.SetValue(`#date`, day),
+		chromedp.SetValue(`#tz`, "Europe/Berlin"),
+		chromedp.SetValue(`#currency`, "eur"),
+		chromedp.Click(`form[action="/race/races"] button[type=submit]`),
+		chromedp.WaitVisible(`#new-name`),
+		chromedp.SendKeys(`#new-name`, "Half marathon"),
+		chromedp.SetValue(`#new-start`, "09:15"),
+		chromedp.SetValue(`#new-opens`, opens.Format(time.DateOnly)),
+		chromedp.SetValue(`input[name=opens_time]`, opens.Format("15:04")),
+		chromedp.SetValue(`#new-price`, "39"),
+		chromedp.SetValue(`#new-cap`, "800"),
+		chromedp.Click(`form[action$="/admin/events"] button[type=submit]`),
+		chromedp.WaitVisible(`.event-admin`),
+	} {
+		tctx, cancel := context.WithTimeout(dora, 15*time.Second)
+		err := chromedp.Do(tctx, step)
+		cancel()
+		if err != nil {
+			apptest.Screenshot(t, dora, "race-director-failed")
+			t.Fatalf("director step %d: %v", i, err)
+		}
+	}
+	apptest.Screenshot(t, dora, "race-director-events")
+	must(chromedp.Do(dora,
+		chromedp.Click(`a[href$="/admin/text"]`),
+		chromedp.WaitVisible(`#waiver`),
+		chromedp.SendKeys(`#info`, "Start at the boat house."),
+		chromedp.SendKeys(`#waiver`, "I take part at my own risk."),
+		chromedp.Click(`form[action$="/admin/text"] button[type=submit]`),
+		chromedp.WaitVisible(`.flash`),
+		chromedp.Click(`nav.tabs a:last-child`),
+		chromedp.WaitVisible(`form[action$="/publish"]`),
+		chromedp.Click(`form[action$="/publish"] button`),
+		chromedp.WaitVisible(`.flash.ok`),
+	))
+	apptest.Screenshot(t, dora, "race-director-published")
+	slug, err := chromedp.Run(dora, chromedp.Evaluate[string](`location.pathname.split("/")[3]`))
+	must(err)
+
+	must(chromedp.Do(rita,
+		chromedp.Navigate(base+"/race/r/"+slug),
+		chromedp.WaitVisible(`.event button`),
+	))
+	apptest.Screenshot(t, rita, "race-runner-race-page-phone")
+	must(chromedp.Do(rita,
+		chromedp.Click(`.event button`),
+		chromedp.WaitVisible(`#username`),
+		chromedp.SendKeys(`#username`, "rita"),
+		chromedp.SendKeys(`#email`, "rita@example.com"),
+		chromedp.SendKeys(`#new-password`, "password-rita"),
+		chromedp.Submit(`#username`),
+		chromedp.WaitVisible(`input[name=event]:checked`),
+		chromedp.Click(`form[action$="/register"] button[type=submit]`),
+		chromedp.WaitVisible(`#first_name`),
+	))
+	apptest.Screenshot(t, rita, "race-runner-details-phone")
+	must(chromedp.Do(rita,
+		chromedp.SendKeys(`#first_name`, "Rita"),
+		chromedp.SendKeys(`#last_name`, "Runner"),
+		chromedp.SetValue(`#birth_date`, "1990-06-15"),
+		chromedp.SetValue(`#gender`, "F"),
+		chromedp.SendKeys(`#emergency`, "Al Runner, +49 30 555 0100"),
+		chromedp.Click(`form[action$="/details"] button[type=submit]`),
+		chromedp.WaitVisible(`input[name=accept]`),
+		chromedp.Click(`input[name=accept]`),
+		chromedp.Click(`form[action$="/waiver"] button[type=submit]`),
+		chromedp.WaitVisible(`dl.review`),
+		chromedp.Click(`a[href$="/pay"]`),
+		chromedp.WaitVisible(`#card`),
+		chromedp.SendKeys(`#card`, "4242 4242 4242 4242"),
+		chromedp.Click(`form.pay-form button[type=submit]`),
+		chromedp.WaitVisible(`.confirmation`),
+	))
+	got, err := chromedp.Run(rita, chromedp.Text(`.confirmation`))
+	must(err)
+	if !strings.Contains(got, "You're registered!") || !strings.Contains(got, "Bib 1") {
+		t.Errorf("confirmation: %q", got)
+	}
+	apptest.Screenshot(t, rita, "race-runner-confirmation-phone")
+}

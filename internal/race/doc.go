@@ -1,0 +1,32 @@
+// Package race is race registration that takes an opening rush: directors
+// publish races with capped events; runners register through a wizard of
+// one form a page, on a place held for them, pay once, and get a bib.
+//
+// Routes (all under /race/):
+//
+//	GET  /race/                                    published races
+//	GET  /race/mine                                your registrations and the races you direct
+//	GET  /race/new, POST /race/races               create a race (the wizard's first step)
+//	GET  /race/r/{slug}                            the race page (cached; the hot lane serves visitors)
+//	GET  /race/r/{slug}/register?event=ID          account (signed out) or event (signed in)
+//	POST /race/r/{slug}/account                    sign in or sign up, then the event page
+//	POST /race/r/{slug}/register                   hold a place -> the entry's pages
+//	GET|POST /race/r/{slug}/entry/{hold}/details, /waiver; GET .../review; GET|POST .../pay
+//	GET  /race/r/{slug}/entry/{hold}/wait, /done   the waiting page, the confirmation
+//	POST /race/r/{slug}/entry/{hold}/leave         give the place up
+//	GET  /race/r/{slug}/events/{eid}/sold-out
+//	GET  /race/r/{slug}/admin[/basics|/events|/text]  the directors' wizard and the race's home
+//	POST .../admin/basics, /events, /events/{eid}, /events/{eid}/delete, /text, /publish, /directors
+//	GET  .../admin/events/{eid}/entrants[.csv]     registrants: search, export
+//	POST .../admin/registrations/{rid}/cancel      cancel (frees the place) and refund (a job)
+//
+// Layers: handler -> Service -> Store. The Service decides (who directs a
+// race, who owns an entry: anyone else's is not found) and runs the
+// registration pipeline (service_register.go); the Store is SQL only.
+//
+// Tables: race_races (version: the cache stamp; next_bib), race_directors,
+// race_events (taken: confirmed and held places, the one counter a claim
+// changes; CHECK taken <= cap), race_holds (a runner's place and answers
+// while in the wizard; status open, paying, paid, done, released),
+// race_registrations (hold_id unique: written once).
+package race

@@ -1,0 +1,217 @@
+package race_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/app"
+	"github.com/tutti-dev/tutti/internal/app/apptest"
+	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/pay"
+)
+
+// person is someone using the site without JavaScript.
+type person struct {
+	*apptest.Web
+	t *testing.T
+}
+
+// signedIn is a person with an account, signed in.
+func signedIn(t *testing.T, m *app.Main, name string) *person {
+	t.Helper()
+	m.Auth.SetLimits(auth.Limits{})
+	if _, err := m.Auth.Create(context.Background(), auth.Signup{Username: name, Email: name + "@example.com", Password: "password-" + name}); err != nil {
+		t.Fatal(err)
+	}
+	p := &person{apptest.NewWeb(t, m), t}
+	res, body := p.Post("/account/login", url.Values{"login": {name}, "password": {"password-" + name}})
+	apptest.WantRedirect(t, res, body)
+	return p
+}
+
+// to follows one redirect of res and returns the page it leads to.
+func (p *person) to(res *http.Response, body string) (string, string) {
+	p.t.Helper()
+	path := apptest.WantRedirect(p.t, res, body)
+	loc := res.Header.Get("Location")
+	res2, body2 := p.Get(loc)
+	apptest.WantStatus(p.t, res2, body2, http.StatusOK)
+	return path, body2
+}
+
+// publishRace has director d create a race with one event of cap places
+// through the director's wizard, and returns its slug.
+func publishRace(t *testing.T, d *person, places string) string {
+	t.Helper()
+	res, body := d.Post("/race/races", url.Values{"name": {"Harbour Run"}, "location": {"Old Harbour"},
+		"date": {time.Now().AddDate(0, 2, 0).Format(time.DateOnly)}, "tz": {"America/New_York"}, "currency": {"usd"}})
+	path := apptest.WantRedirect(t, res, body)
+	slug := strings.TrimSuffix(strings.TrimPrefix(path, "/race/r/"), "/admin/events")
+	now := time.Now().In(mustZone(t, "America/New_York"))
+	res, body = d.Post("/race/r/"+slug+"/admin/events", url.Values{"name": {"5K"}, "start_time": {"08:00"},
+		"opens_date": {now.Add(-time.Hour).Format(time.DateOnly)}, "opens_time": {now.Add(-time.Hour).Format("15:04")},
+		"closes_date": {now.AddDate(0, 1, 0).Format(time.DateOnly)}, "closes_time": {"12:00"}, "price": {"25.50"}, "cap": {places}})
+	apptest.WantRedirect(t, res, body)
+	// Publishing without a waiver is refused, and says why.
+	res, body = d.Post("/race/r/"+slug+"/admin/publish", nil)
+	apptest.WantStatus(t, res, body, http.StatusConflict)
+	if !strings.Contains(body, "waiver") {
+		t.Errorf("publish without a waiver: %.300s", body)
+	}
+	res, body = d.Post("/race/r/"+slug+"/admin/text", url.Values{"info": {"Bag drop at the pier."}, "waiver": {"I run at my own risk."}})
+	apptest.WantRedirect(t, res, body)
+	res, body = d.Post("/race/r/"+slug+"/admin/publish", nil)
+	apptest.WantRedirect(t, res, body)
+	return slug
+}
+
+func mustZone(t *testing.T, name string) *time.Location {
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loc
+}
+
+var eventID = regexp.MustCompile(`name="event" value="(\d+)"`)
+
+// A director publishes a race through the wizard; a new runner signs up on
+// the way, registers page by page, is declined once, pays, and sees the
+// confirmation; bad input and other people's pages are refused.
+func TestRegisterThroughTheWizard(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		dir := signedIn(t, m, "dora")
+		slug := publishRace(t, dir, "50")
+
+		visitor := &person{apptest.NewWeb(t, m), t}
+		res, page := visitor.Get("/race/r/" + slug)
+		apptest.WantStatus(t, res, page, http.StatusOK)
+		if !strings.Contains(page, "Harbour Run") || !strings.Contains(page, "50</strong> of 50 places left") || !strings.Contains(page, "25.50 USD") {
+			t.Fatalf("race page: %.2000s", page)
+		}
+		ev := eventID.FindStringSubmatch(page)
+		if ev == nil {
+			t.Fatal("no register form on the race page")
+		}
+		// Signed out: the first page offers an account.
+		res, body := visitor.Get("/race/r/" + slug + "/register?event=" + ev[1])
+		apptest.WantStatus(t, res, body, http.StatusOK)
+		if !strings.Contains(body, "I am new here") {
+			t.Fatalf("account page: %.1000s", body)
+		}
+		m.Auth.SetLimits(auth.Limits{})
+		// An e-mail in use is refused on the sign-up form.
+		res, body = visitor.Post("/race/r/"+slug+"/account", url.Values{"do": {"signup"}, "event": {ev[1]},
+			"username": {"rita"}, "email": {"dora@example.com"}, "password": {"a long password"}})
+		apptest.WantStatus(t, res, body, http.StatusUnprocessableEntity)
+		_, body = visitor.to(visitor.Post("/race/r/"+slug+"/account", url.Values{"do": {"signup"}, "event": {ev[1]},
+			"username": {"rita"}, "email": {"rita@example.com"}, "password": {"a long password"}}))
+		if !strings.Contains(body, "Hold my place") {
+			t.Fatalf("event page after sign-up: %.1000s", body)
+		}
+		rita := visitor
+		path, body := rita.to(rita.Post("/race/r/"+slug+"/register", url.Values{"event": {ev[1]}}))
+		if !strings.HasSuffix(path, "/details") || !strings.Contains(body, "your place is held until") {
+			t.Fatalf("after holding: %s %.1000s", path, body)
+		}
+		entry := strings.TrimSuffix(path, "/details")
+		// Bad details: the form again, kept, with a message; nothing moves on.
+		res, body = rita.Post(entry+"/details", url.Values{"first_name": {"Rita"}, "last_name": {""}, "email": {"rita@example.com"},
+			"birth_date": {"2030-01-01"}, "gender": {"F"}, "emergency": {"Al, 555 0100"}})
+		apptest.WantStatus(t, res, body, http.StatusUnprocessableEntity)
+		if !strings.Contains(body, `value="Rita"`) || !strings.Contains(body, "at least 5") {
+			t.Errorf("details refused: %.1500s", body)
+		}
+		res, body = rita.Get(entry + "/waiver")
+		if apptest.WantRedirect(t, res, body) != entry+"/details" {
+			t.Errorf("the waiver before the details did not send back to them")
+		}
+		rita.to(rita.Post(entry+"/details", url.Values{"first_name": {"Rita"}, "last_name": {"=HYPERLINK(\"x\")"}, "email": {"rita@example.com"},
+			"birth_date": {"1988-02-03"}, "gender": {"F"}, "emergency": {"Al, 555 0100"}}))
+		res, body = rita.Post(entry+"/waiver", url.Values{})
+		apptest.WantStatus(t, res, body, http.StatusUnprocessableEntity)
+		path, body = rita.to(rita.Post(entry+"/waiver", url.Values{"accept": {"yes"}}))
+		if path != entry+"/review" || !strings.Contains(body, "25.50 USD") {
+			t.Fatalf("review: %s %.1000s", path, body)
+		}
+		// Someone else cannot see or pay rita's entry.
+		other := signedIn(t, m, "otto")
+		res, body = other.Get(entry + "/review")
+		apptest.WantStatus(t, res, body, http.StatusNotFound)
+		res, body = other.Post(entry+"/pay", url.Values{"card": {pay.CardPaid}})
+		apptest.WantStatus(t, res, body, http.StatusNotFound)
+		// Declined, then paid.
+		res, body = rita.Post(entry+"/pay", url.Values{"card": {pay.CardDeclined}})
+		apptest.WantStatus(t, res, body, http.StatusUnprocessableEntity)
+		if !strings.Contains(body, "declined") {
+			t.Errorf("decline page: %.1000s", body)
+		}
+		res, body = rita.Post(entry+"/pay", url.Values{"card": {"4242 4242 4242 4242"}})
+		path = apptest.WantRedirect(t, res, body)
+		for strings.HasSuffix(path, "/wait") { // the writer had not caught up
+			res, body = rita.Get(entry + "/wait")
+			if res.StatusCode == http.StatusSeeOther {
+				path = apptest.WantRedirect(t, res, body)
+				continue
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if path != entry+"/done" {
+			t.Fatalf("after paying: %s", path)
+		}
+		res, body = rita.Get(entry + "/done")
+		apptest.WantStatus(t, res, body, http.StatusOK)
+		if !strings.Contains(body, "You're registered!") || !strings.Contains(body, "Bib <strong>1</strong>") {
+			t.Fatalf("confirmation: %.2000s", body)
+		}
+		// Registering again: told so, not charged.
+		path, body = rita.to(rita.Post("/race/r/"+slug+"/register", url.Values{"event": {ev[1]}}))
+		if path != entry+"/done" || !strings.Contains(body, "registered for this event already") {
+			t.Errorf("a second registration: %s %.500s", path, body)
+		}
+		var charges int
+		if err := db.Scan(m.DB.QueryRow(context.Background(), `SELECT count(*) FROM pay_test_payments WHERE outcome = 'paid'`), &charges); err != nil || charges != 1 {
+			t.Errorf("%d charges (%v); want 1", charges, err)
+		}
+
+		// The director sees her, exports her with the formula defused, and
+		// only the director may.
+		admin := "/race/r/" + slug + "/admin/events/" + ev[1] + "/entrants"
+		res, body = dir.Get(admin + "?q=rit")
+		apptest.WantStatus(t, res, body, http.StatusOK)
+		if !strings.Contains(body, "Rita") {
+			t.Errorf("entrants search: %.1500s", body)
+		}
+		res, body = dir.Get(admin + ".csv")
+		apptest.WantStatus(t, res, body, http.StatusOK)
+		if !strings.Contains(body, `'=HYPERLINK`) || strings.Contains(body, ",=HYPERLINK") {
+			t.Errorf("CSV cell not defused: %s", body)
+		}
+		for _, p := range []*person{other, rita} {
+			res, body = p.Get(admin + ".csv")
+			apptest.WantStatus(t, res, body, http.StatusForbidden)
+			res, body = p.Post("/race/r/"+slug+"/admin/publish", nil)
+			apptest.WantStatus(t, res, body, http.StatusForbidden)
+		}
+		// The race page counts her (within its few seconds of cache).
+		deadline := time.Now().Add(12 * time.Second)
+		for {
+			_, page = visitor.Get("/race/r/" + slug)
+			if strings.Contains(page, "49</strong> of 50") || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(250 * time.Millisecond)
+		}
+		if !strings.Contains(page, "49</strong> of 50") {
+			t.Errorf("race page after a registration: %.1500s", page)
+		}
+	})
+}
+
+var noLimits = auth.Limits{}

@@ -1,0 +1,436 @@
+package race
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/tutti-dev/tutti/internal/text"
+	"github.com/tutti-dev/tutti/internal/walltime"
+)
+
+// Race is a race day: its events are what runners register for.
+type Race struct {
+	ID          int64
+	Slug        string
+	OwnerID     int64
+	Name        string
+	Location    string
+	Date        string // YYYY-MM-DD, the race day in TZ
+	TZ          string
+	Description string
+	Info        string // what runners should know (start, parking, packet pickup)
+	Waiver      string // the text every runner accepts
+	Logo        string // uploaded logo's URL; "" for none
+	Currency    string // ISO 4217, lower case
+	PublishedAt *time.Time
+	Version     int64
+	Events      []Event
+}
+
+// Published reports whether runners can see the race.
+func (r *Race) Published() bool { return r.PublishedAt != nil }
+
+// Location is the race's zone (UTC if it no longer loads).
+func (r *Race) Loc() *time.Location {
+	if loc, err := time.LoadLocation(r.TZ); err == nil {
+		return loc
+	}
+	return time.UTC
+}
+
+// Event finds the race's event id.
+func (r *Race) Event(id int64) (*Event, bool) {
+	for i := range r.Events {
+		if r.Events[i].ID == id {
+			return &r.Events[i], true
+		}
+	}
+	return nil, false
+}
+
+// Event is one distance of a race, with its own places and price.
+type Event struct {
+	ID        int64
+	RaceID    int64
+	Name      string
+	StartsAt  time.Time
+	OpensAt   time.Time // registration opens
+	ClosesAt  time.Time // registration closes
+	Price     int64     // in cents
+	Cap       int       // places
+	Taken     int       // confirmed and held places
+	Confirmed int
+}
+
+// Left is the places neither confirmed nor held.
+func (e *Event) Left() int { return max(e.Cap-e.Taken, 0) }
+
+// Phase is where an event's registration stands.
+type Phase int
+
+const (
+	NotOpen Phase = iota // before OpensAt
+	Open
+	SoldOut // every place confirmed or held
+	Closed  // after ClosesAt
+)
+
+// Phase is the event's registration phase at now.
+func (e *Event) Phase(now time.Time) Phase {
+	switch {
+	case now.Before(e.OpensAt):
+		return NotOpen
+	case !now.Before(e.ClosesAt):
+		return Closed
+	case e.Taken >= e.Cap:
+		return SoldOut
+	}
+	return Open
+}
+
+// Hold statuses (race_holds.status).
+const (
+	HoldOpen     = "open"     // the runner fills the wizard; released after its expiry
+	HoldPaying   = "paying"   // the charge is under way
+	HoldPaid     = "paid"     // paid: queued for the registration writer
+	HoldDone     = "done"     // written as a registration
+	HoldReleased = "released" // the place went back
+)
+
+// Hold is a runner's place in an event while they fill the wizard, with the
+// wizard's answers so far.
+type Hold struct {
+	ID        string
+	EventID   int64
+	RaceID    int64
+	UserID    int64
+	Status    string
+	ExpiresAt time.Time
+	Entrant
+	Step      int        // the last wizard step done (steps)
+	WaiverAt  *time.Time // when the waiver was accepted
+	Amount    int64      // what is charged
+	PaymentID string
+	Attempt   int // declined charges so far (payKey)
+}
+
+// Entrant is who runs: what the details page asks.
+type Entrant struct {
+	FirstName, LastName string
+	Email               string
+	BirthDate           string // YYYY-MM-DD
+	Gender              string // F, M, X
+	City                string
+	Emergency           string // a name and a phone number
+}
+
+// Registration is a confirmed entry.
+type Registration struct {
+	ID      int64
+	HoldID  string
+	RaceID  int64
+	EventID int64
+	UserID  int64
+	Bib     int
+	Entrant
+	Amount      int64
+	PaymentID   string
+	Status      string // confirmed, cancelled
+	CreatedAt   time.Time
+	CancelledAt *time.Time
+}
+
+// Limits on what directors and runners type.
+const (
+	MaxEvents   = 20
+	MaxCap      = 100_000
+	MaxPrice    = 10_000_00 // 10,000 in major units
+	MaxNameLen  = 100
+	MaxLongText = 20_000
+)
+
+var (
+	raceNameField = text.Field{Name: "The race's name", Min: 3, Max: MaxNameLen, Empty: "Give the race a name."}
+	locationField = text.Field{Name: "The location", Min: 2, Max: 200, Empty: "Say where the race is."}
+	longField     = text.Field{Name: "This text", Max: MaxLongText, Multiline: true}
+	eventField    = text.Field{Name: "The event's name", Min: 1, Max: MaxNameLen, Empty: "Name the event (\"10K\", \"Marathon\")."}
+	personField   = text.Field{Name: "The name", Min: 1, Max: 60, Empty: "Fill this in."}
+	cityField     = text.Field{Name: "The city", Max: 100}
+	contactField  = text.Field{Name: "The emergency contact", Min: 5, Max: 160, Empty: "Give someone we can call on race day, with their phone number."}
+)
+
+// Currencies directors may pick.
+var Currencies = []string{"usd", "eur", "gbp", "cad", "aud", "chf", "sek", "nzd"}
+
+// RaceInput is the basics form as typed.
+type RaceInput struct {
+	Name, Location, Date, TZ, Description, Currency string
+}
+
+// Validate checks the basics and returns them as a Race (without ids), or a
+// message per field (name, location, date, tz, description, currency).
+func (in RaceInput) Validate(now time.Time) (Race, map[string]string) {
+	f := map[string]string{}
+	var r Race
+	var msg string
+	if r.Name, msg = raceNameField.Clean(in.Name); msg != "" {
+		f["name"] = msg
+	}
+	if r.Location, msg = locationField.Clean(in.Location); msg != "" {
+		f["location"] = msg
+	}
+	if r.Description, msg = longField.Clean(in.Description); msg != "" {
+		f["description"] = msg
+	}
+	r.TZ = strings.TrimSpace(in.TZ)
+	if r.TZ == "" {
+		r.TZ = "UTC"
+	}
+	if _, err := time.LoadLocation(r.TZ); err != nil || r.TZ == "Local" {
+		f["tz"] = "Pick a time zone from the list."
+	}
+	d, err := time.Parse(time.DateOnly, strings.TrimSpace(in.Date))
+	switch {
+	case err != nil:
+		f["date"] = "Give the race day as YYYY-MM-DD."
+	case d.Before(now.AddDate(0, 0, -1).Truncate(24 * time.Hour)):
+		f["date"] = "The race day has passed."
+	case d.After(now.AddDate(5, 0, 0)):
+		f["date"] = "Pick a race day within five years."
+	}
+	r.Date = d.Format(time.DateOnly)
+	r.Currency = strings.ToLower(strings.TrimSpace(in.Currency))
+	if r.Currency == "" {
+		r.Currency = "usd"
+	}
+	if !oneOf(r.Currency, Currencies) {
+		f["currency"] = "Pick a currency from the list."
+	}
+	return r, f
+}
+
+// TextInput is the text and waiver form.
+type TextInput struct{ Info, Waiver string }
+
+// Validate checks the texts (fields info, waiver).
+func (in TextInput) Validate() (info, waiver string, f map[string]string) {
+	f = map[string]string{}
+	var msg string
+	if info, msg = longField.Clean(in.Info); msg != "" {
+		f["info"] = msg
+	}
+	if waiver, msg = longField.Clean(in.Waiver); msg != "" {
+		f["waiver"] = msg
+	}
+	return info, waiver, f
+}
+
+// EventInput is an event's form as typed: times are wall-clock times in the
+// race's zone.
+type EventInput struct {
+	Name                   string
+	StartTime              string // HH:MM on the race day
+	OpensDate, OpensTime   string // registration opens
+	ClosesDate, ClosesTime string
+	Price                  string // "45" or "45.50"
+	Cap                    string
+}
+
+// Validate checks an event of race r (fields name, start_time, opens,
+// closes, price, cap). Wall-clock times go through walltime's rule: a
+// skipped time is the instant the clock jumps to, a repeated one its
+// first occurrence.
+func (in EventInput) Validate(r *Race) (Event, map[string]string) {
+	f := map[string]string{}
+	var e Event
+	var msg string
+	if e.Name, msg = eventField.Clean(in.Name); msg != "" {
+		f["name"] = msg
+	}
+	loc := r.Loc()
+	var err error
+	if e.StartsAt, _, err = walltime.Parse(r.Date, in.StartTime, loc); err != nil {
+		f["start_time"] = "Give the start time as HH:MM."
+	}
+	if e.OpensAt, _, err = walltime.Parse(in.OpensDate, in.OpensTime, loc); err != nil {
+		f["opens"] = "Give when registration opens as a date and a time."
+	}
+	if e.ClosesAt, _, err = walltime.Parse(in.ClosesDate, in.ClosesTime, loc); err != nil {
+		f["closes"] = "Give when registration closes as a date and a time."
+	}
+	if f["opens"] == "" && f["closes"] == "" && !e.OpensAt.Before(e.ClosesAt) {
+		f["closes"] = "Registration must close after it opens."
+	}
+	if f["closes"] == "" && f["start_time"] == "" && e.ClosesAt.After(e.StartsAt) {
+		f["closes"] = "Registration must close by the start."
+	}
+	if e.Price, msg = parseMoney(in.Price); msg != "" {
+		f["price"] = msg
+	}
+	c, err := strconv.Atoi(strings.TrimSpace(strings.ReplaceAll(in.Cap, ",", "")))
+	if err != nil || c < 1 || c > MaxCap {
+		f["cap"] = fmt.Sprintf("Give the number of places, from 1 to %d.", MaxCap)
+	}
+	e.Cap = c
+	return e, f
+}
+
+// parseMoney reads "45", "45.5" or "45.50" as cents.
+func parseMoney(s string) (int64, string) {
+	s = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(s), "$"))
+	if s == "" {
+		return 0, "Give a price (0 for a free event)."
+	}
+	whole, frac, _ := strings.Cut(s, ".")
+	if len(frac) > 2 || whole == "" || len(whole) > 7 {
+		return 0, "Give the price as a number such as 45 or 45.50."
+	}
+	for len(frac) < 2 {
+		frac += "0"
+	}
+	n, err1 := strconv.ParseInt(whole, 10, 64)
+	c, err2 := strconv.ParseInt(frac, 10, 64)
+	if err1 != nil || err2 != nil || n < 0 || c < 0 {
+		return 0, "Give the price as a number such as 45 or 45.50."
+	}
+	if v := n*100 + c; v <= MaxPrice {
+		return v, ""
+	}
+	return 0, fmt.Sprintf("A price is at most %s.", Money(MaxPrice, ""))
+}
+
+// Money formats cents in currency: "45.00 USD"; "Free" for 0.
+func Money(cents int64, currency string) string {
+	if cents == 0 && currency != "" {
+		return "Free"
+	}
+	s := fmt.Sprintf("%d.%02d", cents/100, cents%100)
+	if currency != "" {
+		s += " " + strings.ToUpper(currency)
+	}
+	return s
+}
+
+// EntrantInput is the details page as typed.
+type EntrantInput struct {
+	FirstName, LastName, Email, BirthDate, Gender, City, Emergency string
+}
+
+// Genders are the details page's choices.
+var Genders = []struct{ Value, Label string }{{"F", "Female"}, {"M", "Male"}, {"X", "Non-binary"}}
+
+// Validate checks the details (fields first_name, last_name, email,
+// birth_date, gender, city, emergency) against the race day, on which a
+// runner must be between 5 and 110.
+func (in EntrantInput) Validate(raceDay string, checkEmail func(string) string) (Entrant, map[string]string) {
+	f := map[string]string{}
+	var e Entrant
+	var msg string
+	if e.FirstName, msg = personField.Clean(in.FirstName); msg != "" {
+		f["first_name"] = msg
+	}
+	if e.LastName, msg = personField.Clean(in.LastName); msg != "" {
+		f["last_name"] = msg
+	}
+	e.Email = strings.TrimSpace(in.Email)
+	if msg := checkEmail(e.Email); msg != "" {
+		f["email"] = msg
+	}
+	b, err := time.Parse(time.DateOnly, strings.TrimSpace(in.BirthDate))
+	day, _ := time.Parse(time.DateOnly, raceDay)
+	switch {
+	case err != nil:
+		f["birth_date"] = "Give your date of birth as YYYY-MM-DD."
+	case b.After(day.AddDate(-5, 0, 0)):
+		f["birth_date"] = "Runners must be at least 5 on race day."
+	case b.Before(day.AddDate(-110, 0, 0)):
+		f["birth_date"] = "Check the year of your date of birth."
+	}
+	e.BirthDate = b.Format(time.DateOnly)
+	e.Gender = strings.TrimSpace(in.Gender)
+	ok := false
+	for _, g := range Genders {
+		ok = ok || g.Value == e.Gender
+	}
+	if !ok {
+		f["gender"] = "Pick one."
+	}
+	if e.City, msg = cityField.Clean(in.City); msg != "" {
+		f["city"] = msg
+	}
+	if e.Emergency, msg = contactField.Clean(in.Emergency); msg != "" {
+		f["emergency"] = msg
+	}
+	return e, f
+}
+
+// NameKey is a name folded for search: lower case, letters and digits.
+func NameKey(s string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range strings.ToLower(s) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteRune(r)
+			space = false
+		} else {
+			space = true
+		}
+	}
+	return b.String()
+}
+
+// Slugify makes a URL name from a race's name: "City Marathon 2027" ->
+// "city-marathon-2027".
+func Slugify(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		switch {
+		case r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r)):
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r)
+			dash = false
+		default:
+			dash = true
+		}
+		if b.Len() >= 60 {
+			break
+		}
+	}
+	if b.Len() < 3 {
+		return "race"
+	}
+	return b.String()
+}
+
+// ValidSlug reports whether s could be a slug, so that garbage never
+// reaches the database.
+func ValidSlug(s string) bool {
+	if len(s) < 3 || len(s) > 70 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func oneOf(s string, set []string) bool {
+	for _, v := range set {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

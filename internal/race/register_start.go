@@ -1,0 +1,137 @@
+package race
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/errs"
+)
+
+// queryEvent is ?event= (or the form's event) as an id; 0 if absent.
+func queryEvent(v string) int64 {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+// registerShow is the wizard's first page: the account (signed out) or the
+// event (signed in).
+func (a *App) registerShow(w http.ResponseWriter, r *http.Request) {
+	race, err := a.svc.Race(r.Context(), r.PathValue("slug"))
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	ev := queryEvent(r.URL.Query().Get("event"))
+	u := auth.UserFrom(r.Context())
+	if u == nil {
+		a.Site.Render(w, r, http.StatusOK, AccountPage(a, race, ev, "", auth.Signup{}, nil, ""))
+		return
+	}
+	a.Site.Render(w, r, http.StatusOK, EventChoicePage(a, u, race, ev, a.Now(), ""))
+}
+
+// registerAccount signs the runner in, or creates their account, and goes
+// on to the event page.
+func (a *App) registerAccount(w http.ResponseWriter, r *http.Request) {
+	race, err := a.svc.Race(r.Context(), r.PathValue("slug"))
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	if !a.form(w, r) {
+		return
+	}
+	f := r.PostForm
+	ev := queryEvent(f.Get("event"))
+	next := raceURL(race.Slug) + "/register?event=" + strconv.FormatInt(ev, 10)
+	switch f.Get("do") {
+	case "login":
+		_, err = a.Auth.Login(w, r, f.Get("login"), f.Get("password"))
+		if e := errs.As(err); err != nil && e.Kind == errs.Unauthorized {
+			a.Site.Render(w, r, http.StatusUnauthorized, AccountPage(a, race, ev, f.Get("login"), auth.Signup{}, map[string]string{"login": e.Message}, "login"))
+			return
+		}
+	case "signup":
+		in := auth.Signup{Username: f.Get("username"), Email: f.Get("email"), Password: f.Get("password")}
+		_, err = a.Auth.SignupAndLogin(w, r, in)
+		if fe := fields(err); fe != nil {
+			in.Password = ""
+			a.Site.Render(w, r, http.StatusUnprocessableEntity, AccountPage(a, race, ev, "", in, fe, "signup"))
+			return
+		}
+	default:
+		err = errs.E(errs.BadRequest, "Sign in or create an account.")
+	}
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	a.redirect(w, r, next)
+}
+
+// registerStart holds a place in the chosen event and goes on to the
+// details; a runner registered already goes to their confirmation.
+func (a *App) registerStart(w http.ResponseWriter, r *http.Request) {
+	u, ok := a.user(w, r)
+	if !ok || !a.form(w, r) {
+		return
+	}
+	race, err := a.svc.Race(r.Context(), r.PathValue("slug"))
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	ev := queryEvent(r.PostForm.Get("event"))
+	h, err := a.svc.Start(r.Context(), u, race, ev)
+	var already *AlreadyRegistered
+	switch {
+	case errors.As(err, &already):
+		a.redirect(w, r, doneURL(race.Slug, already.Registration.HoldID)+"?already=1")
+	case errors.Is(err, ErrSoldOut):
+		a.redirect(w, r, soldOutURL(race.Slug, ev))
+	case errors.Is(err, errNotOpen) || errors.Is(err, errClosed):
+		a.Site.Render(w, r, http.StatusConflict, EventChoicePage(a, u, race, ev, a.Now(), errs.As(err).Message))
+	case err != nil:
+		a.Site.Error(w, r, err)
+	default:
+		a.redirect(w, r, a.stepURL(race, h))
+	}
+}
+
+// stepURL is the wizard page a hold is at.
+func (a *App) stepURL(race *Race, h *Hold) string {
+	base := entryURL(race.Slug, h.ID)
+	switch {
+	case h.Status == HoldPaid:
+		return base + "/wait"
+	case h.Status == HoldDone:
+		return base + "/done"
+	case h.Status == HoldPaying:
+		return base + "/pay"
+	case h.Step < stepDetails:
+		return base + "/details"
+	case h.Step < stepWaiver:
+		return base + "/waiver"
+	}
+	return base + "/review"
+}
+
+func (a *App) soldOut(w http.ResponseWriter, r *http.Request) {
+	race, err := a.svc.Race(r.Context(), r.PathValue("slug"))
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	id, _ := pathInt(r, "eid")
+	e, ok := race.Event(id)
+	if !ok {
+		a.Site.Error(w, r, errs.ErrNotFound)
+		return
+	}
+	a.Site.Render(w, r, http.StatusOK, SoldOutPage(a, auth.UserFrom(r.Context()), race, e))
+}

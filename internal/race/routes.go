@@ -1,0 +1,111 @@
+package race
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/web"
+)
+
+// Routes mounts race under /race/.
+func (a *App) Routes(mux *http.ServeMux) {
+	mux.Handle("GET "+a.assets.Prefix(), a.assets)
+	mux.HandleFunc("GET /race/{$}", a.raceList)
+	mux.HandleFunc("GET /race/mine", a.mine)
+	mux.HandleFunc("GET /race/new", a.raceNew)
+	mux.HandleFunc("POST /race/races", a.raceCreate)
+
+	// Runners.
+	mux.HandleFunc("GET /race/r/{slug}", a.raceShow)
+	a.Site.Hot("GET /race/r/{slug}", a.raceHot)
+	mux.HandleFunc("GET /race/r/{slug}/register", a.registerShow)
+	mux.HandleFunc("POST /race/r/{slug}/register", a.registerStart)
+	mux.HandleFunc("POST /race/r/{slug}/account", a.registerAccount)
+	mux.HandleFunc("GET /race/r/{slug}/events/{eid}/sold-out", a.soldOut)
+	entry := "/race/r/{slug}/entry/{hold}"
+	mux.HandleFunc("GET "+entry+"/details", a.detailsShow)
+	mux.HandleFunc("POST "+entry+"/details", a.detailsSave)
+	mux.HandleFunc("GET "+entry+"/waiver", a.waiverShow)
+	mux.HandleFunc("POST "+entry+"/waiver", a.waiverSave)
+	mux.HandleFunc("GET "+entry+"/review", a.reviewShow)
+	mux.HandleFunc("GET "+entry+"/pay", a.payShow)
+	mux.HandleFunc("POST "+entry+"/pay", a.payPost)
+	mux.HandleFunc("GET "+entry+"/wait", a.waitShow)
+	mux.HandleFunc("GET "+entry+"/done", a.doneShow)
+	mux.HandleFunc("POST "+entry+"/leave", a.leave)
+
+	// Directors.
+	admin := "/race/r/{slug}/admin"
+	mux.HandleFunc("GET "+admin, a.adminShow)
+	mux.HandleFunc("GET "+admin+"/basics", a.basicsShow)
+	mux.HandleFunc("POST "+admin+"/basics", a.basicsSave)
+	mux.HandleFunc("GET "+admin+"/events", a.eventsShow)
+	mux.HandleFunc("POST "+admin+"/events", a.eventAdd)
+	mux.HandleFunc("POST "+admin+"/events/{eid}", a.eventSave)
+	mux.HandleFunc("POST "+admin+"/events/{eid}/delete", a.eventDelete)
+	mux.HandleFunc("GET "+admin+"/events/{eid}/entrants", a.entrantsShow)
+	mux.HandleFunc("GET "+admin+"/events/{eid}/entrants.csv", a.entrantsCSV)
+	mux.HandleFunc("POST "+admin+"/registrations/{rid}/cancel", a.registrationCancel)
+	mux.HandleFunc("GET "+admin+"/text", a.textShow)
+	mux.HandleFunc("POST "+admin+"/text", a.textSave)
+	mux.HandleFunc("POST "+admin+"/publish", a.publish)
+	mux.HandleFunc("POST "+admin+"/directors", a.directorAdd)
+}
+
+func raceURL(slug string) string        { return "/race/r/" + slug }
+func adminURL(slug string) string       { return "/race/r/" + slug + "/admin" }
+func entryURL(slug, hold string) string { return "/race/r/" + slug + "/entry/" + hold }
+func doneURL(slug, hold string) string  { return entryURL(slug, hold) + "/done" }
+func soldOutURL(slug string, ev int64) string {
+	return "/race/r/" + slug + "/events/" + strconv.FormatInt(ev, 10) + "/sold-out"
+}
+
+// user is the signed-in user, or sends the browser to sign in and back.
+func (a *App) user(w http.ResponseWriter, r *http.Request) (*auth.User, bool) {
+	if u := auth.UserFrom(r.Context()); u != nil {
+		return u, true
+	}
+	next := r.URL.RequestURI()
+	if r.Method != http.MethodGet {
+		next = "/race/"
+		if ref, err := url.Parse(r.Referer()); err == nil && ref.Host == r.Host {
+			next = web.LocalPath(ref.RequestURI())
+		}
+	}
+	http.Redirect(w, r, auth.LoginURL(next), http.StatusSeeOther)
+	return nil, false
+}
+
+// pathInt is path value name as a positive id; anything else is not found.
+func pathInt(r *http.Request, name string) (int64, error) {
+	n, err := strconv.ParseInt(r.PathValue(name), 10, 64)
+	if err != nil || n <= 0 {
+		return 0, errs.ErrNotFound
+	}
+	return n, nil
+}
+
+func (a *App) redirect(w http.ResponseWriter, r *http.Request, to string) {
+	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+// form parses a small form; false after answering a bad one.
+func (a *App) form(w http.ResponseWriter, r *http.Request) bool {
+	if err := web.ParseForm(r, 64<<10); err != nil {
+		a.Site.Error(w, r, err)
+		return false
+	}
+	return true
+}
+
+// fields is err's field messages if it is a form error to show on the
+// form again; nil otherwise.
+func fields(err error) map[string]string {
+	if e := errs.As(err); e != nil && e.Kind == errs.Invalid && len(e.Fields) > 0 {
+		return e.Fields
+	}
+	return nil
+}

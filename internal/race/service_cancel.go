@@ -1,0 +1,70 @@
+package race
+
+import (
+	"context"
+	"errors"
+	"strconv"
+
+	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/jobs"
+	"github.com/tutti-dev/tutti/internal/pay"
+)
+
+// refundKind is the job that refunds a cancelled registration's payment:
+// written in the cancelling transaction, retried until the gateway
+// answers, refunded once whatever the retries (the refund's key).
+const refundKind = "race.refund"
+
+type refundJob struct {
+	Registration int64  `json:"registration"`
+	Payment      string `json:"payment"`
+}
+
+// Cancel cancels registration id of race slug for its director u: the place
+// is free at once, and the payment is refunded by a job.
+func (s *Service) Cancel(ctx context.Context, u *auth.User, slug string, id int64) (Registration, error) {
+	var reg Registration
+	_, err := s.edit(ctx, u, slug, func(tx *db.Tx, r *Race) error {
+		var err error
+		if reg, err = s.store.Cancel(ctx, tx, r.ID, id, s.now()); err != nil {
+			return err
+		}
+		if reg.Amount == 0 || reg.PaymentID == "" {
+			return nil
+		}
+		if s.jobs == nil {
+			return errs.E(errs.Conflict, "Refunds are not available here.")
+		}
+		_, err = s.jobs.Enqueue(ctx, tx, refundKind, refundJob{Registration: reg.ID, Payment: reg.PaymentID})
+		return err
+	})
+	if errors.Is(err, errs.ErrNotFound) {
+		return reg, errs.E(errs.NotFound, "There is no such registration.")
+	}
+	if err == nil && s.jobs != nil {
+		s.jobs.Notify()
+	}
+	return reg, err
+}
+
+// refund is the refund job.
+func (s *Service) refund(ctx context.Context, j *jobs.Job) error {
+	var in refundJob
+	if err := j.Decode(&in); err != nil {
+		return err
+	}
+	rf, err := s.pay.Refund(ctx, in.Payment, 0, "race-refund-"+strconv.FormatInt(in.Registration, 10))
+	if err != nil {
+		if errors.Is(err, pay.ErrUnavailable) {
+			return err // again later
+		}
+		var e *errs.Error
+		if errors.As(err, &e) && e.Kind == errs.Conflict {
+			return jobs.Permanent(err)
+		}
+		return err
+	}
+	return s.store.SetRefunded(ctx, in.Registration, rf.Amount)
+}

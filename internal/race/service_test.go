@@ -1,0 +1,336 @@
+package race
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/cache"
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/db/dbtest"
+	"github.com/tutti-dev/tutti/internal/jobs"
+	"github.com/tutti-dev/tutti/internal/pay"
+)
+
+// clock is a test's settable time.
+type clock struct{ ns atomic.Int64 }
+
+func newClock(t time.Time) *clock    { c := &clock{}; c.ns.Store(t.UnixNano()); return c }
+func (c *clock) Now() time.Time      { return time.Unix(0, c.ns.Load()).UTC() }
+func (c *clock) Add(d time.Duration) { c.ns.Add(int64(d)) }
+
+// fixture is race's service on a fresh database with one published race.
+type fixture struct {
+	t     *testing.T
+	d     *db.DB
+	a     *App
+	gw    *pay.Test
+	clock *clock
+	race  *Race
+	users int
+}
+
+func sets() []db.Migrations {
+	return []db.Migrations{db.KeyMigrations, auth.Migrations, jobs.Migrations, pay.Migrations, Migrations}
+}
+
+func newFixture(t *testing.T, d *db.DB, places int, price int64) *fixture {
+	t.Helper()
+	c := newClock(time.Date(2027, 3, 1, 12, 0, 0, 0, time.UTC))
+	gw := &pay.Test{DB: d, Now: c.Now}
+	a, err := New(Deps{DB: d, Cache: cache.New(cache.NewLocal(8 << 20)), Pay: gw, Now: c.Now, HoldFor: 20 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Close)
+	f := &fixture{t: t, d: d, a: a, gw: gw, clock: c}
+	owner := f.user()
+	ctx := context.Background()
+	r, err := a.svc.CreateRace(ctx, owner, RaceInput{Name: "Spring 10K", Location: "Riverside", Date: "2027-04-10", TZ: "Europe/Berlin", Currency: "eur"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.svc.UpdateText(ctx, owner, r.Slug, TextInput{Waiver: "I run at my own risk."}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.svc.AddEvent(ctx, owner, r.Slug, EventInput{Name: "10K", StartTime: "09:30", OpensDate: "2027-03-01", OpensTime: "12:00",
+		ClosesDate: "2027-04-09", ClosesTime: "20:00", Price: Money(price, ""), Cap: fmt.Sprint(places)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.svc.Publish(ctx, owner, r.Slug); err != nil {
+		t.Fatal(err)
+	}
+	if f.race, err = a.svc.Race(ctx, r.Slug); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// user makes an account (straight into the table: hashing thousands of
+// passwords would be the test's whole cost).
+func (f *fixture) user() *auth.User {
+	f.t.Helper()
+	f.users++
+	name := fmt.Sprintf("runner%d", f.users)
+	u := &auth.User{Username: name, Email: name + "@example.com"}
+	if err := f.d.WithTx(context.Background(), func(tx *db.Tx) error {
+		return db.Scan(tx.QueryRow(context.Background(), `INSERT INTO users (username, username_key, email, email_key, password_hash, created_at, updated_at)
+			VALUES (?, ?, ?, ?, 'x', 0, 0) RETURNING id`, name, name, u.Email, u.Email), &u.ID)
+	}); err != nil {
+		f.t.Fatal(err)
+	}
+	return u
+}
+
+func (f *fixture) event() *Event { return &f.race.Events[0] }
+
+// fill walks a hold through the details and the waiver.
+func (f *fixture) fill(ctx context.Context, u *auth.User, h *Hold) error {
+	if _, err := f.a.svc.SaveEntrant(ctx, u, f.race.Slug, h.ID, EntrantInput{FirstName: "Ann", LastName: u.Username,
+		Email: u.Email, BirthDate: "1990-05-01", Gender: "F", Emergency: "Bo, +49 30 1234567"}); err != nil {
+		return err
+	}
+	_, err := f.a.svc.AcceptWaiver(ctx, u, f.race.Slug, h.ID, true)
+	return err
+}
+
+// counts is the event's counters and the registrations in the table.
+func (f *fixture) counts() (taken, confirmed, regs, live int) {
+	f.t.Helper()
+	ctx := context.Background()
+	e, err := f.a.store.Event(ctx, f.event().ID)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if err := db.Scan(f.d.QueryRow(ctx, `SELECT count(*) FROM race_registrations WHERE event_id = ? AND status = 'confirmed'`, e.ID), &regs); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := db.Scan(f.d.QueryRow(ctx, `SELECT count(*) FROM race_holds WHERE event_id = ? AND status IN ('open', 'paying', 'paid')`, e.ID), &live); err != nil {
+		f.t.Fatal(err)
+	}
+	return e.Taken, e.Confirmed, regs, live
+}
+
+// drain waits for the writer to have written every paid hold.
+func (f *fixture) drain() {
+	f.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		f.a.svc.writer.Kick()
+		n, err := f.a.store.Queued(context.Background())
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			f.t.Fatalf("%d paid holds still unwritten after 30 s", n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Many more runners than places, all at once: exactly the places are held
+// and then registered, every other runner is told it is sold out, bibs are
+// unique, and every registration has its one charge.
+func TestNeverOversold(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		const places, runners = 500, 2000
+		f := newFixture(t, d, places, 3500)
+		users := make([]*auth.User, runners)
+		for i := range users {
+			users[i] = f.user()
+		}
+		ctx := context.Background()
+		var held, soldOut, other atomic.Int64
+		var wg sync.WaitGroup
+		errc := make(chan error, runners)
+		for _, u := range users {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				h, err := f.a.svc.Start(ctx, u, f.race, f.event().ID)
+				switch {
+				case errors.Is(err, ErrSoldOut):
+					soldOut.Add(1)
+					return
+				case err != nil:
+					other.Add(1)
+					errc <- err
+					return
+				}
+				held.Add(1)
+				if err := f.fill(ctx, u, h); err != nil {
+					errc <- err
+					return
+				}
+				if _, err := f.a.svc.Pay(ctx, u, f.race.Slug, h.ID, pay.CardPaid); err != nil {
+					errc <- err
+				}
+			}()
+		}
+		wg.Wait()
+		close(errc)
+		for err := range errc {
+			t.Errorf("a runner: %v", err)
+		}
+		if held.Load() != places || soldOut.Load() != runners-places || other.Load() != 0 {
+			t.Fatalf("held %d, sold out %d, other %d; want %d, %d, 0", held.Load(), soldOut.Load(), other.Load(), places, runners-places)
+		}
+		f.drain()
+		taken, confirmed, regs, live := f.counts()
+		if taken != places || confirmed != places || regs != places || live != 0 {
+			t.Errorf("taken %d, confirmed %d, registrations %d, live holds %d; want %d, %d, %d, 0", taken, confirmed, regs, live, places, places, places)
+		}
+		var bibs, minBib, maxBib int
+		if err := db.Scan(d.QueryRow(ctx, `SELECT count(DISTINCT bib), min(bib), max(bib) FROM race_registrations WHERE race_id = ?`, f.race.ID),
+			&bibs, &minBib, &maxBib); err != nil {
+			t.Fatal(err)
+		}
+		if bibs != places || minBib != 1 || maxBib != places {
+			t.Errorf("%d distinct bibs from %d to %d; want 1 to %d", bibs, minBib, maxBib, places)
+		}
+		paid, err := f.gw.Paid(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var matched int
+		if err := db.Scan(d.QueryRow(ctx, `SELECT count(*) FROM race_registrations r JOIN pay_test_payments p ON p.id = r.payment_id
+			AND p.idem_key = 'race-' || r.hold_id || '-0' AND p.amount = r.amount`), &matched); err != nil {
+			t.Fatal(err)
+		}
+		if len(paid) != places || matched != places {
+			t.Errorf("%d charges, %d matching a registration; want %d each", len(paid), matched, places)
+		}
+	}, sets()...)
+}
+
+// A hold runs out when its runner dawdles: the sweeper gives the place to
+// the next runner, and the first is told it sold out when they come back;
+// a runner who leaves gives their place back at once.
+func TestHoldsExpireAndRelease(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		f := newFixture(t, d, 1, 2000)
+		ctx := context.Background()
+		ann, bo, cy := f.user(), f.user(), f.user()
+		h, err := f.a.svc.Start(ctx, ann, f.race, f.event().ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again, err := f.a.svc.Start(ctx, ann, f.race, f.event().ID); err != nil || again.ID != h.ID {
+			t.Fatalf("a second start: %v, %v; want the same hold %s", again, err, h.ID)
+		}
+		if _, err := f.a.svc.Start(ctx, bo, f.race, f.event().ID); !errors.Is(err, ErrSoldOut) {
+			t.Fatalf("bo while ann holds the place: %v; want sold out", err)
+		}
+		f.clock.Add(21 * time.Minute)
+		f.a.svc.writer.sweep()
+		if taken, _, _, live := f.counts(); taken != 0 || live != 0 {
+			t.Fatalf("after the hold ran out: taken %d, live %d; want 0, 0", taken, live)
+		}
+		hb, err := f.a.svc.Start(ctx, bo, f.race, f.event().ID)
+		if err != nil {
+			t.Fatalf("bo after ann's hold ran out: %v", err)
+		}
+		if err := f.fill(ctx, ann, h); !errors.Is(err, ErrSoldOut) {
+			t.Errorf("ann back after her hold went to bo: %v; want sold out", err)
+		}
+		if err := f.a.svc.Leave(ctx, bo, f.race.Slug, hb.ID); err != nil {
+			t.Fatal(err)
+		}
+		if taken, _, _, _ := f.counts(); taken != 0 {
+			t.Errorf("after bo left: taken %d; want 0", taken)
+		}
+		// Ann comes back once more: the place is free, so her hold is
+		// renewed and she finishes.
+		if err := f.fill(ctx, ann, h); err != nil {
+			t.Fatalf("ann's renewed hold: %v", err)
+		}
+		if _, err := f.a.svc.Start(ctx, cy, f.race, f.event().ID); !errors.Is(err, ErrSoldOut) {
+			t.Errorf("cy while ann's renewed hold stands: %v; want sold out", err)
+		}
+		if taken, _, _, live := f.counts(); taken != 1 || live != 1 {
+			t.Errorf("taken %d, live %d; want 1, 1", taken, live)
+		}
+	}, sets()...)
+}
+
+// Payments: a decline leaves the hold open and charges nothing; a retried
+// submit charges once; an answer lost in a crash is settled by the
+// sweeper from the gateway's record; a registered runner is not charged
+// again.
+func TestPaymentsOnceAndSettled(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		f := newFixture(t, d, 10, 4500)
+		ctx := context.Background()
+		ann := f.user()
+		h, err := f.a.svc.Start(ctx, ann, f.race, f.event().ID)
+		if err == nil {
+			err = f.fill(ctx, ann, h)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = f.a.svc.Pay(ctx, ann, f.race.Slug, h.ID, pay.CardDeclined)
+		if err == nil || fields(err)["card"] == "" {
+			t.Fatalf("declined card: %v; want a field message", err)
+		}
+		if got, _ := f.a.store.Hold(ctx, h.ID); got.Status != HoldOpen {
+			t.Fatalf("after a decline the hold is %s; want open", got.Status)
+		}
+		if paid, _ := f.gw.Paid(ctx); len(paid) != 0 {
+			t.Fatalf("%d charges after a decline; want 0", len(paid))
+		}
+		for range 3 { // the submit sent again
+			if _, err := f.a.svc.Pay(ctx, ann, f.race.Slug, h.ID, pay.CardPaid); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f.drain()
+		if paid, _ := f.gw.Paid(ctx); len(paid) != 1 || paid[0].Amount != 4500 {
+			t.Fatalf("charges after three submits: %+v; want one of 4500", paid)
+		}
+		if _, err := f.a.svc.Start(ctx, ann, f.race, f.event().ID); !errors.As(err, new(*AlreadyRegistered)) {
+			t.Errorf("registering again: %v; want already registered", err)
+		}
+
+		// The answer lost: the gateway charged, the hold stays paying
+		// (as if the process had died before storing the outcome).
+		bo := f.user()
+		hb, err := f.a.svc.Start(ctx, bo, f.race, f.event().ID)
+		if err == nil {
+			err = f.fill(ctx, bo, hb)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.a.svc.Pay(ctx, bo, f.race.Slug, hb.ID, pay.CardAnswerLost); !errors.Is(err, pay.ErrUnavailable) {
+			t.Fatalf("lost answer: %v; want unavailable", err)
+		}
+		if got, _ := f.a.store.Hold(ctx, hb.ID); got.Status != HoldPaying {
+			t.Fatalf("after a lost answer the hold is %s; want paying", got.Status)
+		}
+		f.a.svc.writer.sweep() // too early: left alone
+		if got, _ := f.a.store.Hold(ctx, hb.ID); got.Status != HoldPaying {
+			t.Fatalf("a fresh paying hold was settled: %s", got.Status)
+		}
+		f.clock.Add(stalePaying + time.Minute)
+		f.a.svc.writer.sweep()
+		f.drain()
+		if reg, err := f.a.svc.Written(ctx, hb.ID, 0); err != nil || reg == nil {
+			t.Fatalf("the settled payment's registration: %v, %v", reg, err)
+		}
+		if paid, _ := f.gw.Paid(ctx); len(paid) != 2 {
+			t.Errorf("%d charges; want 2 (ann's and bo's, once each)", len(paid))
+		}
+		if taken, confirmed, regs, live := f.counts(); taken != 2 || confirmed != 2 || regs != 2 || live != 0 {
+			t.Errorf("taken %d, confirmed %d, registrations %d, live %d; want 2, 2, 2, 0", taken, confirmed, regs, live)
+		}
+	}, sets()...)
+}

@@ -1,0 +1,240 @@
+package race
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/errs"
+)
+
+// The places of an event are counted in race_events.taken: a hold takes
+// one with a single conditional UPDATE (taken < cap, inside the
+// registration window), and gives it back when it is released. A written
+// registration keeps its hold's place. Every statement that moves a hold
+// between statuses names the status it expects, so that two instances (or
+// a runner's two tabs) racing on one hold move it once.
+
+const holdCols = `id, event_id, race_id, user_id, status, expires_at, first_name, last_name, email, birth_date, gender, city,
+	emergency, step, waiver_at, amount, payment_id, attempt`
+
+func scanHold(sc interface{ Scan(...any) error }) (*Hold, error) {
+	var h Hold
+	var exp int64
+	var waiver sql.NullInt64
+	if err := sc.Scan(&h.ID, &h.EventID, &h.RaceID, &h.UserID, &h.Status, &exp, &h.FirstName, &h.LastName, &h.Email,
+		&h.BirthDate, &h.Gender, &h.City, &h.Emergency, &h.Step, &waiver, &h.Amount, &h.PaymentID, &h.Attempt); err != nil {
+		return nil, db.Translate(err)
+	}
+	h.ExpiresAt, h.WaiverAt = ms(exp), msPtr(waiver)
+	return &h, nil
+}
+
+// Hold is hold id.
+func (s *Store) Hold(ctx context.Context, id string) (*Hold, error) {
+	h, err := scanHold(s.db.QueryRow(ctx, `SELECT `+holdCols+` FROM race_holds WHERE id = ?`, id))
+	if err != nil {
+		return nil, fmt.Errorf("race hold: %w", err)
+	}
+	return h, nil
+}
+
+// LiveHold is user's hold in event that is not done or released, if any.
+func (s *Store) LiveHold(ctx context.Context, q db.Querier, eventID, userID int64) (*Hold, error) {
+	h, err := scanHold(q.QueryRow(ctx, `SELECT `+holdCols+` FROM race_holds
+		WHERE event_id = ? AND user_id = ? AND status IN ('open', 'paying', 'paid')`, eventID, userID))
+	if errors.Is(err, errs.ErrNotFound) {
+		return nil, nil
+	}
+	return h, err
+}
+
+// claim takes a place in event for a hold, if one is left and the event
+// takes registrations at now: the one statement that decides a place.
+func claim(ctx context.Context, tx *db.Tx, eventID int64, now time.Time) (bool, error) {
+	res, err := tx.Exec(ctx, `UPDATE race_events SET taken = taken + 1
+		WHERE id = ? AND taken < cap AND opens_at <= ? AND closes_at > ?`, eventID, now.UnixMilli(), now.UnixMilli())
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+// Claim takes a place in h.EventID and stores h as an open hold with it;
+// false if no place was left (or the event does not take registrations).
+// A live hold of the runner's in the event already is ErrConflict.
+func (s *Store) Claim(ctx context.Context, tx *db.Tx, h *Hold, now time.Time) (bool, error) {
+	ok, err := claim(ctx, tx, h.EventID, now)
+	if err != nil || !ok {
+		return false, err
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO race_holds (id, event_id, race_id, user_id, status, expires_at, email, amount, created_at)
+		VALUES (?, ?, ?, ?, 'open', ?, ?, ?, ?)`,
+		h.ID, h.EventID, h.RaceID, h.UserID, h.ExpiresAt.UnixMilli(), h.Email, h.Amount, now.UnixMilli())
+	return err == nil, err
+}
+
+// Reclaim takes a place again for a released hold (its runner came back
+// after it expired), if one is left; it becomes open until expires.
+func (s *Store) Reclaim(ctx context.Context, tx *db.Tx, h *Hold, now, expires time.Time) (bool, error) {
+	ok, err := claim(ctx, tx, h.EventID, now)
+	if err != nil || !ok {
+		return false, err
+	}
+	res, err := tx.Exec(ctx, `UPDATE race_holds SET status = 'open', expires_at = ? WHERE id = ? AND status = 'released'`,
+		expires.UnixMilli(), h.ID)
+	if err != nil {
+		return false, err
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return false, errs.E(errs.Conflict, "This registration changed in another window; reload the page.")
+	}
+	return true, nil
+}
+
+// SaveEntrant stores the details page on an open hold of user's.
+func (s *Store) SaveEntrant(ctx context.Context, tx *db.Tx, id string, userID int64, e Entrant, step int) error {
+	return s.onOpen(ctx, tx, id, userID, `first_name = ?, last_name = ?, email = ?, birth_date = ?, gender = ?, city = ?,
+		emergency = ?, step = CASE WHEN step < ? THEN ? ELSE step END`,
+		e.FirstName, e.LastName, e.Email, e.BirthDate, e.Gender, e.City, e.Emergency, step, step)
+}
+
+// AcceptWaiver records the waiver's acceptance on an open hold of user's.
+func (s *Store) AcceptWaiver(ctx context.Context, tx *db.Tx, id string, userID int64, at time.Time, step int) error {
+	return s.onOpen(ctx, tx, id, userID, `waiver_at = ?, step = CASE WHEN step < ? THEN ? ELSE step END`, at.UnixMilli(), step, step)
+}
+
+// onOpen sets set on hold id if it is user's and open.
+func (s *Store) onOpen(ctx context.Context, tx *db.Tx, id string, userID int64, set string, args ...any) error {
+	res, err := tx.Exec(ctx, `UPDATE race_holds SET `+set+` WHERE id = ? AND user_id = ? AND status = 'open'`,
+		append(args, id, userID)...)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return ErrHoldMoved
+	}
+	return nil
+}
+
+// ErrHoldMoved is a change to a hold that is no longer open (paid in
+// another window, or released): the page is stale.
+var ErrHoldMoved = errs.E(errs.Conflict, "This registration has moved on (in another window, or its hold ran out). Reload the page.")
+
+// StartPaying moves an open (or already paying: a retried submit) hold of
+// user's to paying, at amount; false if it is neither.
+func (s *Store) StartPaying(ctx context.Context, tx *db.Tx, id string, userID, amount int64, now time.Time) (bool, error) {
+	res, err := tx.Exec(ctx, `UPDATE race_holds SET status = 'paying', amount = ?, paying_at = ?
+		WHERE id = ? AND user_id = ? AND (status = 'paying' OR status = 'open' AND expires_at > ?)`,
+		amount, now.UnixMilli(), id, userID, now.UnixMilli())
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+// PaymentFailed moves a paying hold back to open: the card was declined,
+// nothing was charged, the runner may try another, under the next
+// attempt's key (a gateway answers a key sent again with its first
+// outcome, the decline).
+func (s *Store) PaymentFailed(ctx context.Context, tx *db.Tx, id string) error {
+	_, err := tx.Exec(ctx, `UPDATE race_holds SET status = 'open', attempt = attempt + 1 WHERE id = ? AND status = 'paying'`, id)
+	return err
+}
+
+// MarkPaid moves a paying hold to paid: the durable hand-off to the
+// registration writer (WritePaid), committed before the runner is told.
+func (s *Store) MarkPaid(ctx context.Context, tx *db.Tx, id, paymentID string, now time.Time) error {
+	res, err := tx.Exec(ctx, `UPDATE race_holds SET status = 'paid', payment_id = ?, paid_at = ? WHERE id = ? AND status = 'paying'`,
+		paymentID, now.UnixMilli(), id)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return fmt.Errorf("race: hold %s paid but no longer paying", id)
+	}
+	return nil
+}
+
+// Release gives an open hold of user's place back (the runner left).
+func (s *Store) Release(ctx context.Context, tx *db.Tx, id string, userID int64) error {
+	var eventID int64
+	err := db.Scan(tx.QueryRow(ctx, `UPDATE race_holds SET status = 'released' WHERE id = ? AND user_id = ? AND status = 'open'
+		RETURNING event_id`, id, userID), &eventID)
+	if errors.Is(err, errs.ErrNotFound) {
+		return ErrHoldMoved
+	}
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, `UPDATE race_events SET taken = taken - 1 WHERE id = ?`, eventID)
+	return err
+}
+
+// ReleaseExpired gives back the places of up to limit open holds whose
+// expiry passed at now, and returns how many.
+func (s *Store) ReleaseExpired(ctx context.Context, now time.Time, limit int) (int, error) {
+	n := 0
+	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
+		n = 0
+		rows, err := tx.Query(ctx, `UPDATE race_holds SET status = 'released'
+			WHERE id IN (SELECT id FROM race_holds WHERE status = 'open' AND expires_at <= ? LIMIT ?) AND status = 'open'
+			RETURNING event_id`, now.UnixMilli(), limit)
+		if err != nil {
+			return err
+		}
+		per := map[int64]int{}
+		for rows.Next() {
+			var ev int64
+			if err := rows.Scan(&ev); err != nil {
+				rows.Close()
+				return err
+			}
+			per[ev]++
+			n++
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for ev, k := range per {
+			if _, err := tx.Exec(ctx, `UPDATE race_events SET taken = taken - ? WHERE id = ?`, k, ev); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return n, err
+}
+
+// StalePaying is up to limit holds left paying since before: a process
+// that died between charging and storing the outcome.
+func (s *Store) StalePaying(ctx context.Context, before time.Time, limit int) ([]*Hold, error) {
+	rows, err := s.db.Query(ctx, `SELECT `+holdCols+` FROM race_holds WHERE status = 'paying' AND paying_at < ? LIMIT ?`,
+		before.UnixMilli(), limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*Hold
+	for rows.Next() {
+		h, err := scanHold(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
+// Queued is how many paid holds wait for the writer.
+func (s *Store) Queued(ctx context.Context) (int, error) {
+	var n int
+	err := db.Scan(s.db.QueryRow(ctx, `SELECT count(*) FROM race_holds WHERE status = 'paid'`), &n)
+	return n, err
+}

@@ -1,0 +1,165 @@
+package race
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/errs"
+)
+
+const regCols = `id, hold_id, race_id, event_id, user_id, bib, first_name, last_name, email, birth_date, gender, city, emergency,
+	amount, payment_id, status, created_at, cancelled_at`
+
+func scanReg(sc interface{ Scan(...any) error }) (Registration, error) {
+	var r Registration
+	var created int64
+	var cancelled sql.NullInt64
+	err := sc.Scan(&r.ID, &r.HoldID, &r.RaceID, &r.EventID, &r.UserID, &r.Bib, &r.FirstName, &r.LastName, &r.Email,
+		&r.BirthDate, &r.Gender, &r.City, &r.Emergency, &r.Amount, &r.PaymentID, &r.Status, &created, &cancelled)
+	r.CreatedAt, r.CancelledAt = ms(created), msPtr(cancelled)
+	return r, db.Translate(err)
+}
+
+func (s *Store) regs(ctx context.Context, q string, args ...any) ([]Registration, error) {
+	rows, err := s.db.Query(ctx, `SELECT `+regCols+` FROM race_registrations `+q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("race: registrations: %w", err)
+	}
+	defer rows.Close()
+	var out []Registration
+	for rows.Next() {
+		r, err := scanReg(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// RegistrationByHold is the registration written from hold id.
+func (s *Store) RegistrationByHold(ctx context.Context, holdID string) (Registration, error) {
+	r, err := scanReg(s.db.QueryRow(ctx, `SELECT `+regCols+` FROM race_registrations WHERE hold_id = ?`, holdID))
+	if err != nil {
+		return r, fmt.Errorf("race registration of hold: %w", err)
+	}
+	return r, nil
+}
+
+// Registration is registration id of race.
+func (s *Store) Registration(ctx context.Context, raceID, id int64) (Registration, error) {
+	r, err := scanReg(s.db.QueryRow(ctx, `SELECT `+regCols+` FROM race_registrations WHERE id = ? AND race_id = ?`, id, raceID))
+	if err != nil {
+		return r, fmt.Errorf("race registration %d: %w", id, err)
+	}
+	return r, nil
+}
+
+// Registered is user's confirmed registration in event, if any.
+func (s *Store) Registered(ctx context.Context, eventID, userID int64) (*Registration, error) {
+	r, err := scanReg(s.db.QueryRow(ctx, `SELECT `+regCols+` FROM race_registrations
+		WHERE event_id = ? AND user_id = ? AND status = 'confirmed'`, eventID, userID))
+	if errors.Is(err, errs.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// MyRow is one of a runner's registrations, with its race.
+type MyRow struct {
+	Registration
+	RaceSlug, RaceName, RaceDate, EventName string
+}
+
+// ByUser lists user's registrations, newest first.
+func (s *Store) ByUser(ctx context.Context, userID int64) ([]MyRow, error) {
+	rows, err := s.db.Query(ctx, `SELECT r.id, r.hold_id, r.race_id, r.event_id, r.user_id, r.bib, r.first_name, r.last_name, r.email,
+		r.birth_date, r.gender, r.city, r.emergency, r.amount, r.payment_id, r.status, r.created_at, r.cancelled_at,
+		ra.slug, ra.name, ra.race_date, e.name
+		FROM race_registrations r JOIN race_races ra ON ra.id = r.race_id JOIN race_events e ON e.id = r.event_id
+		WHERE r.user_id = ? ORDER BY r.id DESC LIMIT 200`, userID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []MyRow
+	for rows.Next() {
+		var m MyRow
+		var created int64
+		var cancelled sql.NullInt64
+		r := &m.Registration
+		if err := rows.Scan(&r.ID, &r.HoldID, &r.RaceID, &r.EventID, &r.UserID, &r.Bib, &r.FirstName, &r.LastName, &r.Email,
+			&r.BirthDate, &r.Gender, &r.City, &r.Emergency, &r.Amount, &r.PaymentID, &r.Status, &created, &cancelled,
+			&m.RaceSlug, &m.RaceName, &m.RaceDate, &m.EventName); err != nil {
+			return nil, err
+		}
+		r.CreatedAt, r.CancelledAt = ms(created), msPtr(cancelled)
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// Entrants lists event's registrations (cancelled ones too) whose name
+// starts with, or whose bib is, q ("" for all), by bib, after bib after
+// (keyset), at most limit.
+func (s *Store) Entrants(ctx context.Context, eventID int64, q string, after, limit int) ([]Registration, error) {
+	where, args := `WHERE event_id = ? AND bib > ?`, []any{eventID, after}
+	if q != "" {
+		if n, ok := bibNumber(q); ok {
+			where += ` AND bib = ?`
+			args = append(args, n)
+		} else {
+			// A name's start, or a later word's (a last name).
+			key := likePrefix(NameKey(q))
+			where += ` AND (name_key LIKE ? ESCAPE '\' OR name_key LIKE ? ESCAPE '\')`
+			args = append(args, key, "% "+key)
+		}
+	}
+	return s.regs(ctx, where+` ORDER BY bib LIMIT ?`, append(args, limit)...)
+}
+
+// AllEntrants is every registration of event, by bib (the CSV export).
+func (s *Store) AllEntrants(ctx context.Context, eventID int64) ([]Registration, error) {
+	return s.regs(ctx, `WHERE event_id = ? ORDER BY bib`, eventID)
+}
+
+// Cancel cancels a confirmed registration of race and frees its place;
+// it returns the registration as it was.
+func (s *Store) Cancel(ctx context.Context, tx *db.Tx, raceID, id int64, now time.Time) (Registration, error) {
+	r, err := scanReg(tx.QueryRow(ctx, `UPDATE race_registrations SET status = 'cancelled', cancelled_at = ?
+		WHERE id = ? AND race_id = ? AND status = 'confirmed' RETURNING `+regCols, now.UnixMilli(), id, raceID))
+	if errors.Is(err, errs.ErrNotFound) {
+		return r, errs.E(errs.Conflict, "This registration is cancelled already.")
+	}
+	if err != nil {
+		return r, err
+	}
+	_, err = tx.Exec(ctx, `UPDATE race_events SET taken = taken - 1, confirmed = confirmed - 1 WHERE id = ?`, r.EventID)
+	return r, err
+}
+
+// SetRefunded records what was given back on a registration.
+func (s *Store) SetRefunded(ctx context.Context, id, amount int64) error {
+	_, err := s.db.Exec(ctx, `UPDATE race_registrations SET refunded = ? WHERE id = ?`, amount, id)
+	return err
+}
+
+// bibNumber reads q as a bib number.
+func bibNumber(q string) (int, bool) {
+	n, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(q), "#")))
+	return n, err == nil && n > 0
+}
+
+// likePrefix is a LIKE pattern for what starts with s.
+func likePrefix(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s) + "%"
+}

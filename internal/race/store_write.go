@@ -1,0 +1,108 @@
+package race
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/db"
+)
+
+// WritePaid is the registration writer's transaction: up to limit paid
+// holds, oldest first, become registrations with the next bibs of their
+// races; also runs in the same transaction (the confirmation mails' outbox
+// rows). It returns the registrations written.
+//
+// Exactly once: the holds move from paid to done first, by a statement that
+// names the status, so a hold another writer (another instance) took
+// meanwhile is not returned here; and hold_id is unique in
+// race_registrations. On PostgreSQL, SKIP LOCKED lets concurrent writers
+// take different holds instead of queueing behind each other.
+func (s *Store) WritePaid(ctx context.Context, limit int, now time.Time, also func(tx *db.Tx, regs []Registration) error) ([]Registration, error) {
+	var out []Registration
+	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
+		out = out[:0]
+		lock := ""
+		if tx.Dialect() == db.Postgres {
+			lock = " FOR UPDATE SKIP LOCKED"
+		}
+		rows, err := tx.Query(ctx, `UPDATE race_holds SET status = 'done'
+			WHERE id IN (SELECT id FROM race_holds WHERE status = 'paid' ORDER BY paid_at LIMIT ?`+lock+`) AND status = 'paid'
+			RETURNING id, race_id, event_id, user_id, first_name, last_name, email, birth_date, gender, city, emergency, amount, payment_id, paid_at`,
+			limit)
+		if err != nil {
+			return err
+		}
+		var paidAt []int64
+		for rows.Next() {
+			var r Registration
+			var at sql.NullInt64
+			if err := rows.Scan(&r.HoldID, &r.RaceID, &r.EventID, &r.UserID, &r.FirstName, &r.LastName, &r.Email, &r.BirthDate,
+				&r.Gender, &r.City, &r.Emergency, &r.Amount, &r.PaymentID, &at); err != nil {
+				rows.Close()
+				return err
+			}
+			r.Status, r.CreatedAt = "confirmed", now
+			out = append(out, r)
+			paidAt = append(paidAt, at.Int64)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil || len(out) == 0 {
+			return err
+		}
+		// Bibs in the order runners paid, per race.
+		idx := make([]int, len(out))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return paidAt[idx[a]] < paidAt[idx[b]] })
+		perRace := map[int64][]int{}
+		var races []int64
+		for _, i := range idx {
+			if _, ok := perRace[out[i].RaceID]; !ok {
+				races = append(races, out[i].RaceID)
+			}
+			perRace[out[i].RaceID] = append(perRace[out[i].RaceID], i)
+		}
+		for _, race := range races {
+			ix := perRace[race]
+			var next int
+			if err := db.Scan(tx.QueryRow(ctx, `UPDATE race_races SET next_bib = next_bib + ? WHERE id = ? RETURNING next_bib`,
+				len(ix), race), &next); err != nil {
+				return err
+			}
+			for k, i := range ix {
+				out[i].Bib = next - len(ix) + k
+			}
+		}
+		const cols = 17
+		args := make([]any, 0, len(out)*cols)
+		perEvent := map[int64]int{}
+		for _, r := range out {
+			args = append(args, r.HoldID, r.RaceID, r.EventID, r.UserID, r.Bib, r.FirstName, r.LastName,
+				NameKey(r.FirstName+" "+r.LastName), r.Email, r.BirthDate, r.Gender, r.City, r.Emergency, r.Amount, r.PaymentID,
+				"confirmed", now.UnixMilli())
+			perEvent[r.EventID]++
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO race_registrations (hold_id, race_id, event_id, user_id, bib, first_name, last_name,
+			name_key, email, birth_date, gender, city, emergency, amount, payment_id, status, created_at)
+			VALUES `+db.Values(len(out), cols), args...); err != nil {
+			return fmt.Errorf("race: write registrations: %w", err)
+		}
+		for ev, k := range perEvent {
+			if _, err := tx.Exec(ctx, `UPDATE race_events SET confirmed = confirmed + ? WHERE id = ?`, k, ev); err != nil {
+				return err
+			}
+		}
+		if also != nil {
+			return also(tx, out)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

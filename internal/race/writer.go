@@ -1,0 +1,222 @@
+package race
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/pubsub"
+)
+
+// writer turns paid holds into registrations in batches (Store.WritePaid),
+// on every instance: woken by a payment here, by a tick, and at start (paid
+// holds a crash left behind). It also sweeps: expired holds give their
+// places back, and holds left paying are settled with the gateway.
+type writer struct {
+	svc   *Service
+	log   *slog.Logger
+	batch int
+	// also runs in each batch's transaction (the confirmation mails).
+	also func(ctx context.Context, tx *db.Tx, regs []Registration) error
+	// after runs after each batch's commit.
+	after func(regs []Registration)
+	bus   *pubsub.Bus
+
+	kick   chan struct{}
+	stop   chan struct{}
+	done   chan struct{}
+	unsub  func()
+	mu     sync.Mutex
+	waits  map[string][]chan struct{} // hold id -> its waiting requests
+	writes int64                      // registrations written here
+}
+
+// The writer's rhythm.
+const (
+	writerBatch    = 500              // registrations per transaction at most
+	writerTick     = time.Second      // a look for paid holds without a kick (another instance's)
+	sweepEvery     = 10 * time.Second // expired holds released this often
+	stalePaying    = 5 * time.Minute  // a hold paying this long is settled with the gateway
+	writtenSubject = "race.written"   // the bus subject of written hold ids
+)
+
+func newWriter(svc *Service, bus *pubsub.Bus, log *slog.Logger) *writer {
+	return &writer{svc: svc, log: log, batch: writerBatch, bus: bus, kick: make(chan struct{}, 1),
+		stop: make(chan struct{}), done: make(chan struct{}), waits: map[string][]chan struct{}{}}
+}
+
+// Start runs the writer until Close.
+func (w *writer) Start() error {
+	if w.bus != nil {
+		unsub, err := w.bus.Subscribe(writtenSubject, func(_ string, data []byte) {
+			w.wake(strings.Split(string(data), ","))
+		})
+		if err != nil {
+			return err
+		}
+		w.unsub = unsub
+	}
+	go w.loop()
+	return nil
+}
+
+// Close stops the writer after the batch under way.
+func (w *writer) Close() {
+	select {
+	case <-w.stop:
+	default:
+		close(w.stop)
+	}
+	<-w.done
+	if w.unsub != nil {
+		w.unsub()
+	}
+}
+
+// Kick asks for a batch now.
+func (w *writer) Kick() {
+	select {
+	case w.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Wait returns when hold id's registration is written (here, or heard of
+// from another instance), after d, or when ctx ends.
+func (w *writer) Wait(ctx context.Context, id string, d time.Duration) {
+	ch := make(chan struct{})
+	w.mu.Lock()
+	w.waits[id] = append(w.waits[id], ch)
+	w.mu.Unlock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	list := w.waits[id]
+	for i, c := range list {
+		if c == ch {
+			list = append(list[:i], list[i+1:]...)
+			break
+		}
+	}
+	if len(list) == 0 {
+		delete(w.waits, id)
+	} else {
+		w.waits[id] = list
+	}
+}
+
+// wake tells the requests waiting for ids.
+func (w *writer) wake(ids []string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, id := range ids {
+		for _, ch := range w.waits[id] {
+			close(ch)
+		}
+		delete(w.waits, id)
+	}
+}
+
+func (w *writer) loop() {
+	defer close(w.done)
+	tick := time.NewTicker(writerTick)
+	defer tick.Stop()
+	lastSweep := time.Time{}
+	for {
+		for w.writeOnce() == w.batch { // a full batch: more may wait
+		}
+		if time.Since(lastSweep) >= sweepEvery {
+			w.sweep()
+			lastSweep = time.Now()
+		}
+		select {
+		case <-w.stop:
+			return
+		case <-w.kick:
+		case <-tick.C:
+		}
+	}
+}
+
+// writeOnce writes one batch and returns its size.
+func (w *writer) writeOnce() int {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	regs, err := w.svc.store.WritePaid(ctx, w.batch, w.svc.now(), func(tx *db.Tx, regs []Registration) error {
+		if w.also == nil {
+			return nil
+		}
+		return w.also(ctx, tx, regs)
+	})
+	if err != nil {
+		w.log.Error("race: writing registrations", "err", err)
+		return 0
+	}
+	if len(regs) == 0 {
+		return 0
+	}
+	w.mu.Lock()
+	w.writes += int64(len(regs))
+	w.mu.Unlock()
+	ids := make([]string, len(regs))
+	for i, r := range regs {
+		ids[i] = r.HoldID
+	}
+	w.wake(ids)
+	if w.bus != nil {
+		if err := w.bus.Publish(writtenSubject, []byte(strings.Join(ids, ","))); err != nil {
+			w.log.Warn("race: telling other instances of written registrations", "err", err)
+		}
+	}
+	if w.after != nil {
+		w.after(regs)
+	}
+	return len(regs)
+}
+
+// sweep releases expired holds and settles stale paying ones.
+func (w *writer) sweep() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	now := w.svc.now()
+	for {
+		n, err := w.svc.store.ReleaseExpired(ctx, now, 1000)
+		if err != nil {
+			w.log.Error("race: releasing expired holds", "err", err)
+			break
+		}
+		if n > 0 {
+			w.log.Debug("race: released expired holds", "n", n)
+		}
+		if n < 1000 {
+			break
+		}
+	}
+	stale, err := w.svc.store.StalePaying(ctx, now.Add(-stalePaying), 100)
+	if err != nil {
+		w.log.Error("race: finding stale payments", "err", err)
+		return
+	}
+	for _, h := range stale {
+		if err := w.svc.settle(ctx, h); err != nil {
+			w.log.Warn("race: settling a payment", "hold", h.ID, "err", err)
+		}
+	}
+}
+
+// Writes is the registrations written by this instance.
+func (w *writer) Writes() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.writes
+}
