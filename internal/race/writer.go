@@ -12,9 +12,12 @@ import (
 )
 
 // writer turns paid holds into registrations in batches (Store.WritePaid),
-// on every instance: woken by a payment here, by a tick, and at start (paid
-// holds a crash left behind). It also sweeps: expired holds give their
-// places back, and holds left paying are settled with the gateway.
+// on every instance: woken by a payment here, and at each sweep (paid holds
+// that a crashed instance left behind, and at start). The sweep also gives
+// expired holds' places back and settles holds left paying with the
+// gateway. An idle site costs the sweep's few statements every sweepEvery,
+// not work every second; its statements are not counted as requests'
+// (db.Uncounted).
 type writer struct {
 	svc   *Service
 	log   *slog.Logger
@@ -129,28 +132,29 @@ func (w *writer) wake(ids []string) {
 
 func (w *writer) loop() {
 	defer close(w.done)
-	tick := time.NewTicker(writerTick)
+	tick := time.NewTicker(sweepEvery)
 	defer tick.Stop()
-	lastSweep := time.Time{}
+	sweep := true // at start: what a crash left
 	for {
-		for w.writeOnce() == w.batch { // a full batch: more may wait
-		}
-		if time.Since(lastSweep) >= sweepEvery {
+		if sweep {
 			w.sweep()
-			lastSweep = time.Now()
+		}
+		for w.writeOnce() == w.batch { // a full batch: more may wait
 		}
 		select {
 		case <-w.stop:
 			return
 		case <-w.kick:
+			sweep = false
 		case <-tick.C:
+			sweep = true
 		}
 	}
 }
 
 // writeOnce writes one batch and returns its size.
 func (w *writer) writeOnce() int {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(db.Uncounted(context.Background()), time.Minute)
 	defer cancel()
 	regs, err := w.svc.store.WritePaid(ctx, w.batch, w.svc.now(), func(tx *db.Tx, regs []Registration) error {
 		if w.also == nil {
@@ -186,7 +190,7 @@ func (w *writer) writeOnce() int {
 
 // sweep releases expired holds and settles stale paying ones.
 func (w *writer) sweep() {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(db.Uncounted(context.Background()), time.Minute)
 	defer cancel()
 	now := w.svc.now()
 	for {

@@ -1,0 +1,87 @@
+package race
+
+import (
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+// The wizards' forms take any input: they never panic, and what they
+// accept is within the limits the database and the pages rely on.
+
+func FuzzRaceInput(f *testing.F) {
+	f.Add("Spring 10K", "Riverside", "2027-04-10", "Europe/Berlin", "A fast course.", "eur")
+	f.Add("", "", "2027-02-30", "Local", "", "XXX")
+	f.Add("=cmd", "<script>", "99999-01-01", "../../etc/passwd", strings.Repeat("x", 30000), "usd")
+	now := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, name, loc, date, tz, desc, cur string) {
+		r, errs := RaceInput{Name: name, Location: loc, Date: date, TZ: tz, Description: desc, Currency: cur}.Validate(now)
+		if len(errs) > 0 {
+			return
+		}
+		if n := utf8.RuneCountInString(r.Name); n < 3 || n > MaxNameLen || !utf8.ValidString(r.Name) {
+			t.Errorf("accepted name %q", r.Name)
+		}
+		if _, err := time.LoadLocation(r.TZ); err != nil {
+			t.Errorf("accepted zone %q", r.TZ)
+		}
+		if _, err := time.Parse(time.DateOnly, r.Date); err != nil || !oneOf(r.Currency, Currencies) {
+			t.Errorf("accepted date %q currency %q", r.Date, r.Currency)
+		}
+		if Slugify(r.Name) == "" || !ValidSlug(Slugify(r.Name)) {
+			t.Errorf("slug of %q is %q", r.Name, Slugify(r.Name))
+		}
+	})
+}
+
+func FuzzEventInput(f *testing.F) {
+	f.Add("10K", "09:30", "2027-03-01", "12:00", "2027-04-09", "20:00", "45.50", "500")
+	f.Add("", "25:00", "2027-03-28", "02:30", "2027-03-28", "02:15", "-1", "0")
+	f.Add("x", "24:00", "2027-10-31", "02:30", "2027-10-31", "02:45", "10000.01", "1e9")
+	race := &Race{Date: "2027-04-10", TZ: "Europe/Berlin"}
+	f.Fuzz(func(t *testing.T, name, start, od, ot, cd, ct, price, places string) {
+		e, errs := EventInput{Name: name, StartTime: start, OpensDate: od, OpensTime: ot, ClosesDate: cd, ClosesTime: ct,
+			Price: price, Cap: places}.Validate(race)
+		if len(errs) > 0 {
+			return
+		}
+		if e.Price < 0 || e.Price > MaxPrice || e.Cap < 1 || e.Cap > MaxCap {
+			t.Errorf("accepted price %d, cap %d", e.Price, e.Cap)
+		}
+		if !e.OpensAt.Before(e.ClosesAt) || e.ClosesAt.After(e.StartsAt) {
+			t.Errorf("accepted window %v-%v for a start at %v", e.OpensAt, e.ClosesAt, e.StartsAt)
+		}
+		if got, msg := parseMoney(Money(e.Price, "")); msg != "" || got != e.Price {
+			t.Errorf("price %d does not read back: %d %q", e.Price, got, msg)
+		}
+	})
+}
+
+func FuzzEntrantInput(f *testing.F) {
+	f.Add("Ann", "Lee", "ann@example.com", "1990-05-01", "F", "Oslo", "Bo, +47 1234")
+	f.Add("", "=HYPERLINK()", "not-mail", "2030-01-01", "Q", strings.Repeat("é", 200), "")
+	f.Fuzz(func(t *testing.T, first, last, email, born, gender, city, emergency string) {
+		e, errs := EntrantInput{FirstName: first, LastName: last, Email: email, BirthDate: born, Gender: gender,
+			City: city, Emergency: emergency}.Validate("2027-04-10", func(s string) string {
+			if !strings.Contains(s, "@") {
+				return "bad"
+			}
+			return ""
+		})
+		if len(errs) > 0 {
+			return
+		}
+		for _, s := range []string{e.FirstName, e.LastName, e.City, e.Emergency} {
+			if !utf8.ValidString(s) || utf8.RuneCountInString(s) > 160 {
+				t.Errorf("accepted %q", s)
+			}
+		}
+		if e.FirstName == "" || e.LastName == "" || e.Emergency == "" {
+			t.Errorf("accepted empty fields: %+v", e)
+		}
+		if len(NameKey(e.FirstName+" "+e.LastName)) > 4*130 {
+			t.Errorf("name key too long")
+		}
+	})
+}
