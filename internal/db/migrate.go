@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"fmt"
+	"hash/crc32"
 	"io/fs"
 	"log/slog"
 
@@ -28,8 +29,8 @@ func EmbeddedMigrations(app string, f fs.FS) Migrations {
 }
 
 // Migrate applies every pending migration of each set, in order, each in its
-// own transaction; on PostgreSQL an advisory lock keeps concurrent instances
-// from migrating at once.
+// own transaction; on PostgreSQL an advisory lock per schema keeps
+// concurrent instances from migrating it at once.
 func (db *DB) Migrate(ctx context.Context, log *slog.Logger, sets ...Migrations) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -38,6 +39,17 @@ func (db *DB) Migrate(ctx context.Context, log *slog.Logger, sets ...Migrations)
 	if db.Dialect == Postgres {
 		dialect, dir = goose.DialectPostgres, "postgres"
 	}
+	var lockID int64
+	if db.Dialect == Postgres {
+		// The lock is the schema's: instances migrating one schema wait
+		// for each other, sites (or tests) in other schemas of the same
+		// database do not.
+		var schema string
+		if err := db.write.QueryRowContext(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
+			return fmt.Errorf("db: migration lock: %w", err)
+		}
+		lockID = int64(crc32.ChecksumIEEE([]byte("goose:" + schema)))
+	}
 	for _, m := range sets {
 		sub, err := fs.Sub(m.FS, dir)
 		if err != nil {
@@ -45,7 +57,7 @@ func (db *DB) Migrate(ctx context.Context, log *slog.Logger, sets ...Migrations)
 		}
 		opts := []goose.ProviderOption{goose.WithTableName("goose_" + m.App), goose.WithDisableGlobalRegistry(true)}
 		if db.Dialect == Postgres {
-			locker, err := lock.NewPostgresSessionLocker()
+			locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(lockID))
 			if err != nil {
 				return fmt.Errorf("db: migration lock: %w", err)
 			}
