@@ -29,35 +29,38 @@ func (a *App) newEventInput(race *Race) EventInput {
 }
 
 func (a *App) eventsShow(w http.ResponseWriter, r *http.Request) {
-	u, race, ok := a.directed(w, r)
-	if !ok {
+	d := a.directed(w, r)
+	if d == nil {
 		return
 	}
+	u, race := d.User, d.Race
 	a.Site.Render(w, r, http.StatusOK, EventsPage(a, u, race, 0, a.newEventInput(race), nil, flash(r)))
 }
 
 func (a *App) eventAdd(w http.ResponseWriter, r *http.Request) {
-	u, race, ok := a.directed(w, r)
-	if !ok || !a.form(w, r) {
+	d := a.directed(w, r)
+	if d == nil || !a.form(w, r) {
 		return
 	}
+	u, race := d.User, d.Race
 	in := eventForm(r)
-	err := a.svc.AddEvent(r.Context(), u, race.Slug, in)
+	err := a.svc.AddEvent(r.Context(), d, in)
 	a.eventDone(w, r, u, race, 0, in, err)
 }
 
 func (a *App) eventSave(w http.ResponseWriter, r *http.Request) {
-	u, race, ok := a.directed(w, r)
-	if !ok || !a.form(w, r) {
+	d := a.directed(w, r)
+	if d == nil || !a.form(w, r) {
 		return
 	}
+	u, race := d.User, d.Race
 	id, err := pathInt(r, "eid")
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
 	in := eventForm(r)
-	err = a.svc.UpdateEvent(r.Context(), u, race.Slug, id, in)
+	err = a.svc.UpdateEvent(r.Context(), d, id, in)
 	a.eventDone(w, r, u, race, id, in, err)
 }
 
@@ -76,19 +79,19 @@ func (a *App) eventDone(w http.ResponseWriter, r *http.Request, u *auth.User, ra
 }
 
 func (a *App) eventDelete(w http.ResponseWriter, r *http.Request) {
-	u, race, ok := a.directed(w, r)
-	if !ok {
+	d := a.directed(w, r)
+	if d == nil {
 		return
 	}
 	id, err := pathInt(r, "eid")
 	if err == nil {
-		err = a.svc.DeleteEvent(r.Context(), u, race.Slug, id)
+		err = a.svc.DeleteEvent(r.Context(), d, id)
 	}
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.redirect(w, r, adminURL(race.Slug)+"/events?saved=1")
+	a.redirect(w, r, adminURL(d.Race.Slug)+"/events?saved=1")
 }
 
 // entrantsPage is how many registrants a page lists.
@@ -96,17 +99,17 @@ const entrantsPage = 50
 
 // directedEvent is the {eid} event of the directed race.
 func (a *App) directedEvent(w http.ResponseWriter, r *http.Request) (*auth.User, *Race, *Event, bool) {
-	u, race, ok := a.directed(w, r)
-	if !ok {
+	d := a.directed(w, r)
+	if d == nil {
 		return nil, nil, nil, false
 	}
 	id, err := pathInt(r, "eid")
-	e, found := race.Event(id)
+	e, found := d.Race.Event(id)
 	if err != nil || !found {
 		a.Site.Error(w, r, errs.ErrNotFound)
 		return nil, nil, nil, false
 	}
-	return u, race, e, true
+	return d.User, d.Race, e, true
 }
 
 func (a *App) entrantsShow(w http.ResponseWriter, r *http.Request) {
@@ -167,18 +170,18 @@ func (a *App) entrantsCSV(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) registrationCancel(w http.ResponseWriter, r *http.Request) {
-	u, race, ok := a.directed(w, r)
-	if !ok {
+	d := a.directed(w, r)
+	if d == nil {
 		return
 	}
 	id, err := pathInt(r, "rid")
 	var reg Registration
 	if err == nil {
-		reg, err = a.svc.Cancel(r.Context(), u, race.Slug, id)
+		reg, err = a.svc.Cancel(r.Context(), d, id)
 	}
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.redirect(w, r, adminURL(race.Slug)+"/events/"+strconv.FormatInt(reg.EventID, 10)+"/entrants?saved=cancelled")
+	a.redirect(w, r, adminURL(d.Race.Slug)+"/events/"+strconv.FormatInt(reg.EventID, 10)+"/entrants?saved=cancelled")
 }

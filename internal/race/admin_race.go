@@ -44,19 +44,19 @@ func (a *App) raceCreate(w http.ResponseWriter, r *http.Request) {
 	a.redirect(w, r, adminURL(race.Slug)+"/events")
 }
 
-// directed is the {slug} race for its signed-in director; false after
+// directed is the {slug} race for its signed-in director; nil after
 // answering otherwise.
-func (a *App) directed(w http.ResponseWriter, r *http.Request) (*auth.User, *Race, bool) {
+func (a *App) directed(w http.ResponseWriter, r *http.Request) *Directing {
 	u, ok := a.user(w, r)
 	if !ok {
-		return nil, nil, false
+		return nil
 	}
-	race, err := a.svc.Directed(r.Context(), u, r.PathValue("slug"))
+	d, err := a.svc.Directed(r.Context(), u, r.PathValue("slug"))
 	if err != nil {
 		a.Site.Error(w, r, err)
-		return nil, nil, false
+		return nil
 	}
-	return u, race, true
+	return d
 }
 
 // flash is the ?saved= message of a page after a redirect.
@@ -75,10 +75,11 @@ func flash(r *http.Request) string {
 }
 
 func (a *App) adminShow(w http.ResponseWriter, r *http.Request) {
-	u, race, ok := a.directed(w, r)
-	if !ok {
+	d := a.directed(w, r)
+	if d == nil {
 		return
 	}
+	u, race := d.User, d.Race
 	a.renderAdmin(w, r, u, race, http.StatusOK, nil)
 }
 
@@ -92,20 +93,22 @@ func (a *App) renderAdmin(w http.ResponseWriter, r *http.Request, u *auth.User, 
 }
 
 func (a *App) basicsShow(w http.ResponseWriter, r *http.Request) {
-	u, race, ok := a.directed(w, r)
-	if !ok {
+	d := a.directed(w, r)
+	if d == nil {
 		return
 	}
+	u, race := d.User, d.Race
 	a.Site.Render(w, r, http.StatusOK, BasicsPage(a, u, race, basicsOf(race), nil, flash(r)))
 }
 
 func (a *App) basicsSave(w http.ResponseWriter, r *http.Request) {
-	u, race, ok := a.directed(w, r)
-	if !ok || !a.form(w, r) {
+	d := a.directed(w, r)
+	if d == nil || !a.form(w, r) {
 		return
 	}
+	u, race := d.User, d.Race
 	in := raceInput(r)
-	err := a.svc.UpdateBasics(r.Context(), u, race.Slug, in)
+	err := a.svc.UpdateBasics(r.Context(), d, in)
 	if f := fields(err); f != nil {
 		a.Site.Render(w, r, http.StatusUnprocessableEntity, BasicsPage(a, u, race, in, f, ""))
 		return
@@ -118,20 +121,22 @@ func (a *App) basicsSave(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) textShow(w http.ResponseWriter, r *http.Request) {
-	u, race, ok := a.directed(w, r)
-	if !ok {
+	d := a.directed(w, r)
+	if d == nil {
 		return
 	}
+	u, race := d.User, d.Race
 	a.Site.Render(w, r, http.StatusOK, TextPage(a, u, race, TextInput{Info: race.Info, Waiver: race.Waiver}, nil, flash(r)))
 }
 
 func (a *App) textSave(w http.ResponseWriter, r *http.Request) {
-	u, race, ok := a.directed(w, r)
-	if !ok || !a.form(w, r) {
+	d := a.directed(w, r)
+	if d == nil || !a.form(w, r) {
 		return
 	}
+	u, race := d.User, d.Race
 	in := TextInput{Info: r.PostForm.Get("info"), Waiver: r.PostForm.Get("waiver")}
-	err := a.svc.UpdateText(r.Context(), u, race.Slug, in)
+	err := a.svc.UpdateText(r.Context(), d, in)
 	if f := fields(err); f != nil {
 		a.Site.Render(w, r, http.StatusUnprocessableEntity, TextPage(a, u, race, in, f, ""))
 		return
@@ -144,11 +149,12 @@ func (a *App) textSave(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) publish(w http.ResponseWriter, r *http.Request) {
-	u, race, ok := a.directed(w, r)
-	if !ok {
+	d := a.directed(w, r)
+	if d == nil {
 		return
 	}
-	err := a.svc.Publish(r.Context(), u, race.Slug)
+	u, race := d.User, d.Race
+	err := a.svc.Publish(r.Context(), d)
 	if e := errs.As(err); err != nil && e.Kind == errs.Conflict {
 		a.renderAdmin(w, r, u, race, http.StatusConflict, map[string]string{"publish": e.Message})
 		return
@@ -161,11 +167,12 @@ func (a *App) publish(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) directorAdd(w http.ResponseWriter, r *http.Request) {
-	u, race, ok := a.directed(w, r)
-	if !ok || !a.form(w, r) {
+	d := a.directed(w, r)
+	if d == nil || !a.form(w, r) {
 		return
 	}
-	err := a.svc.AddDirector(r.Context(), u, race.Slug, r.PostForm.Get("username"))
+	u, race := d.User, d.Race
+	err := a.svc.AddDirector(r.Context(), d, r.PostForm.Get("username"))
 	if f := fields(err); f != nil {
 		a.renderAdmin(w, r, u, race, http.StatusUnprocessableEntity, f)
 		return

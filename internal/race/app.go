@@ -12,7 +12,6 @@ import (
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/cache"
 	"github.com/tutti-dev/tutti/internal/db"
-	"github.com/tutti-dev/tutti/internal/files"
 	"github.com/tutti-dev/tutti/internal/jobs"
 	"github.com/tutti-dev/tutti/internal/mail"
 	"github.com/tutti-dev/tutti/internal/pay"
@@ -43,9 +42,8 @@ type Deps struct {
 	Bus      *pubsub.Bus // tells other instances' waiting pages of written registrations; nil: none
 	Auth     *auth.Service
 	Pay      pay.Gateway
-	Mail     *mail.Mailer  // confirmation mail through the outbox; nil: none sent
-	Jobs     *jobs.Queue   // refunds; nil: cancelling a paid registration is refused
-	Files    files.Storage // race logos; nil: no uploads
+	Mail     *mail.Mailer // confirmation mail through the outbox; nil: none sent
+	Jobs     *jobs.Queue  // refunds; nil: cancelling a paid registration is refused
 	Versions version.Versions
 	Assets   *web.Assets
 	BaseURL  string           // public URL for links in mail; empty: relative links
@@ -102,8 +100,7 @@ func New(d Deps) (*App, error) {
 		return version.Stamp{V: v}, err
 	})
 	a.pages = cache.NewPages(d.Cache, "race:page", 10*time.Second, 0)
-	users := func(ctx context.Context, name string) (*auth.User, error) { return d.Auth.ByUsername(ctx, name) }
-	a.svc = &Service{store: a.store, db: d.DB, batch: d.DB.Batch(), pay: d.Pay, jobs: d.Jobs, users: users, now: d.Now,
+	a.svc = &Service{store: a.store, db: d.DB, batch: d.DB.Batch(), pay: d.Pay, jobs: d.Jobs, users: d.Auth.ByUsername, now: d.Now,
 		holdFor: d.HoldFor, log: d.Log, changed: a.changed}
 	a.svc.writer = newWriter(a.svc, d.Bus, d.Log)
 	a.svc.writer.also = a.confirmations
@@ -128,9 +125,6 @@ func (a *App) Service() *Service { return a.svc }
 
 // Store gives tools (seed, demo, tests) the app's store.
 func (a *App) Store() *Store { return a.store }
-
-// Writes is the registrations this instance's writer has written.
-func (a *App) Writes() int64 { return a.svc.writer.Writes() }
 
 // changed raises race slug's stamp after a commit.
 func (a *App) changed(slug string, v int64) {

@@ -27,6 +27,14 @@ func (a *App) LoadDemo(ctx context.Context, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	// Each step as a director's request does: the race loaded afresh.
+	step := func(do func(d *Directing) error) error {
+		d, err := a.svc.Directed(ctx, u, r.Slug)
+		if err != nil {
+			return err
+		}
+		return do(d)
+	}
 	loc := r.Loc()
 	opens, closes := now.In(loc).Add(-time.Hour), now.In(loc).AddDate(0, 1, 0)
 	for _, e := range []EventInput{
@@ -36,17 +44,19 @@ func (a *App) LoadDemo(ctx context.Context, log *slog.Logger) error {
 	} {
 		e.OpensDate, e.OpensTime = opens.Format(time.DateOnly), opens.Format("15:04")
 		e.ClosesDate, e.ClosesTime = closes.Format(time.DateOnly), closes.Format("15:04")
-		if err := a.svc.AddEvent(ctx, u, r.Slug, e); err != nil {
+		if err := step(func(d *Directing) error { return a.svc.AddEvent(ctx, d, e) }); err != nil {
 			return err
 		}
 	}
-	if err := a.svc.UpdateText(ctx, u, r.Slug, TextInput{
-		Info:   "Start and finish at Pier 4. Bag drop opens at 07:00. Bib pickup the day before, 10:00-18:00, at the Harbour Hall.",
-		Waiver: "I know that running a race is a strenuous activity and that I should not enter unless I am fit and trained. I accept the risks of taking part and release the organizers from liability for injury, loss or damage.",
+	if err := step(func(d *Directing) error {
+		return a.svc.UpdateText(ctx, d, TextInput{
+			Info:   "Start and finish at Pier 4. Bag drop opens at 07:00. Bib pickup the day before, 10:00-18:00, at the Harbour Hall.",
+			Waiver: "I know that running a race is a strenuous activity and that I should not enter unless I am fit and trained. I accept the risks of taking part and release the organizers from liability for injury, loss or damage.",
+		})
 	}); err != nil {
 		return err
 	}
-	if err := a.svc.Publish(ctx, u, r.Slug); err != nil && !errors.Is(err, errs.ErrConflict) {
+	if err := step(func(d *Directing) error { return a.svc.Publish(ctx, d) }); err != nil && !errors.Is(err, errs.ErrConflict) {
 		return err
 	}
 	log.Info("race demo race", "race", raceURL(r.Slug))

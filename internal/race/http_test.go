@@ -117,7 +117,7 @@ func TestRegisterThroughTheWizard(t *testing.T) {
 		}
 		rita := visitor
 		path, body := rita.to(rita.Post("/race/r/"+slug+"/register", url.Values{"event": {ev[1]}}))
-		if !strings.HasSuffix(path, "/details") || !strings.Contains(body, "your place is held until") {
+		if !strings.HasSuffix(path, "/details") || !strings.Contains(body, "your place is held for another 20 minutes") {
 			t.Fatalf("after holding: %s %.1000s", path, body)
 		}
 		entry := strings.TrimSuffix(path, "/details")

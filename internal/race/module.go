@@ -15,7 +15,7 @@ func Module() module.Module {
 		Static:     StaticFS(),
 		New: func(_ context.Context, c module.Core) (module.App, error) {
 			return New(Deps{DB: c.DB, Cache: c.Cache, Site: c.Site, Log: c.Log, Bus: c.Bus, Auth: c.Auth, Pay: c.Pay,
-				Mail: c.Mail, Jobs: c.Jobs, Files: c.Files, Versions: c.Versions, Assets: c.Assets, BaseURL: c.Config.BaseURL})
+				Mail: c.Mail, Jobs: c.Jobs, Versions: c.Versions, Assets: c.Assets, BaseURL: c.Config.BaseURL})
 		},
 	}
 }

@@ -2,6 +2,7 @@ package race
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -33,7 +34,7 @@ type Race struct {
 // Published reports whether runners can see the race.
 func (r *Race) Published() bool { return r.PublishedAt != nil }
 
-// Location is the race's zone (UTC if it no longer loads).
+// Loc is the race's zone (UTC if it no longer loads).
 func (r *Race) Loc() *time.Location {
 	if loc, err := time.LoadLocation(r.TZ); err == nil {
 		return loc
@@ -206,7 +207,7 @@ func (in RaceInput) Validate(now time.Time) (Race, map[string]string) {
 	if r.Currency == "" {
 		r.Currency = "usd"
 	}
-	if !oneOf(r.Currency, Currencies) {
+	if !slices.Contains(Currencies, r.Currency) {
 		f["currency"] = "Pick a currency from the list."
 	}
 	return r, f
@@ -424,13 +425,4 @@ func ValidSlug(s string) bool {
 		}
 	}
 	return true
-}
-
-func oneOf(s string, set []string) bool {
-	for _, v := range set {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

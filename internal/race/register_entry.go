@@ -6,24 +6,24 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/pay"
+	"github.com/tutti-dev/tutti/internal/web"
 )
 
-// entry is the signed-in runner's {hold} of race {slug}; false after
+// entry is the signed-in runner's {hold} of race {slug}; nil after
 // answering otherwise.
-func (a *App) entry(w http.ResponseWriter, r *http.Request) (*auth.User, *Race, *Event, *Hold, bool) {
+func (a *App) entry(w http.ResponseWriter, r *http.Request) *Entry {
 	u, ok := a.user(w, r)
 	if !ok {
-		return nil, nil, nil, nil, false
+		return nil
 	}
-	race, e, h, err := a.svc.Entry(r.Context(), u, r.PathValue("slug"), r.PathValue("hold"))
+	en, err := a.svc.Entry(r.Context(), u, r.PathValue("slug"), r.PathValue("hold"))
 	if err != nil {
 		a.Site.Error(w, r, err)
-		return nil, nil, nil, nil, false
+		return nil
 	}
-	return u, race, e, h, true
+	return en
 }
 
 // moved answers a page of the wizard that the hold is past (paid) or
@@ -56,22 +56,24 @@ func entrantOf(h *Hold) EntrantInput {
 }
 
 func (a *App) detailsShow(w http.ResponseWriter, r *http.Request) {
-	u, race, e, h, ok := a.entry(w, r)
-	if !ok || a.moved(w, r, race, h, 0) {
+	en := a.entry(w, r)
+	if en == nil || a.moved(w, r, en.Race, en.Hold, 0) {
 		return
 	}
+	u, race, e, h := en.User, en.Race, en.Event, en.Hold
 	a.Site.Render(w, r, http.StatusOK, DetailsPage(a, u, race, e, h, entrantOf(h), nil, a.Now()))
 }
 
 func (a *App) detailsSave(w http.ResponseWriter, r *http.Request) {
-	u, race, e, h, ok := a.entry(w, r)
-	if !ok || !a.form(w, r) {
+	en := a.entry(w, r)
+	if en == nil || !a.form(w, r) {
 		return
 	}
+	u, race, e, h := en.User, en.Race, en.Event, en.Hold
 	f := r.PostForm
 	in := EntrantInput{FirstName: f.Get("first_name"), LastName: f.Get("last_name"), Email: f.Get("email"),
 		BirthDate: f.Get("birth_date"), Gender: f.Get("gender"), City: f.Get("city"), Emergency: f.Get("emergency")}
-	_, err := a.svc.SaveEntrant(r.Context(), u, race.Slug, h.ID, in)
+	err := a.svc.SaveEntrant(r.Context(), en, in)
 	if fe := fields(err); fe != nil {
 		a.Site.Render(w, r, http.StatusUnprocessableEntity, DetailsPage(a, u, race, e, h, in, fe, a.Now()))
 		return
@@ -84,19 +86,21 @@ func (a *App) detailsSave(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) waiverShow(w http.ResponseWriter, r *http.Request) {
-	u, race, e, h, ok := a.entry(w, r)
-	if !ok || a.moved(w, r, race, h, stepDetails) {
+	en := a.entry(w, r)
+	if en == nil || a.moved(w, r, en.Race, en.Hold, stepDetails) {
 		return
 	}
+	u, race, e, h := en.User, en.Race, en.Event, en.Hold
 	a.Site.Render(w, r, http.StatusOK, WaiverPage(a, u, race, e, h, nil, a.Now()))
 }
 
 func (a *App) waiverSave(w http.ResponseWriter, r *http.Request) {
-	u, race, e, h, ok := a.entry(w, r)
-	if !ok || !a.form(w, r) {
+	en := a.entry(w, r)
+	if en == nil || !a.form(w, r) {
 		return
 	}
-	_, err := a.svc.AcceptWaiver(r.Context(), u, race.Slug, h.ID, r.PostForm.Get("accept") == "yes")
+	u, race, e, h := en.User, en.Race, en.Event, en.Hold
+	err := a.svc.AcceptWaiver(r.Context(), en, r.PostForm.Get("accept") == "yes")
 	if fe := fields(err); fe != nil {
 		a.Site.Render(w, r, http.StatusUnprocessableEntity, WaiverPage(a, u, race, e, h, fe, a.Now()))
 		return
@@ -109,20 +113,22 @@ func (a *App) waiverSave(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) reviewShow(w http.ResponseWriter, r *http.Request) {
-	u, race, e, h, ok := a.entry(w, r)
-	if !ok || a.moved(w, r, race, h, stepWaiver) {
+	en := a.entry(w, r)
+	if en == nil || a.moved(w, r, en.Race, en.Hold, stepWaiver) {
 		return
 	}
+	u, race, e, h := en.User, en.Race, en.Event, en.Hold
 	a.Site.Render(w, r, http.StatusOK, ReviewPage(a, u, race, e, h, a.Now()))
 }
 
 func (a *App) testCards() bool { _, ok := a.Pay.(*pay.Test); return ok }
 
 func (a *App) payShow(w http.ResponseWriter, r *http.Request) {
-	u, race, e, h, ok := a.entry(w, r)
-	if !ok || a.moved(w, r, race, h, stepWaiver) {
+	en := a.entry(w, r)
+	if en == nil || a.moved(w, r, en.Race, en.Hold, stepWaiver) {
 		return
 	}
+	u, race, e, h := en.User, en.Race, en.Event, en.Hold
 	a.Site.Render(w, r, http.StatusOK, PaymentPage(a, u, race, e, h, nil, "", a.testCards(), a.Now()))
 }
 
@@ -132,23 +138,19 @@ func (a *App) payShow(w http.ResponseWriter, r *http.Request) {
 const writtenWait = 2 * time.Second
 
 func (a *App) payPost(w http.ResponseWriter, r *http.Request) {
-	u, race, e, h, ok := a.entry(w, r)
-	if !ok || !a.form(w, r) {
+	en := a.entry(w, r)
+	if en == nil || !a.form(w, r) {
 		return
 	}
-	h2, err := a.svc.Pay(r.Context(), u, race.Slug, h.ID, r.PostForm.Get("card"))
-	if err != nil {
-		if h2 != nil {
-			h = h2
-		}
+	u, race, e, h := en.User, en.Race, en.Event, en.Hold
+	if err := a.svc.Pay(r.Context(), en, r.PostForm.Get("card")); err != nil {
 		fe := errs.As(err)
 		switch {
-		case fe.Kind == errs.Invalid || fe.Kind == errs.TooMany:
-			status := http.StatusUnprocessableEntity
-			if fe.Kind == errs.TooMany {
-				status = http.StatusServiceUnavailable
-			}
-			a.Site.Render(w, r, status, PaymentPage(a, u, race, e, h, fe.Fields, fe.Message, a.testCards(), a.Now()))
+		case fe.Kind == errs.Invalid:
+			a.Site.Render(w, r, http.StatusUnprocessableEntity, PaymentPage(a, u, race, e, h, fe.Fields, fe.Message, a.testCards(), a.Now()))
+		case fe.Kind == errs.TooMany: // the gateway did not answer: the form again, to send once more
+			web.SetRetryAfter(w.Header(), fe.RetryAfter)
+			a.Site.Render(w, r, http.StatusServiceUnavailable, PaymentPage(a, u, race, e, h, nil, fe.Message, a.testCards(), a.Now()))
 		default:
 			a.wizardErr(w, r, race, h, err)
 		}
@@ -164,10 +166,11 @@ func (a *App) payPost(w http.ResponseWriter, r *http.Request) {
 // waitShow is the waiting page: written, the confirmation; else the page
 // again, checking after 10 s, 20 s, 40 s, then every minute.
 func (a *App) waitShow(w http.ResponseWriter, r *http.Request) {
-	u, race, e, h, ok := a.entry(w, r)
-	if !ok {
+	en := a.entry(w, r)
+	if en == nil {
 		return
 	}
+	u, race, e, h := en.User, en.Race, en.Event, en.Hold
 	if h.Status != HoldPaid && h.Status != HoldDone {
 		a.redirect(w, r, a.stepURL(race, h))
 		return
@@ -177,15 +180,19 @@ func (a *App) waitShow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	n, _ := strconv.Atoi(r.URL.Query().Get("n"))
-	w.Header().Set("Cache-Control", "no-store")
-	a.Site.Render(w, r, http.StatusOK, WaitPage(a, u, race, e, h, min(max(n, 0), 100)))
+	n = min(max(n, 0), 100)
+	hd := w.Header()
+	hd.Set("Cache-Control", "no-store")
+	hd.Set("Refresh", strconv.Itoa(waitDelay(n))+"; url="+entryURL(race.Slug, h.ID)+"/wait?n="+strconv.Itoa(n+1))
+	a.Site.Render(w, r, http.StatusOK, WaitPage(a, u, race, e, h, n))
 }
 
 func (a *App) doneShow(w http.ResponseWriter, r *http.Request) {
-	u, race, e, h, ok := a.entry(w, r)
-	if !ok {
+	en := a.entry(w, r)
+	if en == nil {
 		return
 	}
+	u, race, e, h := en.User, en.Race, en.Event, en.Hold
 	reg, err := a.svc.Written(r.Context(), h.ID, 0)
 	if err != nil {
 		a.Site.Error(w, r, err)
@@ -203,13 +210,13 @@ func (a *App) doneShow(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) leave(w http.ResponseWriter, r *http.Request) {
-	u, race, _, h, ok := a.entry(w, r)
-	if !ok {
+	en := a.entry(w, r)
+	if en == nil {
 		return
 	}
-	if err := a.svc.Leave(r.Context(), u, race.Slug, h.ID); err != nil {
-		a.wizardErr(w, r, race, h, err)
+	if err := a.svc.Leave(r.Context(), en); err != nil {
+		a.wizardErr(w, r, en.Race, en.Hold, err)
 		return
 	}
-	a.redirect(w, r, raceURL(race.Slug))
+	a.redirect(w, r, raceURL(en.Race.Slug))
 }

@@ -3,8 +3,6 @@ package race
 import (
 	"context"
 	"crypto/rand"
-	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"log/slog"
 	"strings"
@@ -53,9 +51,17 @@ func (s *Service) Race(ctx context.Context, slug string) (*Race, error) {
 	return r, err
 }
 
+// Directing is a race as Service.Directed loaded it for one of its
+// directors: the directors' methods take it, so a request loads the race
+// and checks its director once.
+type Directing struct {
+	User *auth.User
+	Race *Race
+}
+
 // Directed is race slug for its director u: a draft is not found for
 // anyone else, a published race forbidden.
-func (s *Service) Directed(ctx context.Context, u *auth.User, slug string) (*Race, error) {
+func (s *Service) Directed(ctx context.Context, u *auth.User, slug string) (*Directing, error) {
 	if !ValidSlug(slug) {
 		return nil, errNoRace
 	}
@@ -75,7 +81,7 @@ func (s *Service) Directed(ctx context.Context, u *auth.User, slug string) (*Rac
 	case !ok:
 		return nil, errNotDir
 	}
-	return r, nil
+	return &Directing{User: u, Race: r}, nil
 }
 
 // CreateRace stores a draft race from the basics form, directed by u.
@@ -85,119 +91,96 @@ func (s *Service) CreateRace(ctx context.Context, u *auth.User, in RaceInput) (*
 		return nil, errs.Fields(f)
 	}
 	r.OwnerID = u.ID
-	if err := s.store.CreateRace(ctx, &r, func() string { return hexToken(2) }, s.now()); err != nil {
+	if err := s.store.CreateRace(ctx, &r, func() string { return strings.ToLower(rand.Text()[:4]) }, s.now()); err != nil {
 		return nil, err
 	}
 	return &r, nil
 }
 
-// edit runs fn on race slug, directed by u, in a transaction that raises
-// the race's version, and tells the caches after the commit.
-func (s *Service) edit(ctx context.Context, u *auth.User, slug string, fn func(tx *db.Tx, r *Race) error) (*Race, error) {
-	r, err := s.Directed(ctx, u, slug)
-	if err != nil {
-		return nil, err
-	}
+// edit runs write, already validated, on the directed race in a
+// transaction that raises the race's version, and tells the caches after
+// the commit.
+func (s *Service) edit(ctx context.Context, d *Directing, write func(tx *db.Tx) error) error {
 	var v int64
-	err = s.db.WithTx(ctx, func(tx *db.Tx) error {
-		if err := fn(tx, r); err != nil {
+	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
+		if err := write(tx); err != nil {
 			return err
 		}
-		v, err = s.store.bump(ctx, tx, r.ID, s.now())
+		var err error
+		v, err = s.store.bump(ctx, tx, d.Race.ID, s.now())
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	s.changed(slug, v)
-	return r, nil
+	s.changed(d.Race.Slug, v)
+	return nil
 }
 
 // UpdateBasics stores the basics form. The race day and zone may change
 // only before any event exists (event times are stored as instants).
-func (s *Service) UpdateBasics(ctx context.Context, u *auth.User, slug string, in RaceInput) error {
-	_, err := s.edit(ctx, u, slug, func(tx *db.Tx, r *Race) error {
-		nr, f := in.Validate(s.now())
-		if len(r.Events) > 0 && (nr.Date != r.Date || nr.TZ != r.TZ) && len(f) == 0 {
-			f["date"] = "Remove the events first to move the race day or its time zone (their times follow them)."
-		}
-		if len(f) > 0 {
-			return errs.Fields(f)
-		}
-		return s.store.UpdateBasics(ctx, tx, r.ID, nr)
-	})
-	return err
+func (s *Service) UpdateBasics(ctx context.Context, d *Directing, in RaceInput) error {
+	r := d.Race
+	nr, f := in.Validate(s.now())
+	if len(r.Events) > 0 && (nr.Date != r.Date || nr.TZ != r.TZ) && len(f) == 0 {
+		f["date"] = "Remove the events first to move the race day or its time zone (their times follow them)."
+	}
+	if len(f) > 0 {
+		return errs.Fields(f)
+	}
+	return s.edit(ctx, d, func(tx *db.Tx) error { return s.store.UpdateBasics(ctx, tx, r.ID, nr) })
 }
 
 // UpdateText stores the information and the waiver.
-func (s *Service) UpdateText(ctx context.Context, u *auth.User, slug string, in TextInput) error {
-	_, err := s.edit(ctx, u, slug, func(tx *db.Tx, r *Race) error {
-		info, waiver, f := in.Validate()
-		if len(f) > 0 {
-			return errs.Fields(f)
-		}
-		return s.store.UpdateText(ctx, tx, r.ID, info, waiver)
-	})
-	return err
-}
-
-// SetLogo stores the URL of an uploaded logo.
-func (s *Service) SetLogo(ctx context.Context, u *auth.User, slug, url string) error {
-	_, err := s.edit(ctx, u, slug, func(tx *db.Tx, r *Race) error { return s.store.SetLogo(ctx, tx, r.ID, url) })
-	return err
+func (s *Service) UpdateText(ctx context.Context, d *Directing, in TextInput) error {
+	info, waiver, f := in.Validate()
+	if len(f) > 0 {
+		return errs.Fields(f)
+	}
+	return s.edit(ctx, d, func(tx *db.Tx) error { return s.store.UpdateText(ctx, tx, d.Race.ID, info, waiver) })
 }
 
 // AddEvent adds an event from its form.
-func (s *Service) AddEvent(ctx context.Context, u *auth.User, slug string, in EventInput) error {
-	_, err := s.edit(ctx, u, slug, func(tx *db.Tx, r *Race) error {
-		e, f := in.Validate(r)
-		if len(f) > 0 {
-			return errs.Fields(f)
-		}
-		e.RaceID = r.ID
-		return s.store.AddEvent(ctx, tx, &e, s.now())
-	})
-	return err
+func (s *Service) AddEvent(ctx context.Context, d *Directing, in EventInput) error {
+	e, f := in.Validate(d.Race)
+	if len(f) > 0 {
+		return errs.Fields(f)
+	}
+	e.RaceID = d.Race.ID
+	return s.edit(ctx, d, func(tx *db.Tx) error { return s.store.AddEvent(ctx, tx, &e, s.now()) })
 }
 
 // UpdateEvent changes an event from its form.
-func (s *Service) UpdateEvent(ctx context.Context, u *auth.User, slug string, id int64, in EventInput) error {
-	_, err := s.edit(ctx, u, slug, func(tx *db.Tx, r *Race) error {
-		if _, ok := r.Event(id); !ok {
-			return errs.ErrNotFound
-		}
-		e, f := in.Validate(r)
-		if len(f) > 0 {
-			return errs.Fields(f)
-		}
-		e.ID, e.RaceID = id, r.ID
-		return s.store.UpdateEvent(ctx, tx, e)
-	})
-	return err
+func (s *Service) UpdateEvent(ctx context.Context, d *Directing, id int64, in EventInput) error {
+	if _, ok := d.Race.Event(id); !ok {
+		return errs.ErrNotFound
+	}
+	e, f := in.Validate(d.Race)
+	if len(f) > 0 {
+		return errs.Fields(f)
+	}
+	e.ID, e.RaceID = id, d.Race.ID
+	return s.edit(ctx, d, func(tx *db.Tx) error { return s.store.UpdateEvent(ctx, tx, e) })
 }
 
 // DeleteEvent deletes an event nobody is registered for.
-func (s *Service) DeleteEvent(ctx context.Context, u *auth.User, slug string, id int64) error {
-	_, err := s.edit(ctx, u, slug, func(tx *db.Tx, r *Race) error { return s.store.DeleteEvent(ctx, tx, r.ID, id) })
-	return err
+func (s *Service) DeleteEvent(ctx context.Context, d *Directing, id int64) error {
+	return s.edit(ctx, d, func(tx *db.Tx) error { return s.store.DeleteEvent(ctx, tx, d.Race.ID, id) })
 }
 
 // Publish opens the race to runners; it needs an event and a waiver.
-func (s *Service) Publish(ctx context.Context, u *auth.User, slug string) error {
-	_, err := s.edit(ctx, u, slug, func(tx *db.Tx, r *Race) error {
-		switch {
-		case len(r.Events) == 0:
-			return errs.E(errs.Conflict, "Add at least one event before publishing.")
-		case strings.TrimSpace(r.Waiver) == "":
-			return errs.E(errs.Conflict, "Write the waiver runners accept before publishing.")
-		}
-		return s.store.Publish(ctx, tx, r.ID, s.now())
-	})
-	return err
+func (s *Service) Publish(ctx context.Context, d *Directing) error {
+	switch {
+	case len(d.Race.Events) == 0:
+		return errs.E(errs.Conflict, "Add at least one event before publishing.")
+	case strings.TrimSpace(d.Race.Waiver) == "":
+		return errs.E(errs.Conflict, "Write the waiver runners accept before publishing.")
+	}
+	return s.edit(ctx, d, func(tx *db.Tx) error { return s.store.Publish(ctx, tx, d.Race.ID, s.now()) })
 }
 
 // AddDirector makes the account named name a co-director.
-func (s *Service) AddDirector(ctx context.Context, u *auth.User, slug, name string) error {
+func (s *Service) AddDirector(ctx context.Context, d *Directing, name string) error {
 	other, err := s.users(ctx, strings.TrimSpace(name))
 	if errors.Is(err, errs.ErrNotFound) {
 		return errs.Fields(map[string]string{"username": "There is no account with that username."})
@@ -205,8 +188,7 @@ func (s *Service) AddDirector(ctx context.Context, u *auth.User, slug, name stri
 	if err != nil {
 		return err
 	}
-	_, err = s.edit(ctx, u, slug, func(tx *db.Tx, r *Race) error { return s.store.AddDirector(ctx, tx, r.ID, other.ID, s.now()) })
-	return err
+	return s.edit(ctx, d, func(tx *db.Tx) error { return s.store.AddDirector(ctx, tx, d.Race.ID, other.ID, s.now()) })
 }
 
 // Directors are race's directors' usernames, for a director.
@@ -222,18 +204,4 @@ func (s *Service) DirectedBy(ctx context.Context, u *auth.User) ([]RaceRow, erro
 // Upcoming lists the published races from today on.
 func (s *Service) Upcoming(ctx context.Context) ([]RaceRow, error) {
 	return s.store.Upcoming(ctx, s.db.Lagging(), s.now().UTC().AddDate(0, 0, -1).Format(time.DateOnly), 100)
-}
-
-// token returns n random bytes, URL-safe.
-func token(n int) string {
-	b := make([]byte, n)
-	rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-// hexToken is n random bytes in lower-case hex (for a slug).
-func hexToken(n int) string {
-	b := make([]byte, n)
-	rand.Read(b)
-	return hex.EncodeToString(b)
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strconv"
 
-	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/jobs"
@@ -22,13 +21,13 @@ type refundJob struct {
 	Payment      string `json:"payment"`
 }
 
-// Cancel cancels registration id of race slug for its director u: the place
-// is free at once, and the payment is refunded by a job.
-func (s *Service) Cancel(ctx context.Context, u *auth.User, slug string, id int64) (Registration, error) {
+// Cancel cancels registration id of the directed race: the place is free
+// at once, and the payment is refunded by a job.
+func (s *Service) Cancel(ctx context.Context, d *Directing, id int64) (Registration, error) {
 	var reg Registration
-	_, err := s.edit(ctx, u, slug, func(tx *db.Tx, r *Race) error {
+	err := s.edit(ctx, d, func(tx *db.Tx) error {
 		var err error
-		if reg, err = s.store.Cancel(ctx, tx, r.ID, id, s.now()); err != nil {
+		if reg, err = s.store.Cancel(ctx, tx, d.Race.ID, id, s.now()); err != nil {
 			return err
 		}
 		if reg.Amount == 0 || reg.PaymentID == "" {

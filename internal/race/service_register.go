@@ -2,6 +2,7 @@ package race
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"strconv"
 	"time"
@@ -73,7 +74,7 @@ func (s *Service) Start(ctx context.Context, u *auth.User, r *Race, eventID int6
 	case Closed:
 		return nil, errClosed
 	}
-	h := &Hold{ID: token(16), EventID: e.ID, RaceID: r.ID, UserID: u.ID, Status: HoldOpen, ExpiresAt: now.Add(s.holdFor),
+	h := &Hold{ID: rand.Text(), EventID: e.ID, RaceID: r.ID, UserID: u.ID, Status: HoldOpen, ExpiresAt: now.Add(s.holdFor),
 		Entrant: Entrant{Email: u.Email}, Amount: e.Price}
 	var got bool
 	err := s.batch.Do(ctx, func(ctx context.Context, tx *db.Tx) error {
@@ -99,27 +100,53 @@ func (s *Service) Start(ctx context.Context, u *auth.User, r *Race, eventID int6
 	return h, nil
 }
 
+// Entry is a runner's hold with its race and event, as Service.Entry loaded
+// it for its owner. A request loads it once; the wizard's writes take it,
+// and their statements check the owner again (user_id) in SQL.
+type Entry struct {
+	User  *auth.User
+	Race  *Race
+	Event *Event
+	Hold  *Hold
+}
+
+// validHoldID reports whether s could be a hold id (rand.Text's 26
+// characters; 22 URL-safe ones before), so that garbage never reaches the
+// database.
+func validHoldID(s string) bool {
+	if len(s) != 26 && len(s) != 22 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
 // Entry is u's hold id with its race and event; anyone else's is not found.
-func (s *Service) Entry(ctx context.Context, u *auth.User, slug, id string) (*Race, *Event, *Hold, error) {
-	if len(id) != 22 || !ValidSlug(slug) {
-		return nil, nil, nil, errNoEntry
+func (s *Service) Entry(ctx context.Context, u *auth.User, slug, id string) (*Entry, error) {
+	if !validHoldID(id) || !ValidSlug(slug) {
+		return nil, errNoEntry
 	}
 	h, err := s.store.Hold(ctx, id)
 	if errors.Is(err, errs.ErrNotFound) || err == nil && h.UserID != u.ID {
-		return nil, nil, nil, errNoEntry
+		return nil, errNoEntry
 	}
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	r, err := s.Race(ctx, slug)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	e, ok := r.Event(h.EventID)
 	if !ok || h.RaceID != r.ID {
-		return nil, nil, nil, errNoEntry
+		return nil, errNoEntry
 	}
-	return r, e, h, nil
+	return &Entry{User: u, Race: r, Event: e, Hold: h}, nil
 }
 
 // Expired reports whether an open hold ran out at now (the sweeper may not
@@ -153,58 +180,53 @@ func (s *Service) renew(ctx context.Context, h *Hold) error {
 	return nil
 }
 
-// onOpen runs a wizard page's write on u's open hold, renewing it first if
-// it ran out.
-func (s *Service) onOpen(ctx context.Context, u *auth.User, slug, id string, fn func(ctx context.Context, tx *db.Tx, r *Race, h *Hold) error) (*Hold, error) {
-	r, _, h, err := s.Entry(ctx, u, slug, id)
-	if err != nil {
-		return nil, err
-	}
+// onOpen runs a wizard page's write, already validated, on the entry's
+// open hold, renewing it first if it ran out. The write is batched with
+// other runners': it must not fail for its own input (that would roll the
+// batch back and run every write of it alone).
+func (s *Service) onOpen(ctx context.Context, en *Entry, write func(ctx context.Context, tx *db.Tx) error) error {
+	h := en.Hold
 	if h.Status != HoldOpen && h.Status != HoldReleased {
-		return h, ErrHoldMoved
+		return ErrHoldMoved
 	}
 	if h.Expired(s.now()) {
 		if err := s.renew(ctx, h); err != nil {
-			return h, err
+			return err
 		}
 	}
-	return h, s.batch.Do(ctx, func(ctx context.Context, tx *db.Tx) error { return fn(ctx, tx, r, h) })
+	return s.batch.Do(ctx, write)
 }
 
 // SaveEntrant stores the details page.
-func (s *Service) SaveEntrant(ctx context.Context, u *auth.User, slug, id string, in EntrantInput) (*Hold, error) {
-	return s.onOpen(ctx, u, slug, id, func(ctx context.Context, tx *db.Tx, r *Race, h *Hold) error {
-		e, f := in.Validate(r.Date, auth.CheckEmail)
-		if len(f) > 0 {
-			return errs.Fields(f)
-		}
-		return s.store.SaveEntrant(ctx, tx, h.ID, u.ID, e, stepDetails)
+func (s *Service) SaveEntrant(ctx context.Context, en *Entry, in EntrantInput) error {
+	e, f := in.Validate(en.Race.Date, auth.CheckEmail)
+	if len(f) > 0 {
+		return errs.Fields(f)
+	}
+	return s.onOpen(ctx, en, func(ctx context.Context, tx *db.Tx) error {
+		return s.store.SaveEntrant(ctx, tx, en.Hold.ID, en.User.ID, e, stepDetails)
 	})
 }
 
 // AcceptWaiver records the waiver's acceptance.
-func (s *Service) AcceptWaiver(ctx context.Context, u *auth.User, slug, id string, accepted bool) (*Hold, error) {
-	return s.onOpen(ctx, u, slug, id, func(ctx context.Context, tx *db.Tx, r *Race, h *Hold) error {
-		switch {
-		case h.Step < stepDetails:
-			return errs.E(errs.Conflict, "Fill in your details first.")
-		case !accepted:
-			return errs.Fields(map[string]string{"accept": "Tick the box to accept the waiver; you cannot run without it."})
-		}
-		return s.store.AcceptWaiver(ctx, tx, h.ID, u.ID, s.now(), stepWaiver)
+func (s *Service) AcceptWaiver(ctx context.Context, en *Entry, accepted bool) error {
+	switch {
+	case en.Hold.Step < stepDetails:
+		return errs.E(errs.Conflict, "Fill in your details first.")
+	case !accepted:
+		return errs.Fields(map[string]string{"accept": "Tick the box to accept the waiver; you cannot run without it."})
+	}
+	return s.onOpen(ctx, en, func(ctx context.Context, tx *db.Tx) error {
+		return s.store.AcceptWaiver(ctx, tx, en.Hold.ID, en.User.ID, s.now(), stepWaiver)
 	})
 }
 
-// Leave gives up u's open hold: its place goes back at once.
-func (s *Service) Leave(ctx context.Context, u *auth.User, slug, id string) error {
-	_, _, h, err := s.Entry(ctx, u, slug, id)
-	if err != nil {
-		return err
-	}
-	if h.Status == HoldReleased {
+// Leave gives up the entry's open hold: its place goes back at once.
+func (s *Service) Leave(ctx context.Context, en *Entry) error {
+	if en.Hold.Status == HoldReleased {
 		return nil
 	}
-	return s.db.WithTx(ctx, func(tx *db.Tx) error { return s.store.Release(ctx, tx, h.ID, u.ID) })
+	return s.db.WithTx(ctx, func(tx *db.Tx) error { return s.store.Release(ctx, tx, en.Hold.ID, en.User.ID) })
 }
 
 // chargeTimeout bounds a charge and the write of its outcome, which go on
@@ -220,65 +242,70 @@ func payKey(h *Hold) string { return "race-" + h.ID + "-" + strconv.Itoa(h.Attem
 // writer. A retried submit (the same hold) never charges twice; a decline
 // leaves the hold open (try another card); a gateway that does not answer
 // leaves it paying, to be sent again (same key) or settled by the sweeper.
-// It returns the hold as it now is: paid (or already paid or done).
-func (s *Service) Pay(ctx context.Context, u *auth.User, slug, id, card string) (*Hold, error) {
-	r, e, h, err := s.Entry(ctx, u, slug, id)
-	if err != nil {
-		return nil, err
-	}
+// The entry's hold is updated to what it now is: paid (or already paid or
+// done), or open again after a decline.
+func (s *Service) Pay(ctx context.Context, en *Entry, card string) error {
+	r, e, h, u := en.Race, en.Event, en.Hold, en.User
 	switch {
 	case h.Status == HoldPaid || h.Status == HoldDone:
-		return h, nil
+		return nil
 	case h.Step < stepWaiver:
-		return h, errs.E(errs.Conflict, "Finish the earlier pages first.")
-	case h.Expired(s.now()):
-		if err := s.renew(ctx, h); err != nil {
-			return h, err
-		}
+		return errs.E(errs.Conflict, "Finish the earlier pages first.")
 	}
 	amount := e.Price
 	if h.Status == HoldPaying {
 		amount = h.Amount // a retry charges what the first attempt did
+	}
+	charge := pay.Charge{Key: payKey(h), Amount: amount, Currency: r.Currency, Method: card, Description: r.Name + " · " + e.Name}
+	if amount > 0 {
+		if err := charge.Check(); err != nil { // no card: the hold does not move
+			return err
+		}
+	}
+	if h.Expired(s.now()) {
+		if err := s.renew(ctx, h); err != nil {
+			return err
+		}
 	}
 	// The charge and the writing of its outcome finish even if the runner
 	// goes away: a charge must not be left without its hold moving.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), chargeTimeout)
 	defer cancel()
 	var ok bool
-	err = s.batch.Do(ctx, func(ctx context.Context, tx *db.Tx) error {
+	err := s.batch.Do(ctx, func(ctx context.Context, tx *db.Tx) error {
 		var err error
 		ok, err = s.store.StartPaying(ctx, tx, h.ID, u.ID, amount, s.now())
 		return err
 	})
 	if err != nil {
-		return h, err
+		return err
 	}
 	if !ok {
-		return h, ErrHoldMoved
+		return ErrHoldMoved
 	}
+	h.Status, h.Amount = HoldPaying, amount
 	paymentID := ""
 	if amount > 0 {
-		p, err := s.pay.Charge(ctx, pay.Charge{Key: payKey(h), Amount: amount, Currency: r.Currency, Method: card,
-			Description: r.Name + " · " + e.Name})
+		p, err := s.pay.Charge(ctx, charge)
 		var dec *pay.Declined
-		var fe *errs.Error
 		switch {
-		case errors.As(err, &dec) || errors.As(err, &fe) && fe.Kind == errs.Invalid:
+		case errors.As(err, &dec):
 			// Nothing was charged: the hold is open again for another card.
 			if ferr := s.batch.Do(ctx, func(ctx context.Context, tx *db.Tx) error { return s.store.PaymentFailed(ctx, tx, h.ID) }); ferr != nil {
-				return h, ferr
+				return ferr
 			}
-			return h, pay.AsUser(err)
+			h.Status, h.Attempt = HoldOpen, h.Attempt+1
+			return pay.AsUser(err)
 		case err != nil:
-			return h, pay.AsUser(err) // unknown: left paying; the same key settles it
+			return pay.AsUser(err) // unknown: left paying; the same key settles it
 		}
 		paymentID = p.ID
 	}
 	if err := s.markPaid(ctx, h.ID, paymentID); err != nil {
-		return h, err
+		return err
 	}
-	h.Status, h.PaymentID, h.Amount = HoldPaid, paymentID, amount
-	return h, nil
+	h.Status, h.PaymentID = HoldPaid, paymentID
+	return nil
 }
 
 // markPaid commits the hand-off and wakes the writer.
@@ -292,12 +319,33 @@ func (s *Service) markPaid(ctx context.Context, id, paymentID string) error {
 	return nil
 }
 
-// Written waits up to d for hold id's registration to be written (by this
-// instance's writer or another's) and returns it; nil if it is not yet.
+// Written is hold id's registration, waiting up to d for it to be written
+// (by this instance's writer or another's); nil if it is not yet.
 func (s *Service) Written(ctx context.Context, id string, d time.Duration) (*Registration, error) {
+	var written <-chan struct{}
 	if d > 0 {
-		s.writer.Wait(ctx, id, d)
+		// Listen before looking, so that a write between the two is heard.
+		var stop func()
+		written, stop = s.writer.listen(id)
+		defer stop()
 	}
+	reg, err := s.registration(ctx, id)
+	if reg != nil || err != nil || d <= 0 {
+		return reg, err
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-written:
+	case <-t.C:
+		return nil, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return s.registration(ctx, id)
+}
+
+func (s *Service) registration(ctx context.Context, id string) (*Registration, error) {
 	reg, err := s.store.RegistrationByHold(ctx, id)
 	if errors.Is(err, errs.ErrNotFound) {
 		return nil, nil

@@ -55,15 +55,22 @@ func newFixture(t *testing.T, d *db.DB, places int, price int64) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.svc.UpdateText(ctx, owner, r.Slug, TextInput{Waiver: "I run at my own risk."}); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.svc.AddEvent(ctx, owner, r.Slug, EventInput{Name: "10K", StartTime: "09:30", OpensDate: "2027-03-01", OpensTime: "12:00",
-		ClosesDate: "2027-04-09", ClosesTime: "20:00", Price: Money(price, ""), Cap: fmt.Sprint(places)}); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.svc.Publish(ctx, owner, r.Slug); err != nil {
-		t.Fatal(err)
+	// Each step as the director's request does, the race loaded afresh.
+	for _, step := range []func(d *Directing) error{
+		func(d *Directing) error { return a.svc.UpdateText(ctx, d, TextInput{Waiver: "I run at my own risk."}) },
+		func(d *Directing) error {
+			return a.svc.AddEvent(ctx, d, EventInput{Name: "10K", StartTime: "09:30", OpensDate: "2027-03-01", OpensTime: "12:00",
+				ClosesDate: "2027-04-09", ClosesTime: "20:00", Price: Money(price, ""), Cap: fmt.Sprint(places)})
+		},
+		func(d *Directing) error { return a.svc.Publish(ctx, d) },
+	} {
+		d, err := a.svc.Directed(ctx, owner, r.Slug)
+		if err == nil {
+			err = step(d)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	if f.race, err = a.svc.Race(ctx, r.Slug); err != nil {
 		t.Fatal(err)
@@ -89,14 +96,34 @@ func (f *fixture) user() *auth.User {
 
 func (f *fixture) event() *Event { return &f.race.Events[0] }
 
-// fill walks a hold through the details and the waiver.
+// entry loads u's hold as a request of theirs does.
+func (f *fixture) entry(ctx context.Context, u *auth.User, h *Hold) (*Entry, error) {
+	return f.a.svc.Entry(ctx, u, f.race.Slug, h.ID)
+}
+
+// fill walks a hold through the details and the waiver, a request a page.
 func (f *fixture) fill(ctx context.Context, u *auth.User, h *Hold) error {
-	if _, err := f.a.svc.SaveEntrant(ctx, u, f.race.Slug, h.ID, EntrantInput{FirstName: "Ann", LastName: u.Username,
+	en, err := f.entry(ctx, u, h)
+	if err != nil {
+		return err
+	}
+	if err := f.a.svc.SaveEntrant(ctx, en, EntrantInput{FirstName: "Ann", LastName: u.Username,
 		Email: u.Email, BirthDate: "1990-05-01", Gender: "F", Emergency: "Bo, +49 30 1234567"}); err != nil {
 		return err
 	}
-	_, err := f.a.svc.AcceptWaiver(ctx, u, f.race.Slug, h.ID, true)
-	return err
+	if en, err = f.entry(ctx, u, h); err != nil {
+		return err
+	}
+	return f.a.svc.AcceptWaiver(ctx, en, true)
+}
+
+// pay sends the payment page for u's hold with card.
+func (f *fixture) pay(ctx context.Context, u *auth.User, h *Hold, card string) error {
+	en, err := f.entry(ctx, u, h)
+	if err != nil {
+		return err
+	}
+	return f.a.svc.Pay(ctx, en, card)
 }
 
 // counts is the event's counters and the registrations in the table.
@@ -170,7 +197,7 @@ func TestNeverOversold(t *testing.T) {
 					errc <- err
 					return
 				}
-				if _, err := f.a.svc.Pay(ctx, u, f.race.Slug, h.ID, pay.CardPaid); err != nil {
+				if err := f.pay(ctx, u, h, pay.CardPaid); err != nil {
 					errc <- err
 				}
 			}()
@@ -241,7 +268,11 @@ func TestHoldsExpireAndRelease(t *testing.T) {
 		if err := f.fill(ctx, ann, h); !errors.Is(err, ErrSoldOut) {
 			t.Errorf("ann back after her hold went to bo: %v; want sold out", err)
 		}
-		if err := f.a.svc.Leave(ctx, bo, f.race.Slug, hb.ID); err != nil {
+		en, err := f.entry(ctx, bo, hb)
+		if err == nil {
+			err = f.a.svc.Leave(ctx, en)
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 		if taken, _, _, _ := f.counts(); taken != 0 {
@@ -277,7 +308,7 @@ func TestPaymentsOnceAndSettled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = f.a.svc.Pay(ctx, ann, f.race.Slug, h.ID, pay.CardDeclined)
+		err = f.pay(ctx, ann, h, pay.CardDeclined)
 		if err == nil || fields(err)["card"] == "" {
 			t.Fatalf("declined card: %v; want a field message", err)
 		}
@@ -288,7 +319,7 @@ func TestPaymentsOnceAndSettled(t *testing.T) {
 			t.Fatalf("%d charges after a decline; want 0", len(paid))
 		}
 		for range 3 { // the submit sent again
-			if _, err := f.a.svc.Pay(ctx, ann, f.race.Slug, h.ID, pay.CardPaid); err != nil {
+			if err := f.pay(ctx, ann, h, pay.CardPaid); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -310,7 +341,7 @@ func TestPaymentsOnceAndSettled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := f.a.svc.Pay(ctx, bo, f.race.Slug, hb.ID, pay.CardAnswerLost); !errors.Is(err, pay.ErrUnavailable) {
+		if err := f.pay(ctx, bo, hb, pay.CardAnswerLost); !errors.Is(err, pay.ErrUnavailable) {
 			t.Fatalf("lost answer: %v; want unavailable", err)
 		}
 		if got, _ := f.a.store.Hold(ctx, hb.ID); got.Status != HoldPaying {
@@ -333,4 +364,42 @@ func TestPaymentsOnceAndSettled(t *testing.T) {
 			t.Errorf("taken %d, confirmed %d, registrations %d, live %d; want 2, 2, 2, 0", taken, confirmed, regs, live)
 		}
 	}, sets()...)
+}
+
+// The payment's answer waits for the writer; a registration written before
+// the wait began is found at once, not after the wait.
+func TestWrittenHeardWhateverTheOrder(t *testing.T) {
+	f := newFixture(t, dbtest.Open(t, "", sets()...), 5, 1000)
+	ctx := context.Background()
+	u := f.user()
+	h, err := f.a.svc.Start(ctx, u, f.race, f.event().ID)
+	if err == nil {
+		err = f.fill(ctx, u, h)
+	}
+	if err == nil {
+		err = f.pay(ctx, u, h, pay.CardPaid)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.drain() // written before anyone waits
+	start := time.Now()
+	reg, err := f.a.svc.Written(ctx, h.ID, 10*time.Second)
+	if err != nil || reg == nil || time.Since(start) > 5*time.Second {
+		t.Fatalf("Written: %v, %v after %v; want the registration at once", reg, err, time.Since(start))
+	}
+	// Not yet written: the wait ends when the writer writes it.
+	v := f.user()
+	hv, err := f.a.svc.Start(ctx, v, f.race, f.event().ID)
+	if err == nil {
+		err = f.fill(ctx, v, hv)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { time.Sleep(50 * time.Millisecond); f.pay(ctx, v, hv, pay.CardPaid) }()
+	start = time.Now()
+	if reg, err := f.a.svc.Written(ctx, hv.ID, 10*time.Second); err != nil || reg == nil || time.Since(start) > 5*time.Second {
+		t.Fatalf("Written while paying: %v, %v after %v", reg, err, time.Since(start))
+	}
 }

@@ -189,12 +189,6 @@ func (s *Store) UpdateText(ctx context.Context, tx *db.Tx, id int64, info, waive
 	return err
 }
 
-// SetLogo stores the logo's URL.
-func (s *Store) SetLogo(ctx context.Context, tx *db.Tx, id int64, url string) error {
-	_, err := tx.Exec(ctx, `UPDATE race_races SET logo = ? WHERE id = ?`, url, id)
-	return err
-}
-
 // Publish makes the race visible (once).
 func (s *Store) Publish(ctx context.Context, tx *db.Tx, id int64, now time.Time) error {
 	_, err := tx.Exec(ctx, `UPDATE race_races SET published_at = ? WHERE id = ? AND published_at IS NULL`, now.UnixMilli(), id)

@@ -52,15 +52,6 @@ func (s *Store) RegistrationByHold(ctx context.Context, holdID string) (Registra
 	return r, nil
 }
 
-// Registration is registration id of race.
-func (s *Store) Registration(ctx context.Context, raceID, id int64) (Registration, error) {
-	r, err := scanReg(s.db.QueryRow(ctx, `SELECT `+regCols+` FROM race_registrations WHERE id = ? AND race_id = ?`, id, raceID))
-	if err != nil {
-		return r, fmt.Errorf("race registration %d: %w", id, err)
-	}
-	return r, nil
-}
-
 // Registered is user's confirmed registration in event, if any.
 func (s *Store) Registered(ctx context.Context, eventID, userID int64) (*Registration, error) {
 	r, err := scanReg(s.db.QueryRow(ctx, `SELECT `+regCols+` FROM race_registrations

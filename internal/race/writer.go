@@ -28,13 +28,12 @@ type writer struct {
 	after func(regs []Registration)
 	bus   *pubsub.Bus
 
-	kick   chan struct{}
-	stop   chan struct{}
-	done   chan struct{}
-	unsub  func()
-	mu     sync.Mutex
-	waits  map[string][]chan struct{} // hold id -> its waiting requests
-	writes int64                      // registrations written here
+	kick  chan struct{}
+	stop  chan struct{}
+	done  chan struct{}
+	unsub func()
+	mu    sync.Mutex
+	waits map[string][]chan struct{} // hold id -> its waiting requests
 }
 
 // The writer's rhythm.
@@ -87,34 +86,29 @@ func (w *writer) Kick() {
 	}
 }
 
-// Wait returns when hold id's registration is written (here, or heard of
-// from another instance), after d, or when ctx ends.
-func (w *writer) Wait(ctx context.Context, id string, d time.Duration) {
+// listen returns a channel closed when hold id's registration is written
+// (here, or heard of from another instance), and stop, which the listener
+// calls when it no longer waits.
+func (w *writer) listen(id string) (<-chan struct{}, func()) {
 	ch := make(chan struct{})
 	w.mu.Lock()
 	w.waits[id] = append(w.waits[id], ch)
 	w.mu.Unlock()
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ch:
-		return
-	case <-t.C:
-	case <-ctx.Done():
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	list := w.waits[id]
-	for i, c := range list {
-		if c == ch {
-			list = append(list[:i], list[i+1:]...)
-			break
+	return ch, func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		list := w.waits[id]
+		for i, c := range list {
+			if c == ch {
+				list = append(list[:i], list[i+1:]...)
+				break
+			}
 		}
-	}
-	if len(list) == 0 {
-		delete(w.waits, id)
-	} else {
-		w.waits[id] = list
+		if len(list) == 0 {
+			delete(w.waits, id)
+		} else {
+			w.waits[id] = list
+		}
 	}
 }
 
@@ -169,9 +163,6 @@ func (w *writer) writeOnce() int {
 	if len(regs) == 0 {
 		return 0
 	}
-	w.mu.Lock()
-	w.writes += int64(len(regs))
-	w.mu.Unlock()
 	ids := make([]string, len(regs))
 	for i, r := range regs {
 		ids[i] = r.HoldID
@@ -216,11 +207,4 @@ func (w *writer) sweep() {
 			w.log.Warn("race: settling a payment", "hold", h.ID, "err", err)
 		}
 	}
-}
-
-// Writes is the registrations written by this instance.
-func (w *writer) Writes() int64 {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.writes
 }
