@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -229,12 +228,10 @@ func RequireUser(w http.ResponseWriter, r *http.Request) (*User, bool) {
 			Status: http.StatusUnauthorized, Detail: "Please sign in.", Instance: r.URL.Path})
 		return nil, false
 	}
-	next := ""
+	next := web.SameSiteReferer(r)
 	if r.Method == http.MethodGet || r.Method == http.MethodHead {
-		next = r.URL.RequestURI()
-	} else if ref, err := url.Parse(r.Referer()); err == nil && ref.Host == r.Host {
-		next = ref.RequestURI()
+		next = web.LocalPath(r.URL.RequestURI())
 	}
-	http.Redirect(w, r, LoginURL(web.LocalPath(next)), http.StatusSeeOther)
+	http.Redirect(w, r, LoginURL(next), http.StatusSeeOther)
 	return nil, false
 }

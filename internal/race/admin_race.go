@@ -19,7 +19,7 @@ func basicsOf(r *Race) RaceInput {
 }
 
 func (a *App) raceNew(w http.ResponseWriter, r *http.Request) {
-	u, ok := a.user(w, r)
+	u, ok := auth.RequireUser(w, r)
 	if !ok {
 		return
 	}
@@ -27,7 +27,7 @@ func (a *App) raceNew(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) raceCreate(w http.ResponseWriter, r *http.Request) {
-	u, ok := a.user(w, r)
+	u, ok := auth.RequireUser(w, r)
 	if !ok || !a.form(w, r) {
 		return
 	}
@@ -47,7 +47,7 @@ func (a *App) raceCreate(w http.ResponseWriter, r *http.Request) {
 // directed is the {slug} race for its signed-in director; nil after
 // answering otherwise.
 func (a *App) directed(w http.ResponseWriter, r *http.Request) *Directing {
-	u, ok := a.user(w, r)
+	u, ok := auth.RequireUser(w, r)
 	if !ok {
 		return nil
 	}

@@ -75,7 +75,7 @@ func (a *App) raceList(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) mine(w http.ResponseWriter, r *http.Request) {
-	u, ok := a.user(w, r)
+	u, ok := auth.RequireUser(w, r)
 	if !ok {
 		return
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/pay"
 	"github.com/tutti-dev/tutti/internal/web"
@@ -14,7 +15,7 @@ import (
 // entry is the signed-in runner's {hold} of race {slug}; nil after
 // answering otherwise.
 func (a *App) entry(w http.ResponseWriter, r *http.Request) *Entry {
-	u, ok := a.user(w, r)
+	u, ok := auth.RequireUser(w, r)
 	if !ok {
 		return nil
 	}

@@ -77,7 +77,7 @@ func (a *App) registerAccount(w http.ResponseWriter, r *http.Request) {
 // registerStart holds a place in the chosen event and goes on to the
 // details; a runner registered already goes to their confirmation.
 func (a *App) registerStart(w http.ResponseWriter, r *http.Request) {
-	u, ok := a.user(w, r)
+	u, ok := auth.RequireUser(w, r)
 	if !ok || !a.form(w, r) {
 		return
 	}

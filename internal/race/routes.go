@@ -2,10 +2,8 @@ package race
 
 import (
 	"net/http"
-	"net/url"
 	"strconv"
 
-	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/web"
 )
@@ -61,22 +59,6 @@ func entryURL(slug, hold string) string { return "/race/r/" + slug + "/entry/" +
 func doneURL(slug, hold string) string  { return entryURL(slug, hold) + "/done" }
 func soldOutURL(slug string, ev int64) string {
 	return "/race/r/" + slug + "/events/" + strconv.FormatInt(ev, 10) + "/sold-out"
-}
-
-// user is the signed-in user, or sends the browser to sign in and back.
-func (a *App) user(w http.ResponseWriter, r *http.Request) (*auth.User, bool) {
-	if u := auth.UserFrom(r.Context()); u != nil {
-		return u, true
-	}
-	next := r.URL.RequestURI()
-	if r.Method != http.MethodGet {
-		next = "/race/"
-		if ref, err := url.Parse(r.Referer()); err == nil && ref.Host == r.Host {
-			next = web.LocalPath(ref.RequestURI())
-		}
-	}
-	http.Redirect(w, r, auth.LoginURL(next), http.StatusSeeOther)
-	return nil, false
 }
 
 // pathInt is path value name as a positive id; anything else is not found.

@@ -106,7 +106,7 @@ func (s *Site) Error(w http.ResponseWriter, r *http.Request, err error) {
 		// A form sent again by the proxy after the instance that carried it
 		// out died before answering: back to the page it came from, which
 		// shows what was done.
-		if back := sameSiteReferer(r); back != "" {
+		if back := SameSiteReferer(r); back != "" {
 			http.Redirect(w, r, back, http.StatusSeeOther)
 			return
 		}
@@ -179,9 +179,9 @@ func SetRetryAfter(h http.Header, d time.Duration) {
 	h.Set("Retry-After", strconv.Itoa(int(math.Ceil(d.Seconds()))))
 }
 
-// sameSiteReferer is the path of r's Referer if it is on r's own host,
-// else "".
-func sameSiteReferer(r *http.Request) string {
+// SameSiteReferer is the path (and query) of r's Referer if it is on r's
+// own host, else "": where a form without JavaScript returns to.
+func SameSiteReferer(r *http.Request) string {
 	u, err := url.Parse(r.Referer())
 	if err != nil || u.Host != r.Host || u.Path == "" {
 		return ""
