@@ -31,6 +31,7 @@ const (
 	TooLarge                 // 413
 	TooMany                  // 429
 	BadRequest               // 400: a malformed request, e.g. a query parameter (no form fields)
+	Repeated                 // 409: a request a proxy sent again after it was carried out (ErrRepeated)
 )
 
 // None is no error at all: what KindOf(nil) returns.
@@ -60,7 +61,10 @@ var (
 	ErrConflict = &Error{Kind: Conflict, Message: "That conflicts with what is already there."}
 	// ErrRepeated is a request sent a second time after its first send was
 	// carried out (a proxy's retry): nothing was done twice.
-	ErrRepeated = &Error{Kind: Conflict, Message: "Your request had already gone through; it was not carried out a second time."}
+	// Its own kind, so that no handler takes it for a conflict with the
+	// form's input: it always reaches web.Site.Error, which sends a
+	// browser back to the page it came from.
+	ErrRepeated = &Error{Kind: Repeated, Message: "This was already done; it was not done a second time."}
 )
 
 // E makes an error of kind with a safe message.

@@ -57,7 +57,7 @@ func (s *Service) AddTimeframe(ctx context.Context, k OwnKey, in TimeframeInput)
 	}
 	tf.ParticipantID = pt.ID
 	v, err := s.store.AddTimeframe(ctx, p.ID, &tf)
-	if errs.KindOf(err) == errs.Conflict && !errors.Is(err, errs.ErrRepeated) {
+	if errs.KindOf(err) == errs.Conflict {
 		e := errs.As(err)
 		return p, pt, &errs.Error{Kind: errs.Conflict, Message: e.Message, Fields: map[string]string{"date": e.Message}, Err: err}
 	}

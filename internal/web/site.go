@@ -65,7 +65,7 @@ func Status(k errs.Kind) int {
 		return http.StatusUnprocessableEntity
 	case errs.NotFound:
 		return http.StatusNotFound
-	case errs.Conflict:
+	case errs.Conflict, errs.Repeated:
 		return http.StatusConflict
 	case errs.Forbidden:
 		return http.StatusForbidden
