@@ -4,7 +4,8 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 PG_URL    ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 REDIS_URL ?= redis://127.0.0.1:6379/0
-CLUSTER_PKGS := ./internal/meet ./internal/roar ./internal/auth ./internal/ops ./internal/app
+# every package whose tests start servers through apptest (so a new app's are in the cluster run)
+CLUSTER_PKGS := $(sort $(patsubst %/,./%,$(dir $(shell grep -rl --include=*_test.go -e apptest.Each -e apptest.One internal))))
 
 .PHONY: build test test-postgres test-cluster test-browser generate check-generated check-migrations fuzz bench load-smoke run demo
 
