@@ -118,7 +118,7 @@ func AsUser(err error) error {
 	case errors.As(err, &d):
 		return &errs.Error{Kind: errs.Invalid, Message: d.Message, Fields: map[string]string{"card": d.Message}, Err: err}
 	case errors.Is(err, ErrUnavailable):
-		return &errs.Error{Kind: errs.TooMany, Message: "The payment service is slow to answer. Nothing was charged twice: please try again in a moment.",
+		return &errs.Error{Kind: errs.TooMany, Message: "The payment service did not answer. Please try again in a moment; you will not be charged twice.",
 			RetryAfter: 5 * time.Second, Err: err}
 	}
 	return err

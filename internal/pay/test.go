@@ -80,11 +80,6 @@ func (t *Test) Charge(ctx context.Context, c Charge) (Payment, error) {
 	}
 	card := strings.NewReplacer(" ", "", "-", "").Replace(c.Method)
 	masked := mask(card)
-	if p, err := ledgerRow(ctx, t.DB, "idem_key", c.Key); err == nil {
-		return replay(c, masked, p)
-	} else if !errors.Is(err, errs.ErrNotFound) {
-		return Payment{}, ErrUnavailable
-	}
 	outcome := t.decide(card, c.Key)
 	if outcome == "down" {
 		return Payment{}, ErrUnavailable
@@ -101,11 +96,12 @@ func (t *Test) Charge(ctx context.Context, c Charge) (Payment, error) {
 	if _, err := t.DB.Exec(ctx, `INSERT INTO pay_test_payments (id, idem_key, amount, currency, method, outcome, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idem_key) DO NOTHING`,
 		id, c.Key, c.Amount, c.Currency, masked, kept, now.UnixMilli()); err != nil {
-		return Payment{}, ErrUnavailable
+		return Payment{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
-	p, err := ledgerRow(ctx, t.DB, "idem_key", c.Key) // the row, ours or a concurrent send's
+	// The key's row: ours, or an earlier or concurrent send's (a replay).
+	p, err := ledgerRow(ctx, t.DB, "idem_key", c.Key)
 	if err != nil {
-		return Payment{}, ErrUnavailable
+		return Payment{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	if outcome == "lost" && p.ID == id {
 		return Payment{}, ErrUnavailable
@@ -123,7 +119,7 @@ func (t *Test) Find(ctx context.Context, key string) (Payment, error) {
 	case errors.Is(err, errs.ErrNotFound):
 		return Payment{}, ErrNoCharge
 	case err != nil:
-		return Payment{}, ErrUnavailable
+		return Payment{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	if code, ok := strings.CutPrefix(p.outcome, "declined:"); ok {
 		return Payment{}, declined(code)
