@@ -166,7 +166,7 @@ func (c *Config) Validate() error {
 		errs = append(errs, errors.New("redis-prefix: at most 64 characters, no spaces, '.', '*' or '>'"))
 	}
 	if c.NATSPrefix != "" && !natsPrefix.MatchString(c.NATSPrefix) {
-		errs = append(errs, errors.New("nats-prefix: letters, digits, '_', '-' and ':' in tokens that each end with '.', e.g. site1."))
+		errs = append(errs, errors.New("nats-prefix: letters, digits, '_', '-' and ':' in tokens that each end with '.', such as \"site1.\""))
 	}
 	if c.StorageURL != "" {
 		if _, err := files.ParseS3URL(c.StorageURL); err != nil { // never quotes the secret

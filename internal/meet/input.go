@@ -170,23 +170,11 @@ func offsetOf(t time.Time) int {
 // parseClock reads HH:MM on the quarter hour as minutes after midnight;
 // 24:00 only if allowMidnight.
 func parseClock(s string, allowMidnight bool) (int, bool) {
-	s = strings.TrimSpace(s)
-	h, m, ok := strings.Cut(s, ":")
-	if !ok || len(h) < 1 || len(h) > 2 || len(m) != 2 {
+	m, ok := walltime.ParseClock(s)
+	if !ok || m%15 != 0 || m == 24*60 && !allowMidnight {
 		return 0, false
 	}
-	hh, err1 := strconv.Atoi(h)
-	mm, err2 := strconv.Atoi(m)
-	if err1 != nil || err2 != nil || hh < 0 || mm < 0 || mm > 59 || mm%15 != 0 {
-		return 0, false
-	}
-	if hh == 24 && mm == 0 && allowMidnight {
-		return 24 * 60, true
-	}
-	if hh > 23 {
-		return 0, false
-	}
-	return hh*60 + mm, true
+	return m, true
 }
 
 // The free-text fields of meet follow the shared text rules (package text).
