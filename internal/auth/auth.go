@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"embed"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -205,6 +206,10 @@ func (s *Service) newManager(secure bool) *scs.SessionManager {
 			// before the handler's answer, which still follows): answering
 			// here too would write a second status. Nobody is listening.
 			s.Log.DebugContext(r.Context(), "session: client gone", "err", err)
+			return
+		}
+		if errors.Is(err, errSessionData) {
+			s.dropDamagedSession(w, r, err)
 			return
 		}
 		s.Site.Error(w, r, err)

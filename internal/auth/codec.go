@@ -3,6 +3,7 @@ package auth
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/alexedwards/scs/v2"
@@ -44,7 +45,11 @@ func (sessionCodec) Encode(deadline time.Time, values map[string]any) ([]byte, e
 
 func (sessionCodec) Decode(b []byte) (time.Time, map[string]any, error) {
 	if len(b) == 0 || b[0] != codecTag {
-		return scs.GobCodec{}.Decode(b)
+		dl, v, err := scs.GobCodec{}.Decode(b)
+		if err != nil {
+			return dl, v, fmt.Errorf("%w: %w", errSessionData, err)
+		}
+		return dl, v, nil
 	}
 	b = b[1:]
 	dl, n := binary.Varint(b)

@@ -753,3 +753,36 @@ func TestLogoutDuringRedisOutageRevokes(t *testing.T) {
 		t.Errorf("fay's other session: signed in as %q; want fay", got)
 	}
 }
+
+// A session whose stored bytes cannot be read signs its browser out once,
+// back to the same page, instead of failing every page until the cookie
+// expires.
+func TestDamagedSessionSignsOutOnce(t *testing.T) {
+	apptest.EachInstance(t, func(t *testing.T, m *app.Main) {
+		b := newBrowser(t, m)
+		b.signup("dana", "dana@example.com", "correct horse")
+		c := b.cookie(auth.CookieName)
+		if c == nil {
+			t.Fatal("no session cookie after sign-up")
+		}
+		sum := sha256.Sum256([]byte(c.Value))
+		if err := m.DB.WithTx(context.Background(), func(tx *db.Tx) error {
+			res, err := tx.Exec(context.Background(), `UPDATE sessions SET data = ? WHERE token = ?`,
+				[]byte{0xff, 0x01}, base64.RawURLEncoding.EncodeToString(sum[:]))
+			if n, _ := res.RowsAffected(); err == nil && n != 1 {
+				return fmt.Errorf("%d session rows damaged; want 1", n)
+			}
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		res, body := b.get("/account/settings")
+		wantRedirect(t, res, body, "/account/settings")
+		if b.cookie(auth.CookieName) != nil {
+			t.Error("the damaged session's cookie is still in the browser")
+		}
+		if who := b.signedInAs(); who != "" {
+			t.Errorf("signed in as %q after the damaged session; want signed out", who)
+		}
+	})
+}

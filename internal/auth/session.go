@@ -212,6 +212,25 @@ func (s *Service) clearUserCookie(w http.ResponseWriter, r *http.Request) {
 		SameSite: http.SameSiteLaxMode, Secure: s.secure(r)})
 }
 
+// dropDamagedSession answers a request whose session cannot be read (its
+// stored bytes damaged): rather than failing every page until the cookie
+// expires, the browser forgets the session (signed out) and is sent to the
+// same page again, or, after a form, to where the form was.
+func (s *Service) dropDamagedSession(w http.ResponseWriter, r *http.Request, err error) {
+	s.Log.WarnContext(r.Context(), "session: unreadable, dropped", "id", web.RequestID(r.Context()), "err", err)
+	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: "", Path: "/", MaxAge: -1, HttpOnly: true,
+		SameSite: http.SameSiteLaxMode, Secure: s.secure(r)})
+	s.clearUserCookie(w, r)
+	to := web.SameSiteReferer(r)
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		to = web.LocalPath(r.URL.RequestURI())
+	}
+	if to == "" {
+		to = "/"
+	}
+	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
 // RequireUser returns the signed-in user, or answers and returns false:
 // browsers are sent (303) to the login page, which brings them back; API and
 // JSON clients get 401 problem details.
