@@ -44,12 +44,6 @@ func (tx *Tx) Once(key string, fn func() (int64, error)) (int64, error) {
 	return v, nil
 }
 
-// Done is what key's Once returned in this transaction, if it ran.
-func (tx *Tx) Done(key string) (int64, bool) {
-	v, ok := tx.once[key]
-	return v, ok
-}
-
 // WithTx runs fn in a write transaction (BEGIN IMMEDIATE on SQLite), committing
 // if fn returns nil and rolling back otherwise. A transaction that fails because
 // the database was busy or could not serialize is retried a few times, so fn

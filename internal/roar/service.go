@@ -106,17 +106,22 @@ func (s *Service) write(ctx context.Context, fn func(ctx context.Context, tx *db
 		if err := fn(ctx, tx); err != nil {
 			return err
 		}
-		if err := bump(ctx, tx); err != nil {
-			return err
-		}
-		v, _ = tx.Done(metaKey)
-		return nil
+		var err error
+		v, err = bump(ctx, tx)
+		return err
 	})
 	if err != nil {
 		return err
 	}
 	s.versions.Raise(versionScope, "", version.Stamp{V: v})
 	return nil
+}
+
+// writeOwn runs fn in a group-committed transaction that changes nothing
+// a cached page shows (notifications seen, reports): roar_meta's row, which
+// every public write locks, and the caches' stamp stay as they are.
+func (s *Service) writeOwn(ctx context.Context, fn func(ctx context.Context, tx *db.Tx) error) error {
+	return s.writes.Do(ctx, fn)
 }
 
 // WriteStats reports the group commit: transactions and the writes in them.

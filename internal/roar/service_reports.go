@@ -26,7 +26,7 @@ func (s *Service) Report(ctx context.Context, u *auth.User, id int64, reason str
 	if _, err := s.store.Roar(ctx, id); err != nil {
 		return err
 	}
-	return s.write(ctx, func(ctx context.Context, tx *db.Tx) error { return s.store.report(ctx, tx, id, u.ID, reason) })
+	return s.writeOwn(ctx, func(ctx context.Context, tx *db.Tx) error { return s.store.report(ctx, tx, id, u.ID, reason) })
 }
 
 // Reports are the open reports, most reported first (at most 100):
@@ -44,5 +44,5 @@ func (s *Service) Dismiss(ctx context.Context, u *auth.User, id int64) error {
 	if u == nil || !u.Moderator {
 		return errModerators
 	}
-	return s.write(ctx, func(ctx context.Context, tx *db.Tx) error { return s.store.dismiss(ctx, tx, id) })
+	return s.writeOwn(ctx, func(ctx context.Context, tx *db.Tx) error { return s.store.dismiss(ctx, tx, id) })
 }

@@ -38,7 +38,7 @@ func (s *Service) MarkSeen(ctx context.Context, u *auth.User, upTo int64) error 
 	if u == nil {
 		return errSignIn
 	}
-	if err := s.write(ctx, func(ctx context.Context, tx *db.Tx) error { return s.store.markSeen(ctx, tx, u.ID, upTo) }); err != nil {
+	if err := s.writeOwn(ctx, func(ctx context.Context, tx *db.Tx) error { return s.store.markSeen(ctx, tx, u.ID, upTo) }); err != nil {
 		return err
 	}
 	s.publishUnread(ctx, notified{u.ID}) // the badge of u's other tabs

@@ -30,15 +30,14 @@ type Post struct {
 
 // bump raises roar_meta's version, once per transaction (db.Tx.Once): the
 // writes of a batch are one change for the caches, and the first one has
-// taken the row's lock for the rest. The version it set is the
-// transaction's Done(metaKey), for the Service to raise the stamps to.
-func bump(ctx context.Context, tx *db.Tx) error {
-	_, err := tx.Once(metaKey, func() (int64, error) {
+// taken the row's lock for the rest. It returns the version set, for the
+// Service to raise the stamps to.
+func bump(ctx context.Context, tx *db.Tx) (int64, error) {
+	return tx.Once(metaKey, func() (int64, error) {
 		var v int64
 		err := db.Scan(tx.QueryRow(ctx, "UPDATE roar_meta SET version = version + 1 WHERE id = 1 RETURNING version"), &v)
 		return v, err
 	})
-	return err
 }
 
 // metaKey is bump's key in a transaction.
@@ -99,7 +98,7 @@ func notify(ctx context.Context, tx *db.Tx, sent *notified, now int64, user int6
 // "since" an id (polling, a stream catching up) then never miss a roar that
 // committed late with a smaller id.
 func (s *Store) insert(ctx context.Context, tx *db.Tx, p Post, sent *notified) (int64, error) {
-	if err := bump(ctx, tx); err != nil {
+	if _, err := bump(ctx, tx); err != nil {
 		return 0, err
 	}
 	now := p.At
@@ -215,7 +214,7 @@ func (s *Store) remove(ctx context.Context, tx *db.Tx, id, by int64, moderator b
 	if _, err := tx.Exec(ctx, "DELETE FROM roars WHERE id = ?", id); err != nil {
 		return nil, err
 	}
-	return gone, bump(ctx, tx)
+	return gone, nil
 }
 
 // unrepost deletes by's repost of id, if any, and returns its id (0: none).
@@ -274,9 +273,6 @@ func (s *Store) like(ctx context.Context, tx *db.Tx, id, user int64, on bool, se
 	if err := db.Scan(tx.QueryRow(ctx, "SELECT likes FROM roars WHERE id = ?", id), &likes); err != nil {
 		return 0, err
 	}
-	if changed > 0 {
-		return likes, bump(ctx, tx)
-	}
 	return likes, nil
 }
 
@@ -315,7 +311,7 @@ func (s *Store) relate(ctx context.Context, tx *db.Tx, user, target int64, kind 
 	if err != nil {
 		return fmt.Errorf("roar: %s: %w", kind, err)
 	}
-	return bump(ctx, tx)
+	return nil
 }
 
 // report files user's report of roar id (once per user and roar).
@@ -354,7 +350,8 @@ func (s *Store) forgetUser(ctx context.Context, tx *db.Tx, user int64) error {
 			return fmt.Errorf("roar: forget user: %w", err)
 		}
 	}
-	return bump(ctx, tx)
+	_, err := bump(ctx, tx)
+	return err
 }
 
 // insertIgnore is "INSERT ... that does nothing if the row exists" in tx's dialect.
