@@ -101,7 +101,15 @@ func (c *Cache) Drop(ctx context.Context, keys ...string) {
 // for its value (and compute if the lock expires first). Errors are not
 // cached.
 func (c *Cache) Fetch(ctx context.Context, key string, fn func(ctx context.Context) ([]byte, time.Duration, error)) ([]byte, error) {
-	if v, ok := c.Get(ctx, key); ok {
+	l, locks := c.b.(Locker)
+	if locks {
+		// This process's tier only: on a miss, the lock's one round trip
+		// reads the shared tier too (fetchLocked), rather than a GET first.
+		if v, ok := c.peek(ctx, key); ok {
+			c.hits.Add(1)
+			return v, nil
+		}
+	} else if v, ok := c.Get(ctx, key); ok {
 		return v, nil
 	}
 	v, err, _ := c.sf.Do(key, func() (any, error) {
@@ -109,7 +117,7 @@ func (c *Cache) Fetch(ctx context.Context, key string, fn func(ctx context.Conte
 			return v, nil
 		}
 		ctx := context.WithoutCancel(ctx)
-		if l, ok := c.b.(Locker); ok {
+		if locks {
 			return c.fetchLocked(ctx, l, key, fn)
 		}
 		return c.compute(ctx, key, fn)
@@ -141,10 +149,12 @@ func (c *Cache) peek(ctx context.Context, key string) ([]byte, bool) {
 	return c.b.Get(ctx, key)
 }
 
-// fetchLocked computes key's value under the backend's lock, or waits for
-// the holder's value, polling with a growing interval; each poll asks for
-// the value and the lock at once, so a dead holder's expiry lets this one
-// compute. Without the lock (Redis down) it computes.
+// fetchLocked reads key's value from the shared tier, or computes it
+// under the backend's lock, or waits for the holder's value, polling with
+// a growing interval; each poll asks for the value and the lock at once, so
+// a dead holder's expiry lets this one compute. Without the lock (Redis
+// down) it computes. A value found counts as a hit, a computed one as a
+// miss.
 func (c *Cache) fetchLocked(ctx context.Context, l Locker, key string, fn func(ctx context.Context) ([]byte, time.Duration, error)) ([]byte, error) {
 	ttl := c.LockTTL
 	deadline := time.Now().Add(2 * ttl)
@@ -152,14 +162,14 @@ func (c *Cache) fetchLocked(ctx context.Context, l Locker, key string, fn func(c
 	for {
 		v, found, release, err := l.LockOrGet(ctx, key, ttl)
 		switch {
-		case err != nil:
-			return c.compute(ctx, key, fn)
-		case found: // set by another instance since our miss
+		case err == nil && found: // in the shared tier, or set by another instance meanwhile
+			c.hits.Add(1)
 			return v, nil
-		case release != nil:
+		case err == nil && release != nil:
 			defer release()
-			return c.compute(ctx, key, fn)
-		case time.Now().After(deadline):
+			fallthrough
+		case err != nil || time.Now().After(deadline):
+			c.misses.Add(1)
 			return c.compute(ctx, key, fn)
 		}
 		time.Sleep(wait)

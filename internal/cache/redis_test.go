@@ -229,8 +229,8 @@ func TestFetchMissRoundTrips(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := fetch(a); n != 4 {
-		t.Errorf("a miss: %d round trips to Redis; want 4 (get, lock-or-get, set, unlock)", n)
+	if n := fetch(a); n != 3 {
+		t.Errorf("a miss: %d round trips to Redis; want 3 (lock-or-get, set, unlock)", n)
 	}
 	if n := fetch(a); n != 0 {
 		t.Errorf("a local hit: %d round trips; want 0", n)
