@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"embed"
 	"encoding/base64"
+	"errors"
 	"io/fs"
 	"log/slog"
 	"time"
@@ -43,7 +44,7 @@ type Deps struct {
 	Now     func() time.Time // nil: time.Now
 	// Versions is the core's versions service; nil: one of meet's own.
 	Versions version.Versions
-	// Assets is meet's static files, built by the core; nil: Module().Assets().
+	// Assets is meet's static files, built by the core (module.Module.Assets).
 	Assets *web.Assets
 }
 
@@ -65,9 +66,7 @@ func New(d Deps) (*App, error) {
 	}
 	var err error
 	if d.Assets == nil {
-		if d.Assets, err = Module().Assets(); err != nil {
-			return nil, err
-		}
+		return nil, errors.New("assets: the core builds them (module.Module.Assets)")
 	}
 	a := &App{Deps: d, store: NewStore(d.DB, d.Now), assets: d.Assets}
 	if a.versions = d.Versions; a.versions == nil {

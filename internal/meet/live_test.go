@@ -118,7 +118,11 @@ func TestPollStream(t *testing.T) {
 
 		// Another instance (a second meet.App on the same database and bus)
 		// takes an answer: this instance's stream hears of it.
-		o, err := meet.New(meet.Deps{DB: m.DB, Cache: cache.New(cache.NewLocal(8 << 20)), Site: m.Site, Log: m.Log, Bus: m.Bus})
+		assets, err := meet.Module().Assets()
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := meet.New(meet.Deps{DB: m.DB, Cache: cache.New(cache.NewLocal(8 << 20)), Site: m.Site, Log: m.Log, Bus: m.Bus, Assets: assets})
 		if err != nil {
 			t.Fatal(err)
 		}

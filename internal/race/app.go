@@ -3,6 +3,7 @@ package race
 import (
 	"context"
 	"embed"
+	"errors"
 	"io/fs"
 	"log/slog"
 	"strconv"
@@ -45,7 +46,7 @@ type Deps struct {
 	Mail     *mail.Mailer // confirmation mail through the outbox; nil: none sent
 	Jobs     *jobs.Queue  // refunds; nil: cancelling a paid registration is refused
 	Versions version.Versions
-	Assets   *web.Assets
+	Assets   *web.Assets      // its static files, built by the core (module.Module.Assets)
 	BaseURL  string           // public URL for links in mail; empty: relative links
 	Now      func() time.Time // nil: time.Now
 	// HoldFor is how long a place is held for a runner in the wizard
@@ -82,11 +83,8 @@ func New(d Deps) (*App, error) {
 	if d.Log == nil {
 		d.Log = slog.New(slog.DiscardHandler)
 	}
-	var err error
 	if d.Assets == nil {
-		if d.Assets, err = Module().Assets(); err != nil {
-			return nil, err
-		}
+		return nil, errors.New("assets: the core builds them (module.Module.Assets)")
 	}
 	if d.Pay == nil {
 		d.Pay = &pay.Test{DB: d.DB}

@@ -43,7 +43,11 @@ func newFixture(t *testing.T, d *db.DB, places int, price int64) *fixture {
 	t.Helper()
 	c := newClock(time.Date(2027, 3, 1, 12, 0, 0, 0, time.UTC))
 	gw := &pay.Test{DB: d, Now: c.Now}
-	a, err := New(Deps{DB: d, Cache: cache.New(cache.NewLocal(8 << 20)), Pay: gw, Now: c.Now, HoldFor: 20 * time.Minute})
+	assets, err := Module().Assets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(Deps{DB: d, Cache: cache.New(cache.NewLocal(8 << 20)), Pay: gw, Now: c.Now, HoldFor: 20 * time.Minute, Assets: assets})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package roar
 import (
 	"context"
 	"embed"
+	"errors"
 	"io/fs"
 	"log/slog"
 	"time"
@@ -42,7 +43,7 @@ type Deps struct {
 	Local     *cache.Cache     // this process's own cache, for rendered articles; nil: Cache
 	Now       func() time.Time // nil: time.Now
 	Versions  version.Versions // the core's versions service; nil: one of roar's own
-	Assets    *web.Assets      // roar's static files, built by the core; nil: Module().Assets()
+	Assets    *web.Assets      // its static files, built by the core (module.Module.Assets)
 }
 
 // App is the roar application: the wiring and the HTTP handlers (pages and
@@ -69,9 +70,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 	}
 	var err error
 	if d.Assets == nil {
-		if d.Assets, err = Module().Assets(); err != nil {
-			return nil, err
-		}
+		return nil, errors.New("assets: the core builds them (module.Module.Assets)")
 	}
 	a := &App{Deps: d, store: NewStore(d.DB, d.Now), assets: d.Assets}
 	if a.versions = d.Versions; a.versions == nil {

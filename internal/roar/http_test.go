@@ -393,7 +393,11 @@ func TestVisitorsSeeOtherInstancesRoars(t *testing.T) {
 		if peers := apptest.Instances(m); len(peers) > 1 {
 			other = peers[1].Roar
 		} else {
-			o, err := roar.New(ctx, roar.Deps{DB: m.DB, Cache: cache.New(cache.NewLocal(8 << 20)), Site: m.Site, Log: m.Log, Bus: m.Bus, Auth: m.Auth})
+			assets, err := roar.Module().Assets()
+			if err != nil {
+				t.Fatal(err)
+			}
+			o, err := roar.New(ctx, roar.Deps{DB: m.DB, Cache: cache.New(cache.NewLocal(8 << 20)), Site: m.Site, Log: m.Log, Bus: m.Bus, Auth: m.Auth, Assets: assets})
 			if err != nil {
 				t.Fatal(err)
 			}
