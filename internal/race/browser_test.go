@@ -98,12 +98,24 @@ func TestBrowserDirectorAndRunner(t *testing.T) {
 		chromedp.WaitVisible(`#first_name`),
 	))
 	apptest.Screenshot(t, rita, "race-runner-details-phone")
+	// A birth date that makes her four: the form again, her answers kept.
 	must(chromedp.Do(rita,
 		chromedp.SendKeys(`#first_name`, "Rita"),
 		chromedp.SendKeys(`#last_name`, "Runner"),
-		chromedp.SetValue(`#birth_date`, "1990-06-15"),
+		chromedp.SetValue(`#birth_date`, time.Now().AddDate(-4, 0, 0).Format(time.DateOnly)),
 		chromedp.SetValue(`#gender`, "F"),
 		chromedp.SendKeys(`#emergency`, "Al Runner, +49 30 555 0100"),
+		chromedp.Click(`form[action$="/details"] button[type=submit]`),
+		chromedp.WaitVisible(`#birth_date-error`),
+	))
+	kept, err := chromedp.Run(rita, chromedp.Evaluate[string](`document.querySelector("#first_name").value`))
+	must(err)
+	if kept != "Rita" {
+		t.Errorf("first name after a refused form: %q; want it kept", kept)
+	}
+	apptest.Screenshot(t, rita, "race-runner-details-refused-phone")
+	must(chromedp.Do(rita,
+		chromedp.SetValue(`#birth_date`, "1990-06-15"),
 		chromedp.Click(`form[action$="/details"] button[type=submit]`),
 		chromedp.WaitVisible(`input[name=accept]`),
 		chromedp.Click(`input[name=accept]`),
@@ -111,6 +123,12 @@ func TestBrowserDirectorAndRunner(t *testing.T) {
 		chromedp.WaitVisible(`dl.review`),
 		chromedp.Click(`a[href$="/pay"]`),
 		chromedp.WaitVisible(`#card`),
+		chromedp.SendKeys(`#card`, "4000 0000 0000 0002"), // declined
+		chromedp.Click(`form.pay-form button[type=submit]`),
+		chromedp.WaitVisible(`#card-error`),
+	))
+	apptest.Screenshot(t, rita, "race-runner-declined-phone")
+	must(chromedp.Do(rita,
 		chromedp.SendKeys(`#card`, "4242 4242 4242 4242"),
 		chromedp.Click(`form.pay-form button[type=submit]`),
 		chromedp.WaitVisible(`.confirmation`),

@@ -148,7 +148,11 @@ func (a *App) payPost(w http.ResponseWriter, r *http.Request) {
 		fe := errs.As(err)
 		switch {
 		case fe.Kind == errs.Invalid:
-			a.Site.Render(w, r, http.StatusUnprocessableEntity, PaymentPage(a, u, race, e, h, fe.Fields, fe.Message, a.testCards(), a.Now()))
+			msg := fe.Message // said once: at the field when there is one
+			if len(fe.Fields) > 0 {
+				msg = ""
+			}
+			a.Site.Render(w, r, http.StatusUnprocessableEntity, PaymentPage(a, u, race, e, h, fe.Fields, msg, a.testCards(), a.Now()))
 		case fe.Kind == errs.TooMany: // the gateway did not answer: the form again, to send once more
 			web.SetRetryAfter(w.Header(), fe.RetryAfter)
 			a.Site.Render(w, r, http.StatusServiceUnavailable, PaymentPage(a, u, race, e, h, nil, fe.Message, a.testCards(), a.Now()))
