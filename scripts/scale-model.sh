@@ -59,7 +59,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# cpu_of GROUP: CPU seconds (utime+stime, all threads) of the cluster's parts.
+# cpu_snapshot: CPU seconds (utime+stime, all threads) of each of the cluster's parts.
 cpu_snapshot() {
 	python3 - "$STATE" <<'EOF'
 import os, sys
