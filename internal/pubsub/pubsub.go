@@ -99,8 +99,10 @@ func (b *Bus) Subscribe(subject string, fn func(subject string, data []byte)) (f
 	return func() { sub.Unsubscribe() }, nil
 }
 
-// JetStream gives durable streams and consumers (queues for write bursts).
-// The prefix does not reach it: name streams and subjects with Prefix.
+// JetStream gives durable streams and consumers. The Bus's prefix does not
+// reach it: a caller puts the prefix in its stream names and subjects
+// itself. (Nothing uses it yet: what must not be lost is a row; see the
+// package comment.)
 func (b *Bus) JetStream() jetstream.JetStream { return b.js }
 
 // Ping checks that the bus answers (for /readyz).
