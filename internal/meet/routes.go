@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tutti-dev/tutti/internal/text"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -59,18 +60,7 @@ func (a *App) Routes(mux *http.ServeMux) {
 
 // validID reports whether s looks like a poll id (22 URL-safe characters), so
 // that garbage never reaches the database.
-func validID(s string) bool {
-	if len(s) != 22 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return true
-}
+func validID(s string) bool { return len(s) == 22 && text.IsToken(s) }
 
 // poll loads the poll named by the {id} path value.
 func (a *App) poll(r *http.Request) (*Poll, error) {

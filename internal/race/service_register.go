@@ -11,6 +11,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/pay"
+	"github.com/tutti-dev/tutti/internal/text"
 )
 
 // The registration pipeline, as a runner walks it:
@@ -113,18 +114,7 @@ type Entry struct {
 // validHoldID reports whether s could be a hold id (rand.Text's 26
 // characters; 22 URL-safe ones before), so that garbage never reaches the
 // database.
-func validHoldID(s string) bool {
-	if len(s) != 26 && len(s) != 22 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return true
-}
+func validHoldID(s string) bool { return (len(s) == 26 || len(s) == 22) && text.IsToken(s) }
 
 // Entry is u's hold id with its race and event; anyone else's is not found.
 func (s *Service) Entry(ctx context.Context, u *auth.User, slug, id string) (*Entry, error) {

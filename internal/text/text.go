@@ -125,3 +125,16 @@ func CSVCell(s string) string {
 	}
 	return s
 }
+
+// IsToken reports whether s is made only of the characters of URL-safe
+// base64 and base32 tokens (A-Z, a-z, 0-9, '-', '_'): an id from a path is
+// checked with it before it reaches the database.
+func IsToken(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return s != ""
+}

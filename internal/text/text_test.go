@@ -108,3 +108,14 @@ func FuzzClean(f *testing.F) {
 		}
 	})
 }
+
+func TestIsToken(t *testing.T) {
+	for s, want := range map[string]bool{
+		"AbC-_09": true, "YWF4SBABEIJGE25ORBCGUCEOX4": true, "": false,
+		"a/b": false, "a b": false, "é": false, "a.b": false, "a%2F": false,
+	} {
+		if got := IsToken(s); got != want {
+			t.Errorf("IsToken(%q) = %v; want %v", s, got, want)
+		}
+	}
+}
