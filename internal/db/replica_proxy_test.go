@@ -2,6 +2,7 @@ package db_test
 
 import (
 	"context"
+	"database/sql"
 	"io"
 	"net"
 	"net/url"
@@ -157,5 +158,46 @@ func TestReplicaQueryRowOneRoundTripAndFallback(t *testing.T) {
 	}
 	if served, fell, _ := d.ReplicaStats(); served != 4 || fell != 7 {
 		t.Errorf("after the cut: served %d, fell back %d; want 4, 7", served, fell)
+	}
+}
+
+// A replica that goes away while its answer is being read (a restart or a
+// failover under a long read) costs the reader nothing: All reads the rest
+// from the primary, whole.
+func TestAllFallsBackWhenTheReplicaDiesMidAnswer(t *testing.T) {
+	base := os.Getenv(dbtest.Env)
+	if base == "" {
+		t.Skip(dbtest.Env + " is not set")
+	}
+	ctx := context.Background()
+	d := dbtest.Open(t, base)
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := startProxy(t, u.Host)
+	u.Host = p.ln.Addr().String()
+	if err := d.AddReplica(ctx, u.String()); err != nil {
+		t.Fatal(err)
+	}
+	const n = 200_000 // far more than one network read: the cut lands mid-answer
+	scanned := 0
+	got, err := db.All(ctx, d, d.Lagging(), func(rows *sql.Rows) (int64, error) {
+		if scanned++; scanned == 10 {
+			p.cut()
+		}
+		var v int64
+		return v, rows.Scan(&v)
+	}, "SELECT generate_series(1, ?::bigint)", n)
+	if err != nil || len(got) != n || got[n-1] != n {
+		t.Fatalf("All with the replica cut after 10 rows: %d rows, %v; want %d, nil", len(got), err, n)
+	}
+	if _, fell, _ := d.ReplicaStats(); fell < 1 {
+		t.Errorf("fell back %d times; want the read counted as sent to the primary", fell)
+	}
+	// Without a replica's failure, a statement's own error stands.
+	if _, err := db.All(ctx, d, d.Lagging(), func(rows *sql.Rows) (int64, error) { var v int64; return v, rows.Scan(&v) },
+		"SELECT 1/0"); err == nil {
+		t.Error("a statement's own error was lost")
 	}
 }

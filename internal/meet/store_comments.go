@@ -2,6 +2,7 @@ package meet
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 
@@ -35,23 +36,18 @@ func (s *Store) Comments(ctx context.Context, pollID string, pid int64, before d
 	}
 	q += ` ORDER BY c.id DESC LIMIT ?`
 	args = append(args, limit+1)
-	rows, err := s.reads.Query(ctx, q, args...)
+	out, err := db.All(ctx, s.db, s.reads, func(rows *sql.Rows) (Comment, error) {
+		var c Comment
+		var created int64
+		err := rows.Scan(&c.ID, &c.ParticipantID, &c.Author, &c.Body, &created)
+		c.CreatedAt = time.Unix(created, 0).UTC()
+		return c, err
+	}, q, args...)
 	if err != nil {
 		return nil, db.Cursor{}, fmt.Errorf("meet: comments: %w", err)
 	}
-	defer rows.Close()
-	var out []Comment
-	for rows.Next() {
-		var c Comment
-		var created int64
-		if err := rows.Scan(&c.ID, &c.ParticipantID, &c.Author, &c.Body, &created); err != nil {
-			return nil, db.Cursor{}, fmt.Errorf("meet: comments: %w", err)
-		}
-		c.CreatedAt = time.Unix(created, 0).UTC()
-		out = append(out, c)
-	}
 	out, next := db.Trim(out, limit, func(c Comment) db.Cursor { return db.Cursor{ID: c.ID} })
-	return out, next, rows.Err()
+	return out, next, nil
 }
 
 // ReplaceBusy stores a participant's imported busy times (no version bump:

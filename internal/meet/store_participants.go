@@ -2,6 +2,7 @@ package meet
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -82,22 +83,17 @@ func (s *Store) EditTokens(ctx context.Context, pollID string) (map[int64]string
 // Participants returns every participant of the poll in order of joining
 // (one query, for the heat map's names and the counts).
 func (s *Store) Participants(ctx context.Context, pollID string) ([]Participant, error) {
-	rows, err := s.reads.Query(ctx, `SELECT id, name, created_at FROM meet_participants WHERE poll_id = ? ORDER BY id`, pollID)
+	out, err := db.All(ctx, s.db, s.reads, func(rows *sql.Rows) (Participant, error) {
+		p := Participant{PollID: pollID}
+		var created int64
+		err := rows.Scan(&p.ID, &p.Name, &created)
+		p.CreatedAt = time.Unix(created, 0).UTC()
+		return p, err
+	}, `SELECT id, name, created_at FROM meet_participants WHERE poll_id = ? ORDER BY id`, pollID)
 	if err != nil {
 		return nil, fmt.Errorf("meet: participants: %w", err)
 	}
-	defer rows.Close()
-	var out []Participant
-	for rows.Next() {
-		p := Participant{PollID: pollID}
-		var created int64
-		if err := rows.Scan(&p.ID, &p.Name, &created); err != nil {
-			return nil, fmt.Errorf("meet: participants: %w", err)
-		}
-		p.CreatedAt = time.Unix(created, 0).UTC()
-		out = append(out, p)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // Timeframes returns every timeframe of the poll (one query).
@@ -113,22 +109,17 @@ func (s *Store) ParticipantTimeframes(ctx context.Context, pollID string, pid in
 }
 
 func (s *Store) timeframes(ctx context.Context, q string, args ...any) ([]Timeframe, error) {
-	rows, err := s.reads.Query(ctx, q, args...)
+	out, err := db.All(ctx, s.db, s.reads, func(rows *sql.Rows) (Timeframe, error) {
+		var t Timeframe
+		var a, b int64
+		err := rows.Scan(&t.ID, &t.ParticipantID, &a, &b, &t.Tier)
+		t.Start, t.End = time.Unix(a, 0).UTC(), time.Unix(b, 0).UTC()
+		return t, err
+	}, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("meet: timeframes: %w", err)
 	}
-	defer rows.Close()
-	var out []Timeframe
-	for rows.Next() {
-		var t Timeframe
-		var a, b int64
-		if err := rows.Scan(&t.ID, &t.ParticipantID, &a, &b, &t.Tier); err != nil {
-			return nil, fmt.Errorf("meet: timeframes: %w", err)
-		}
-		t.Start, t.End = time.Unix(a, 0).UTC(), time.Unix(b, 0).UTC()
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // AddTimeframe adds one timeframe of a participant, merged with the ones

@@ -122,11 +122,11 @@ func (s *Store) Timeline(ctx context.Context, q Query) ([]Roar, error) {
 	limit := min(max(q.Limit, 1), 201)
 	sqlq += order + " LIMIT ?"
 	args = append(args, limit)
-	rows, err := s.reads.Query(ctx, sqlq, args...)
+	roars, err := db.All(ctx, s.db, s.reads, func(rows *sql.Rows) (Roar, error) { return scanRoar(rows) }, sqlq, args...)
 	if err != nil {
 		return nil, fmt.Errorf("roar: timeline: %w", err)
 	}
-	return collect(rows)
+	return roars, nil
 }
 
 func collect(rows *sql.Rows) ([]Roar, error) {
