@@ -58,6 +58,9 @@ type FrontOptions struct {
 	IdleTimeout       time.Duration // waiting for the next request
 	WriteTimeout      time.Duration // writing one answer
 	Proxies           Proxies       // whose X-Forwarded-Proto is believed
+	// Drain, if set, counts the connections; while it is busy the front
+	// keeps them idle for BusyIdle at most.
+	Drain *Drain
 }
 
 // Listener wraps l so that the site's hot pages are answered by a Front and
@@ -70,8 +73,27 @@ func (s *Site) Listener(l net.Listener, opts FrontOptions) net.Listener {
 	}
 	f := &Front{site: s, ln: l, opts: opts, proxies: opts.Proxies, handoff: make(chan net.Conn),
 		done: make(chan struct{}), ids: newRequestIDs(), conns: map[*frontConn]struct{}{}}
+	opts.Drain.OnChange(func(busy bool) {
+		if busy {
+			f.closeIdle()
+		}
+	})
 	go f.acceptLoop()
 	return f
+}
+
+// closeIdle ends the connections waiting for their next request.
+func (f *Front) closeIdle() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for c := range f.conns {
+		c.mu.Lock()
+		idle := c.idle
+		c.mu.Unlock()
+		if idle {
+			c.wake()
+		}
+	}
 }
 
 // Accept returns the next connection for net/http.
@@ -120,7 +142,7 @@ func (f *Front) acceptLoop() {
 			continue
 		}
 		delay = 0
-		go f.serve(c)
+		go f.serve(f.opts.Drain.Conn(c))
 	}
 }
 
@@ -129,6 +151,7 @@ type frontConn struct {
 	net.Conn
 	mu     sync.Mutex // orders setting the read deadline against wake
 	closed bool       // woken by Close: read no more
+	idle   bool       // waiting for a next request (Drain may end it)
 }
 
 // wake ends the connection's wait for a request (Close).
@@ -139,13 +162,15 @@ func (c *frontConn) wake() {
 	c.mu.Unlock()
 }
 
-// readDeadline sets the deadline of the next read, unless Close came first.
-func (c *frontConn) readDeadline(t time.Time) bool {
+// readDeadline sets the deadline of the next read, unless Close came first;
+// idle says the read waits for a next request.
+func (c *frontConn) readDeadline(t time.Time, idle bool) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
 		return false
 	}
+	c.idle = idle
 	c.Conn.SetReadDeadline(t)
 	return true
 }
@@ -188,11 +213,14 @@ func (f *Front) serve(nc net.Conn) {
 				handed = f.handOff(nc, buf[:n])
 				return
 			}
-			wait := f.opts.ReadHeaderTimeout
-			if n == 0 && !first {
+			wait, idle := f.opts.ReadHeaderTimeout, n == 0 && !first
+			if idle {
 				wait = f.opts.IdleTimeout
+				if f.opts.Drain.Busy() {
+					wait = min(wait, BusyIdle) // short of files
+				}
 			}
-			if !c.readDeadline(deadline(wait)) {
+			if !c.readDeadline(deadline(wait), idle) {
 				return
 			}
 			k, err := nc.Read(buf[n:])
