@@ -92,6 +92,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, scenarios
 	maxErrors := fs.Int64("max-errors", -1, "exit 1 if the run has more errors than this (-1: no limit)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	quiet := fs.Bool("quiet", false, "no progress bar")
+	shared := fs.Bool("shared", false, "one pool of connections for all people (raw throughput); by default each person has its own, as a browser does")
+	keepAlive := fs.Duration("keepalive", 5*time.Second, "a person's idle connection closes after this, as a server's keep-alive ends it (Apache's default; a longer think opens a new one)")
+	sources := fs.Int("sources", 16, "spread people's connections over this many loopback source addresses (127.0.0.N)")
+	grace := fs.Duration("grace", 0, "after the phases, sessions under way may finish within this (default: the scenario's)")
 	memoryEvery := fs.Duration("memory-every", time.Second, "read the server's resident memory from its /metrics this often, and report the peak (0: never)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -139,7 +143,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, scenarios
 		}
 	}
 	cfg := Config{Target: u, Phases: phases, Closed: *closed, Duration: *duration, Warmup: *warmup, Timeout: *timeout,
-		MaxSessions: *maxSessions, Seed: *seed, MemoryEvery: *memoryEvery}
+		MaxSessions: *maxSessions, Seed: *seed, MemoryEvery: *memoryEvery, Shared: *shared, KeepAlive: *keepAlive,
+		Sources: *sources, Grace: *grace}
 	var total time.Duration
 	if cfg.Closed > 0 {
 		total = cfg.Warmup + cfg.Duration
@@ -161,8 +166,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, scenarios
 					break
 				}
 			}
-			bar.Describe(fmt.Sprintf("%s phase %d/%d: %d arrivals, %d alive, %d requests, %d errors",
-				sc.Name, phase, len(phases), arrivals, active, requests, errs))
+			what := fmt.Sprintf("phase %d/%d", phase, len(phases))
+			if phase == 0 {
+				what = "finishing"
+			}
+			bar.Describe(fmt.Sprintf("%s %s: %d arrivals, %d alive, %d requests, %d errors",
+				sc.Name, what, arrivals, active, requests, errs))
 			bar.Set64(min(int64(el/time.Second), int64(total/time.Second)))
 		}
 	}

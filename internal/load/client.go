@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -25,13 +26,16 @@ type Client struct {
 	due     time.Time // when the next request is due (intended start)
 	timeout time.Duration
 	rng     func(n int64) int64
-	end     time.Time // when the run's load time is over
+	end     time.Time       // when the run's load time is over
+	fetched map[string]bool // static assets this person's browser has (Assets)
+	conns   *connections
 }
 
 // Page is a response read in full.
 type Page struct {
 	URL    *url.URL
 	Status int
+	Header http.Header
 	Body   []byte
 }
 
@@ -59,6 +63,7 @@ func (c *Client) PostForm(ctx context.Context, name, path string, v url.Values) 
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resendable(req)
 	return c.Do(ctx, name, req)
 }
 
@@ -74,8 +79,16 @@ func (c *Client) PostJSON(ctx context.Context, name, path string, body any) (*Pa
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
+	resendable(req)
 	return c.Do(ctx, name, req)
 }
+
+// resendable lets the transport send req again on a new connection when the
+// kept-alive one it reused closes before any answer (the server's idle
+// timeout or a proxy reusing connections met the request on the way), as a
+// browser does for every method. The header's empty value marks it for
+// net/http without sending it.
+func resendable(req *http.Request) { req.Header["X-Idempotency-Key"] = nil }
 
 // Submit sends a form read from a page.
 func (c *Client) Submit(ctx context.Context, name string, f *Form) (*Page, error) {
@@ -103,19 +116,62 @@ func (c *Client) Do(ctx context.Context, name string, req *http.Request) (*Page,
 	if err == nil {
 		var body []byte
 		body, err = readBody(res)
-		page = &Page{URL: res.Request.URL, Status: res.StatusCode, Body: body}
+		page = &Page{URL: res.Request.URL, Status: res.StatusCode, Header: res.Header, Body: body}
 		if err == nil && res.StatusCode >= 400 {
 			err = &StatusError{Status: res.StatusCode, URL: res.Request.URL.Path}
 		}
 	}
 	end := time.Now()
 	c.due = end
+	if t, ok := c.http.Transport.(*http.Transport); ok && c.conns != nil {
+		c.conns.answered(t)
+	}
 	status := 0
 	if page != nil {
 		status = page.Status
 	}
 	c.run.record(name, due, end, status, errKind(ctx, err))
 	return page, err
+}
+
+// Refresh reports the page's Refresh header (seconds, and the URL to load
+// then; the page itself if it names none), as a browser reads it.
+func (p *Page) Refresh() (time.Duration, string, bool) {
+	v := p.Header.Get("Refresh")
+	if v == "" {
+		return 0, "", false
+	}
+	secs, rest, _ := strings.Cut(v, ";")
+	n, err := strconv.Atoi(strings.TrimSpace(secs))
+	if err != nil || n < 0 {
+		return 0, "", false
+	}
+	to := p.URL.String()
+	if u, ok := strings.CutPrefix(strings.TrimSpace(rest), "url="); ok {
+		if r, err := p.URL.Parse(strings.TrimSpace(u)); err == nil {
+			to = r.String()
+		}
+	}
+	return time.Duration(n) * time.Second, to, true
+}
+
+// Assets fetches the page's style sheets and scripts that this person has
+// not fetched yet, as a browser with a cache does; each is recorded as
+// name.
+func (c *Client) Assets(ctx context.Context, name string, p *Page) error {
+	for _, u := range p.assets() {
+		if c.fetched[u] {
+			continue
+		}
+		if c.fetched == nil {
+			c.fetched = map[string]bool{}
+		}
+		c.fetched[u] = true
+		if _, err := c.Get(ctx, name, u); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Think pauses for a random time between min and max; the pause is not

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,10 +23,14 @@ type Session struct {
 	Run    func(ctx context.Context, c *Client) error
 }
 
-// Phase is a stretch of the open model: Rate new sessions per second for Duration.
+// Phase is a stretch of the open model: Rate new sessions per second for
+// Duration, at exponential intervals; or, if Count is set, exactly Count
+// sessions at uniformly random moments of Duration (a burst: "N runners all
+// starting within 30 s").
 type Phase struct {
 	Duration time.Duration
 	Rate     float64
+	Count    int
 }
 
 // Scenario is an app's load test.
@@ -32,6 +38,9 @@ type Scenario struct {
 	Name, Description string
 	Sessions          []Session
 	Phases            []Phase // the default open-model phases
+	// Grace is how long sessions begun in the phases may go on after them
+	// (default 15 s): a scenario whose people think for minutes needs more.
+	Grace time.Duration
 }
 
 // Options are a run's settings that a scenario may need.
@@ -53,8 +62,23 @@ type Config struct {
 	Warmup      time.Duration // ... after this long unmeasured (sessions log in, caches fill)
 	Timeout     time.Duration // per request
 	MaxSessions int64         // sessions alive at once, at most
-	Grace       time.Duration // after the last phase, in-flight sessions may finish within this
+	Grace       time.Duration // after the last phase, in-flight sessions may finish within this (default: the scenario's)
 	Seed        uint64
+	// Shared makes every session use one pool of connections (raw
+	// throughput runs). By default each simulated person has its own, as a
+	// browser does: opened when needed, closed after KeepAlive idle.
+	Shared bool
+	// KeepAlive is how long a person's idle connection stays open
+	// (default 5 s, Apache's keep-alive): a think time longer than this
+	// costs a new connection, as it does a browser when the server's
+	// keep-alive ends. It also bounds the connections a rush of people
+	// who mostly think holds open, on both sides.
+	KeepAlive time.Duration
+	// Sources spreads people's connections over this many loopback source
+	// addresses (127.0.0.1, .2, ...) so that tens of thousands of open
+	// connections do not run out of one address's ephemeral ports
+	// (default 16 for an IPv4 loopback target; 1: the system's choice).
+	Sources int
 	// MemoryEvery is how often the server's resident memory is read from
 	// its /metrics (Result.Server); 0: never.
 	MemoryEvery time.Duration
@@ -102,7 +126,10 @@ func Run(ctx context.Context, sc *Scenario, cfg Config) (*Result, error) {
 		cfg.MaxSessions = 100_000
 	}
 	if cfg.Grace <= 0 {
-		cfg.Grace = 15 * time.Second
+		cfg.Grace = cmp.Or(sc.Grace, 15*time.Second)
+	}
+	if cfg.KeepAlive <= 0 {
+		cfg.KeepAlive = 5 * time.Second
 	}
 	var total time.Duration
 	var bounds []time.Duration // end of each phase
@@ -122,8 +149,13 @@ func Run(ctx context.Context, sc *Scenario, cfg Config) (*Result, error) {
 		if len(cfg.Phases) == 0 {
 			return nil, errors.New("load: no phases")
 		}
-		for _, p := range cfg.Phases {
-			if p.Duration <= 0 || p.Rate <= 0 || math.IsInf(p.Rate, 0) || math.IsNaN(p.Rate) {
+		cfg.Phases = slices.Clone(cfg.Phases)
+		for i, p := range cfg.Phases {
+			if p.Count > 0 {
+				p.Rate = float64(p.Count) / p.Duration.Seconds()
+				cfg.Phases[i] = p
+			}
+			if p.Duration <= 0 || p.Count < 0 || p.Rate <= 0 || math.IsInf(p.Rate, 0) || math.IsNaN(p.Rate) {
 				return nil, fmt.Errorf("load: bad phase %+v", p)
 			}
 			total += p.Duration
@@ -146,12 +178,9 @@ func Run(ctx context.Context, sc *Scenario, cfg Config) (*Result, error) {
 		stopMemory = sampleMemory(ctx, cfg.Target, cfg.MemoryEvery)
 	}
 	state := &runState{rec: rec}
-	transport := &http.Transport{
-		Proxy: nil, DialContext: (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		MaxIdleConns: 4096, MaxIdleConnsPerHost: 4096, IdleConnTimeout: 30 * time.Second,
-		DisableCompression: true, // bodies are read as sent; gzip is asked for explicitly and not decoded
-	}
-	defer transport.CloseIdleConnections()
+	conns := newConnections(cfg)
+	defer conns.close()
+	gen := newGeneratorMemory()
 
 	hard, cancel := context.WithDeadline(ctx, start.Add(total+cfg.Grace))
 	defer cancel()
@@ -188,13 +217,15 @@ func Run(ctx context.Context, sc *Scenario, cfg Config) (*Result, error) {
 	var active, arrivals atomic.Int64
 	var wg sync.WaitGroup
 	runOne := func(s *Session, due time.Time, sctx context.Context) {
-		c := &Client{run: state, base: cfg.Target, due: due, timeout: cfg.Timeout, rng: rand64, end: start.Add(total)}
+		c := &Client{run: state, base: cfg.Target, due: due, timeout: cfg.Timeout, rng: rand64, end: start.Add(total), conns: conns}
+		transport, done := conns.person()
+		defer done()
 		c.http = http.Client{Transport: transport, Jar: &jar{}}
 		err := s.Run(sctx, c)
 		if sctx.Err() != nil && err != nil {
 			return // cut off by the end of the run: neither success nor failure
 		}
-		rec.session(s.Name, due, time.Now(), err != nil)
+		rec.session(s.Name, due, time.Now(), sessionOutcome(hard, err))
 	}
 	progressDone := make(chan struct{})
 	go func() {
@@ -206,6 +237,7 @@ func Run(ctx context.Context, sc *Scenario, cfg Config) (*Result, error) {
 				return
 			case now := <-t.C:
 				rec.noteActive(now, active.Load())
+				gen.sample(active.Load())
 				if cfg.Progress != nil {
 					req, errs := rec.snapshot()
 					cfg.Progress(now.Sub(start), arrivals.Load(), active.Load(), req, errs)
@@ -237,19 +269,34 @@ func Run(ctx context.Context, sc *Scenario, cfg Config) (*Result, error) {
 		next := start
 		for i, p := range cfg.Phases {
 			end := start.Add(bounds[i])
+			burst := burstTimes(p, next, rand64)
 			for {
-				next = next.Add(time.Duration(rng64exp(rand64) / p.Rate * float64(time.Second)))
+				if p.Count > 0 {
+					if len(burst) == 0 {
+						next = end
+						break
+					}
+					next, burst = burst[0], burst[1:]
+				} else {
+					next = next.Add(time.Duration(rng64exp(rand64) / p.Rate * float64(time.Second)))
+				}
 				if !next.Before(end) {
 					next = end
 					break
 				}
+				// A burst starts every one of its sessions, even if the timer
+				// wakes the last of them after the phase's end.
+				wait := loadCtx
+				if p.Count > 0 {
+					wait = ctx
+				}
 				if d := time.Until(next); d > 0 {
 					select {
-					case <-loadCtx.Done():
+					case <-wait.Done():
 					case <-time.After(d):
 					}
 				}
-				if loadCtx.Err() != nil {
+				if wait.Err() != nil {
 					break
 				}
 				if active.Load() >= cfg.MaxSessions {
@@ -268,11 +315,48 @@ func Run(ctx context.Context, sc *Scenario, cfg Config) (*Result, error) {
 		}
 		<-loadCtx.Done()
 	}
+	gen.sample(active.Load()) // a run shorter than a second has one sample
 	wg.Wait()
 	close(progressDone)
 	res := rec.result(sc, cfg, time.Since(start)-cfg.Warmup)
 	res.Server = stopMemory()
+	res.Generator = gen.result()
 	return res, nil
+}
+
+// burstTimes are a Count phase's arrival times from from, sorted: uniformly
+// random within its duration.
+func burstTimes(p Phase, from time.Time, rand64 func(int64) int64) []time.Time {
+	if p.Count <= 0 {
+		return nil
+	}
+	offs := make([]int64, p.Count)
+	for i := range offs {
+		offs[i] = rand64(int64(p.Duration))
+	}
+	slices.Sort(offs)
+	ts := make([]time.Time, len(offs))
+	for i, o := range offs {
+		ts[i] = from.Add(time.Duration(o))
+	}
+	return ts
+}
+
+// Outcome is implemented by a session's error that names how it ended
+// ("sold_out"): the report counts failed sessions by outcome.
+type Outcome interface{ Outcome() string }
+
+// sessionOutcome is how a session ended: "" for success, its error's
+// Outcome, or the kind of its failed request.
+func sessionOutcome(ctx context.Context, err error) string {
+	if err == nil {
+		return ""
+	}
+	var o Outcome
+	if errors.As(err, &o) {
+		return o.Outcome()
+	}
+	return cmp.Or(errKind(ctx, err), KindOther)
 }
 
 // rng64exp draws from the exponential distribution with mean 1.

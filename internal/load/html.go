@@ -115,6 +115,31 @@ func (p *Page) Links(match string) []string {
 	return out
 }
 
+// assets are the page's style sheets and scripts on its own host.
+func (p *Page) assets() []string {
+	doc, err := html.Parse(bytes.NewReader(p.Body))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	walk(doc, func(n *html.Node) bool {
+		var ref string
+		switch {
+		case n.DataAtom == atom.Link && strings.EqualFold(attr(n, "rel"), "stylesheet"):
+			ref = attr(n, "href")
+		case n.DataAtom == atom.Script:
+			ref = attr(n, "src")
+		}
+		if ref != "" {
+			if u, err := p.URL.Parse(ref); err == nil && u.Host == p.URL.Host {
+				out = append(out, u.String())
+			}
+		}
+		return true
+	})
+	return out
+}
+
 // Link is the first of Links, or an error.
 func (p *Page) Link(match string) (string, error) {
 	if l := p.Links(match); len(l) > 0 {

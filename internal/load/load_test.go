@@ -1,9 +1,11 @@
 package load
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -73,7 +76,7 @@ func TestCheckTarget(t *testing.T) {
 		}
 	}
 	u, _ := url.Parse("http://10.1.2.3")
-	if _, err := Run(context.Background(), &Scenario{Sessions: []Session{{Weight: 1}}}, Config{Target: u, Phases: []Phase{{time.Second, 1}}}); err == nil {
+	if _, err := Run(context.Background(), &Scenario{Sessions: []Session{{Weight: 1}}}, Config{Target: u, Phases: []Phase{{Duration: time.Second, Rate: 1}}}); err == nil {
 		t.Error("Run accepted a non-loopback target")
 	}
 }
@@ -115,7 +118,7 @@ func TestOpenModelArrivalsAndCookies(t *testing.T) {
 		}
 		return nil
 	}}}}
-	res, err := Run(context.Background(), sc, Config{Target: u, Phases: []Phase{{time.Second, 20}, {time.Second, 40}}, Seed: 7})
+	res, err := Run(context.Background(), sc, Config{Target: u, Phases: []Phase{{Duration: time.Second, Rate: 20}, {Duration: time.Second, Rate: 40}}, Seed: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,12 +173,12 @@ func TestClosedModelAndErrorKinds(t *testing.T) {
 		_, err := c.Get(ctx, "x", "/")
 		return err
 	}}}}
-	res, err = Run(context.Background(), sc, Config{Target: dead, Phases: []Phase{{300 * time.Millisecond, 20}}})
+	res, err = Run(context.Background(), sc, Config{Target: dead, Phases: []Phase{{Duration: 300 * time.Millisecond, Rate: 20}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Errors[KindRefused] == 0 {
-		t.Errorf("errors %v; want refused", res.Errors)
+	if res.Errors[KindRefused] == 0 || res.Failed["x refused"] != res.Totals.SessionsFailed || res.Totals.SessionsFailed == 0 {
+		t.Errorf("errors %v, failed sessions %v; want refused", res.Errors, res.Failed)
 	}
 }
 
@@ -185,7 +188,7 @@ func TestReportsAndCompare(t *testing.T) {
 		_, err := c.Get(ctx, "login", "/login?u=x")
 		return err
 	}}}}
-	res, err := Run(context.Background(), sc, Config{Target: u, Phases: []Phase{{500 * time.Millisecond, 40}}})
+	res, err := Run(context.Background(), sc, Config{Target: u, Phases: []Phase{{Duration: 500 * time.Millisecond, Rate: 40}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,4 +242,145 @@ func TestIdleClientsAreSmall(t *testing.T) {
 		t.Errorf("%d bytes per idle client; want under 4 KB", per)
 	}
 	runtime.KeepAlive(clients)
+}
+
+// TestBurstCount: a Count phase starts exactly that many sessions within
+// its duration, and the report gives the sessions' hourly rate and their
+// completions second by second.
+func TestBurstCount(t *testing.T) {
+	u, _ := server(t)
+	sc := &Scenario{Name: "t", Sessions: []Session{{Name: "reg", Weight: 1, Run: func(ctx context.Context, c *Client) error {
+		_, err := c.Get(ctx, "login", "/login?u=x")
+		return err
+	}}}}
+	res, err := Run(context.Background(), sc, Config{Target: u, Phases: []Phase{{Duration: 700 * time.Millisecond, Count: 37}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Totals.Sessions != 37 || res.Phases[0].Arrivals != 37 || res.Totals.Errors != 0 {
+		t.Fatalf("%d sessions, %d arrivals, %d errors; want exactly 37 and none", res.Totals.Sessions, res.Phases[0].Arrivals, res.Totals.Errors)
+	}
+	var done int64
+	for _, s := range res.Timeline {
+		done += s.Sessions["reg"]
+	}
+	st := res.Sessions[0]
+	if done != 37 || st.SpanSeconds <= 0 || st.SpanSeconds > 2 || st.PerHour < 37*3600/2 {
+		t.Errorf("timeline completions %d, span %.2f s, %.0f an hour; want 37 within the 0.7 s burst", done, st.SpanSeconds, st.PerHour)
+	}
+	if g := res.Generator; g == nil || g.Samples == 0 || g.BaseBytes <= 0 || g.PeakBytes < g.BaseBytes {
+		t.Errorf("generator memory %+v", g)
+	}
+}
+
+// TestPeopleHaveTheirOwnConnections: each person opens its own connection
+// (from one of several loopback addresses), keeps it while it thinks less
+// than the keep-alive and opens another after a longer pause; the shared
+// pool reuses connections across people.
+func TestPeopleHaveTheirOwnConnections(t *testing.T) {
+	var conns atomic.Int64
+	var mu sync.Mutex
+	sources := map[string]bool{}
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host, _, _ := net.SplitHostPort(r.RemoteAddr)
+		mu.Lock()
+		sources[host] = true
+		mu.Unlock()
+		w.Write([]byte("ok"))
+	}))
+	ts.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	ts.Start()
+	t.Cleanup(ts.Close)
+	u, _ := url.Parse(ts.URL)
+	three := func(pause time.Duration) *Scenario {
+		return &Scenario{Name: "t", Sessions: []Session{{Name: "p", Weight: 1, Run: func(ctx context.Context, c *Client) error {
+			for i := range 3 {
+				if i == 2 {
+					if err := c.Think(ctx, pause, pause); err != nil {
+						return err
+					}
+				}
+				if _, err := c.Get(ctx, "get", "/"); err != nil {
+					return err
+				}
+			}
+			return nil
+		}}}}
+	}
+	run := func(cfg Config, pause time.Duration) int64 {
+		t.Helper()
+		conns.Store(0)
+		cfg.Target, cfg.Phases = u, []Phase{{Duration: 300 * time.Millisecond, Count: 10}}
+		res, err := Run(context.Background(), three(pause), cfg)
+		if err != nil || res.Totals.Errors != 0 || res.Totals.Requests != 30 {
+			t.Fatalf("run: %v, %d errors, %d requests", err, res.Totals.Errors, res.Totals.Requests)
+		}
+		return conns.Load()
+	}
+	if n := run(Config{KeepAlive: time.Second, Sources: 4}, 10*time.Millisecond); n != 10 {
+		t.Errorf("%d connections for 10 people who pause briefly; want one each", n)
+	}
+	if len(sources) < 2 {
+		t.Errorf("connections came from %v; want several loopback addresses", sources)
+	}
+	if n := run(Config{KeepAlive: 50 * time.Millisecond}, 200*time.Millisecond); n != 20 {
+		t.Errorf("%d connections for 10 people who pause past the keep-alive; want two each", n)
+	}
+	if n := run(Config{Shared: true}, 10*time.Millisecond); n >= 10 {
+		t.Errorf("%d connections for 10 people sharing a pool; want fewer than one each", n)
+	}
+}
+
+// TestPostResentWhenAKeptConnectionCloses: a server (or a proxy reusing
+// connections) closes a kept-alive connection just as a person's next
+// request, a POST, arrives on it, before answering. A browser sends the
+// request again on a new connection; so does the generator.
+func TestPostResentWhenAKeptConnectionCloses(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var posts atomic.Int64
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				r := bufio.NewReader(c)
+				req, err := http.ReadRequest(r) // the first request of each connection is answered
+				if err != nil {
+					return
+				}
+				io.Copy(io.Discard, req.Body)
+				if req.Method == http.MethodPost {
+					posts.Add(1)
+				}
+				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+				r.Peek(1) // the next one meets a closing connection
+			}()
+		}
+	}()
+	u, _ := url.Parse("http://" + ln.Addr().String())
+	sc := &Scenario{Name: "t", Sessions: []Session{{Name: "p", Weight: 1, Run: func(ctx context.Context, c *Client) error {
+		if _, err := c.Get(ctx, "get", "/"); err != nil {
+			return err
+		}
+		_, err := c.PostForm(ctx, "post", "/", url.Values{"a": {"1"}})
+		return err
+	}}}}
+	res, err := Run(context.Background(), sc, Config{Target: u, Phases: []Phase{{Duration: 100 * time.Millisecond, Count: 3}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Totals.SessionsFailed != 0 || res.Totals.Errors != 0 || posts.Load() != 3 {
+		t.Errorf("%d failed sessions (%v), %d posts arrived; want none failed, 3 posts", res.Totals.SessionsFailed, res.Errors, posts.Load())
+	}
 }

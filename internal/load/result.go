@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"sort"
@@ -15,18 +16,24 @@ import (
 
 // Result is a run's report; it is also the JSON file's schema.
 type Result struct {
-	Settings Settings          `json:"settings"`
-	Seconds  float64           `json:"duration_s"`
-	Totals   Totals            `json:"totals"`
-	Requests []Stat            `json:"requests"`
-	Sessions []Stat            `json:"sessions"`
-	Samples  []Stat            `json:"samples,omitempty"` // custom measurements (Client.Record), e.g. SSE delivery delay
-	Status   map[string]int64  `json:"status"`
-	Errors   map[string]int64  `json:"errors"`
+	Settings Settings         `json:"settings"`
+	Seconds  float64          `json:"duration_s"`
+	Totals   Totals           `json:"totals"`
+	Requests []Stat           `json:"requests"`
+	Sessions []Stat           `json:"sessions"`
+	Samples  []Stat           `json:"samples,omitempty"` // custom measurements (Client.Record), e.g. SSE delivery delay
+	Status   map[string]int64 `json:"status"`
+	Errors   map[string]int64 `json:"errors"`
+	// Failed are the failed sessions by kind and outcome ("register
+	// sold_out"): how people's visits ended, where Errors are requests.
+	Failed   map[string]int64  `json:"failed_sessions,omitempty"`
 	Phases   []PhaseStat       `json:"phases"`
 	Timeline []Second          `json:"timeline"`
 	Extra    map[string]string `json:"extra,omitempty"`
 	Server   *Server           `json:"server,omitempty"` // the server's memory, from its /metrics; nil if unreadable
+	// Generator is the load generator's own memory against the people it
+	// held at once.
+	Generator *Generator `json:"generator,omitempty"`
 }
 
 // Settings say how the run was made.
@@ -72,6 +79,11 @@ type Stat struct {
 	Lowest10s     float64 `json:"lowest_10s_mean_ms"`
 	HighestRate   int64   `json:"highest_rate_per_s"`
 	RatePerSecond float64 `json:"rate_per_s"`
+	// Sessions only: the seconds from the first one's start to the last
+	// one's successful end, and the rate an hour that gives (the seed's
+	// "estimated hourly registrations").
+	SpanSeconds float64 `json:"span_s,omitempty"`
+	PerHour     float64 `json:"per_hour,omitempty"`
 }
 
 // PhaseStat is one phase's outcome.
@@ -96,6 +108,7 @@ type Second struct {
 	Mean     float64          `json:"mean_ms"`
 	P99      float64          `json:"p99_ms"`
 	Status   map[string]int64 `json:"status,omitempty"`
+	Sessions map[string]int64 `json:"sessions,omitempty"` // completed in this second, by kind
 }
 
 func ms(us float64) float64 { return math.Round(us) / 1000 }
@@ -129,7 +142,7 @@ func stat(name string, s *series, seconds float64) Stat {
 func (r *recorder) result(sc *Scenario, cfg Config, took time.Duration) *Result {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	res := &Result{Seconds: math.Round(took.Seconds()*100) / 100, Status: map[string]int64{}, Errors: r.errors}
+	res := &Result{Seconds: math.Round(took.Seconds()*100) / 100, Status: map[string]int64{}, Errors: r.errors, Failed: r.outcomes}
 	res.Settings = Settings{Scenario: sc.Name, Target: cfg.Target.String(), Model: "open", StartedAt: r.start.UTC(), Seed: cfg.Seed}
 	if cfg.Closed > 0 {
 		res.Settings.Model, res.Settings.Closed, res.Settings.Duration = "closed", cfg.Closed, cfg.Duration.Seconds()
@@ -147,7 +160,12 @@ func (r *recorder) result(sc *Scenario, cfg Config, took time.Duration) *Result 
 		res.Totals.Errors += st.Errors
 	}
 	for _, name := range sortedKeys(r.sessions) {
-		st := stat(name, r.sessions[name], took.Seconds())
+		s := r.sessions[name]
+		st := stat(name, s, took.Seconds())
+		if span := s.last.Sub(s.first); !s.first.IsZero() && span > 0 {
+			st.SpanSeconds = math.Round(span.Seconds()*100) / 100
+			st.PerHour = math.Round(float64(st.Count) / span.Hours())
+		}
 		res.Sessions = append(res.Sessions, st)
 		res.Totals.Sessions += st.Count + st.Errors
 		res.Totals.SessionsFailed += st.Errors
@@ -182,6 +200,9 @@ func (r *recorder) result(sc *Scenario, cfg Config, took time.Duration) *Result 
 		if ok := b.requests - b.errors; ok > 0 {
 			sec.Mean = ms(float64(b.sumUS) / float64(ok))
 		}
+		if len(b.sessions) > 0 {
+			sec.Sessions = maps.Clone(b.sessions)
+		}
 		if len(b.status) > 0 {
 			sec.Status = map[string]int64{}
 			for code, n := range b.status {
@@ -210,6 +231,16 @@ func (res *Result) WriteText(w io.Writer) {
 	}
 	table("request", res.Requests)
 	table("session", res.Sessions)
+	for _, s := range res.Sessions {
+		if s.PerHour > 0 {
+			fmt.Fprintf(w, "%s: %d in %.1f s from the first start to the last end: %.0f an hour\n", s.Name, s.Count, s.SpanSeconds, s.PerHour)
+		}
+	}
+	if g := res.Generator; g != nil {
+		fmt.Fprintf(w, "generator: %d people alive at most, %.0f MiB held then (%.0f MiB before), %.1f KiB a person; %d goroutines\n",
+			g.PeakActive, float64(g.BytesAtPeak)/(1<<20), float64(g.BaseBytes)/(1<<20), float64(g.BytesPerSession)/1024, g.Goroutines)
+	}
+	fmt.Fprintln(w)
 	if len(res.Samples) > 0 {
 		table("sample", res.Samples)
 	}
@@ -219,7 +250,7 @@ func (res *Result) WriteText(w io.Writer) {
 		fmt.Fprintf(tw, "%d\t%g\t%d\t%d\t%d\t%.2f\t%.2f\t%.2f\t\n", p.Index, p.Rate, p.Arrivals, p.Requests, p.Errors, p.P50, p.P99, p.Max)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\nstatus: %s\nerrors: %s\n", kv(res.Status), kv(res.Errors))
+	fmt.Fprintf(w, "\nstatus: %s\nerrors: %s\nfailed sessions: %s\n", kv(res.Status), kv(res.Errors), kv(res.Failed))
 }
 
 func kv(m map[string]int64) string {

@@ -8,8 +8,9 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// Histograms hold microseconds from 1 µs to 2 minutes at 3 significant digits.
-func newHist() *hdrhistogram.Histogram { return hdrhistogram.New(1, 120_000_000, 3) }
+// Histograms hold microseconds from 1 µs to an hour (a session of a slow
+// wizard lasts minutes) at 3 significant digits.
+func newHist() *hdrhistogram.Histogram { return hdrhistogram.New(1, 3_600_000_000, 3) }
 
 // series is the record of one request name or one session kind.
 type series struct {
@@ -17,6 +18,9 @@ type series struct {
 	errors  int64
 	windows map[int64]*window // 10 s windows, by index
 	seconds map[int64]int64   // completions per second
+	// first and last are a session kind's earliest start and latest
+	// successful end: its rate over the run is count / (last - first).
+	first, last time.Time
 }
 
 type window struct {
@@ -33,6 +37,7 @@ type bucket struct {
 	sumUS    int64
 	hist     *hdrhistogram.Histogram
 	status   map[int]int64
+	sessions map[string]int64 // sessions completed, by kind
 }
 
 // recorder collects a run's measurements; one mutex is plenty at the rates a
@@ -45,6 +50,7 @@ type recorder struct {
 	samples  map[string]*series // custom measurements (Client.Record)
 	status   map[int]int64
 	errors   map[string]int64
+	outcomes map[string]int64 // failed sessions by "name outcome"
 	buckets  map[int64]*bucket
 	phaseAt  func(time.Time) int
 	phases   []*hdrhistogram.Histogram
@@ -55,7 +61,7 @@ type recorder struct {
 
 func newRecorder(start time.Time, phases int, phaseAt func(time.Time) int) *recorder {
 	r := &recorder{start: start, requests: map[string]*series{}, sessions: map[string]*series{}, samples: map[string]*series{},
-		status: map[int]int64{}, errors: map[string]int64{}, buckets: map[int64]*bucket{}, phaseAt: phaseAt,
+		status: map[int]int64{}, errors: map[string]int64{}, outcomes: map[string]int64{}, buckets: map[int64]*bucket{}, phaseAt: phaseAt,
 		phaseErr: make([]int64, phases), phaseArr: make([]int64, phases), phaseReq: make([]int64, phases)}
 	for range phases {
 		r.phases = append(r.phases, newHist())
@@ -87,7 +93,8 @@ func (s *series) add(start time.Time, end time.Time, us int64, failed bool) {
 		s.errors++
 		return
 	}
-	s.hist.RecordValue(max(us, 1))
+	// Clamped: a value past the range would be dropped, and the count with it.
+	s.hist.RecordValue(min(max(us, 1), s.hist.HighestTrackableValue()))
 	since := end.Sub(start)
 	w := s.windows[int64(since/(10*time.Second))]
 	if w == nil {
@@ -141,13 +148,37 @@ func (r *recorder) sample(name string, at time.Time, d time.Duration) {
 }
 
 // session records one finished session (a Tsung transaction).
-func (r *recorder) session(name string, start, end time.Time, failed bool) {
+func (r *recorder) session(name string, start, end time.Time, outcome string) {
 	if end.Before(r.start) {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	getSeries(r.sessions, name).add(r.start, end, end.Sub(start).Microseconds(), failed)
+	failed := outcome != ""
+	if failed {
+		r.outcomes[name+" "+outcome]++
+	}
+	s := getSeries(r.sessions, name)
+	s.add(r.start, end, end.Sub(start).Microseconds(), failed)
+	if s.first.IsZero() || start.Before(s.first) {
+		s.first = start
+	}
+	if failed {
+		return
+	}
+	s.last = later(s.last, end)
+	b := r.bucket(end)
+	if b.sessions == nil {
+		b.sessions = map[string]int64{}
+	}
+	b.sessions[name]++
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // arrival counts a new session and the number alive.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -142,15 +141,11 @@ func newRoarLoad(opts load.Options) (*roarLoad, error) {
 		return nil, err
 	}
 	s := &roarLoad{ids: ids}
-	if v := opts.Params["actions"]; v != "" {
-		if s.actions, err = strconv.Atoi(v); err != nil || s.actions < 0 {
-			return nil, fmt.Errorf("roar: option actions=%q: want a whole number >= 0", v)
-		}
+	if s.actions, err = opts.Int("actions", 0, 0); err != nil {
+		return nil, fmt.Errorf("roar: %w", err)
 	}
-	if v := opts.Params["users"]; v != "" {
-		if s.users, err = strconv.Atoi(v); err != nil || s.users < 0 {
-			return nil, fmt.Errorf("roar: option users=%q: want a whole number >= 0", v)
-		}
+	if s.users, err = opts.Int("users", 0, 0); err != nil {
+		return nil, fmt.Errorf("roar: %w", err)
 	}
 	switch v := opts.Params["read"]; v {
 	case "", "html":
@@ -304,18 +299,15 @@ func fanoutScenario(opts load.Options) (*load.Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &fanout{roarLoad: s, posters: 2, rate: 5, ramp: 2000}
-	for key, dst := range map[string]*float64{"rate": &f.rate, "ramp": &f.ramp} {
-		if v := opts.Params[key]; v != "" {
-			if *dst, err = strconv.ParseFloat(v, 64); err != nil || *dst <= 0 {
-				return nil, fmt.Errorf("roar: option %s=%q: want a number > 0", key, v)
-			}
-		}
+	f := &fanout{roarLoad: s}
+	if f.rate, err = opts.Float("rate", 5); err != nil {
+		return nil, fmt.Errorf("roar: %w", err)
 	}
-	if v := opts.Params["posters"]; v != "" {
-		if f.posters, err = strconv.Atoi(v); err != nil || f.posters < 1 {
-			return nil, fmt.Errorf("roar: option posters=%q: want a whole number >= 1", v)
-		}
+	if f.ramp, err = opts.Float("ramp", 2000); err != nil {
+		return nil, fmt.Errorf("roar: %w", err)
+	}
+	if f.posters, err = opts.Int("posters", 2, 1); err != nil {
+		return nil, fmt.Errorf("roar: %w", err)
 	}
 	sc.Sessions = []load.Session{{Name: "fanout", Weight: 1, Run: f.run}}
 	return sc, nil

@@ -45,10 +45,6 @@ func Seed(ctx context.Context, d *db.DB, size SeedSize, password, idsPath string
 		return nil, fmt.Errorf("roar: seed: need at least two users and one roar")
 	}
 	rng := rand.New(rand.NewPCG(seed, seed^0x2545f4914f6cdd1d))
-	hash, err := auth.HashPassword(password)
-	if err != nil {
-		return nil, fmt.Errorf("roar: seed: %w", err)
-	}
 	total := size.Users + size.Roars + size.Likes + size.Follows
 	var bar *progressbar.ProgressBar
 	if progress != nil {
@@ -60,31 +56,19 @@ func Seed(ctx context.Context, d *db.DB, size SeedSize, password, idsPath string
 			bar.Add(n)
 		}
 	}
-	var userBase, roarBase int64
-	if err := db.Scan(d.QueryRow(ctx, `SELECT COALESCE(MAX(id), 0) FROM users`), &userBase); err != nil {
-		return nil, fmt.Errorf("roar: seed: %w", err)
-	}
+	var roarBase int64
 	if err := db.Scan(d.QueryRow(ctx, `SELECT COALESCE(MAX(id), 0) FROM roars`), &roarBase); err != nil {
 		return nil, fmt.Errorf("roar: seed: %w", err)
 	}
 	now := time.Now()
 	ids := &SeedIDs{Password: password}
-
-	// Users: seed<id>, so that seeding twice adds new names.
-	rows := make([][]any, 0, size.Users)
-	for i := range size.Users {
-		id := userBase + int64(i) + 1
-		name := fmt.Sprintf("seed%d", id)
-		ids.Users = append(ids.Users, name)
-		email := name + "@seed.tutti.test"
-		rows = append(rows, []any{id, name, strings.ToLower(name), email, email, hash,
-			fmt.Sprintf("Seed User %d", id), now.Unix(), now.Unix()})
+	userIDs, names, err := auth.SeedUsers(ctx, d, size.Users, password, now, step)
+	if err != nil {
+		return nil, fmt.Errorf("roar: seed: %w", err)
 	}
-	if err := d.CopyChunks(ctx, "users", []string{"id", "username", "username_key", "email", "email_key",
-		"password_hash", "display_name", "created_at", "updated_at"}, rows, step); err != nil {
-		return nil, err
-	}
-	user := func() int64 { return userBase + 1 + rng.Int64N(int64(size.Users)) }
+	ids.Users = names
+	var rows [][]any
+	user := func() int64 { return userIDs[rng.IntN(len(userIDs))] }
 
 	// Roars, oldest first over the last 30 days; counters computed here.
 	type seeded struct {
