@@ -19,6 +19,9 @@
 //	POST .../admin/basics, /events, /events/{eid}, /events/{eid}/delete, /text, /publish, /directors
 //	GET  .../admin/events/{eid}/entrants[.csv]     registrants: search, export
 //	POST .../admin/registrations/{rid}/cancel      cancel (frees the place) and refund (a job)
+//	GET  /race/r/{slug}/results[/{eid}]?q=&page=   results, 10 a page; search by name or bib (cached)
+//	GET  /race/r/{slug}/results/{eid}/names?q=     the search box's suggestions (JSON)
+//	GET|POST .../admin/events/{eid}/results        import a results CSV; POST .../publish, /unpublish
 //
 // Layers: handler -> Service -> Store. The Service decides (who directs a
 // race, who owns an entry: anyone else's is not found) and runs the
@@ -28,5 +31,8 @@
 // race_events (taken: confirmed and held places, the one counter a claim
 // changes; CHECK taken <= cap), race_holds (a runner's place and answers
 // while in the wizard; status open, paying, paid, done, released),
-// race_registrations (hold_id unique: written once).
+// race_registrations (hold_id unique: written once), race_results (an
+// event's finishers, replaced whole by an import; pos is the list's order;
+// name search through race_results_fts on SQLite, a GIN index on
+// PostgreSQL).
 package race

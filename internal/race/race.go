@@ -64,10 +64,17 @@ type Event struct {
 	Cap       int       // places
 	Taken     int       // confirmed and held places
 	Confirmed int
+	// ResultsCount is how many results are imported (results.go);
+	// runners see them once ResultsPublishedAt is set.
+	ResultsCount       int
+	ResultsPublishedAt *time.Time
 }
 
 // Left is the places neither confirmed nor held.
 func (e *Event) Left() int { return max(e.Cap-e.Taken, 0) }
+
+// ResultsOut reports whether runners can see the event's results.
+func (e *Event) ResultsOut() bool { return e.ResultsPublishedAt != nil && e.ResultsCount > 0 }
 
 // Phase is where an event's registration stands.
 type Phase int

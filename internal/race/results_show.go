@@ -1,0 +1,136 @@
+package race
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/web"
+)
+
+// resultsRoutes mounts the results pages (Routes calls it).
+func (a *App) resultsRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /race/r/{slug}/results", a.resultsShow)
+	mux.HandleFunc("GET /race/r/{slug}/results/{eid}", a.resultsShow)
+	mux.HandleFunc("GET /race/r/{slug}/results/{eid}/names", a.resultsNames)
+	admin := "/race/r/{slug}/admin/events/{eid}/results"
+	mux.HandleFunc("GET "+admin, a.resultsAdmin)
+	mux.Handle("POST "+admin, web.MaxBody(resultsBodyLimit, http.HandlerFunc(a.resultsImport)))
+	mux.HandleFunc("POST "+admin+"/publish", a.resultsPublish)
+	mux.HandleFunc("POST "+admin+"/unpublish", a.resultsUnpublish)
+}
+
+func resultsURL(slug string, eventID int64) string {
+	return "/race/r/" + slug + "/results/" + strconv.FormatInt(eventID, 10)
+}
+
+// How long the shared cache keeps a results page and a list of
+// suggestions: a new version (an import, publishing) makes new keys at
+// once, so these only bound the memory of keys nobody asks for.
+const (
+	resultsTTL = 10 * time.Minute
+	namesTTL   = time.Minute
+)
+
+// resultsShow is a page of an event's results, or of a search in them
+// ({eid} absent: the race's first event with results). Runners get it from
+// the cache, kept under the race's version: a repeated page costs no
+// query, and an import or an edit is seen on the next request. A director
+// looking at results not published yet gets them uncached.
+func (a *App) resultsShow(w http.ResponseWriter, r *http.Request) {
+	slug := r.PathValue("slug")
+	var id int64
+	if r.PathValue("eid") != "" {
+		var err error
+		if id, err = pathInt(r, "eid"); err != nil {
+			a.Site.Error(w, r, err)
+			return
+		}
+	}
+	q := ParseResultsQuery(r.URL.Query().Get("q"), r.URL.Query().Get("page"))
+	render := func(ctx context.Context, u *auth.User) (*web.Page, time.Duration, error) {
+		v, err := a.svc.Results(ctx, u, slug, id, q)
+		if err != nil {
+			return nil, 0, err
+		}
+		var buf bytes.Buffer
+		if err := ResultsPage(a, v).Render(ctx, &buf); err != nil {
+			return nil, 0, err
+		}
+		return web.NewPage("text/html; charset=utf-8", buf.Bytes(), ""), resultsTTL, nil
+	}
+	err := a.cachedResults(w, r, slug, "p/"+strconv.FormatInt(id, 10)+"/"+q.key(), render)
+	if err != nil {
+		a.Site.Error(w, r, err)
+	}
+}
+
+// resultsNames is the search box's suggestions as JSON: [{name, bib}],
+// cached briefly under the race's version.
+func (a *App) resultsNames(w http.ResponseWriter, r *http.Request) {
+	slug := r.PathValue("slug")
+	id, err := pathInt(r, "eid")
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	q := ParseResultsQuery(r.URL.Query().Get("q"), "")
+	w.Header().Set("Cache-Control", "public, max-age=60")
+	if q.Bib == 0 && q.Letters() < 2 {
+		w.Header().Set("Content-Type", "application/json")
+		web.WriteBody(w, r, http.StatusOK, []byte("[]\n"))
+		return
+	}
+	err = a.cachedResults(w, r, slug, "n/"+strconv.FormatInt(id, 10)+"/"+q.key(), func(ctx context.Context, u *auth.User) (*web.Page, time.Duration, error) {
+		names, err := a.svc.Suggest(ctx, u, slug, id, q)
+		if err != nil {
+			return nil, 0, err
+		}
+		b, err := json.Marshal(names)
+		if err != nil {
+			return nil, 0, err
+		}
+		return web.NewPage("application/json", append(b, '\n'), ""), namesTTL, nil
+	})
+	if err != nil {
+		a.Site.Error(w, r, err)
+	}
+}
+
+// cachedResults serves what render makes for runners (u nil), from the
+// results cache under key and the race's version; if runners may not see
+// it and the signed-in user directs the race, it serves render's preview
+// for them, uncached.
+func (a *App) cachedResults(w http.ResponseWriter, r *http.Request, slug, key string,
+	render func(ctx context.Context, u *auth.User) (*web.Page, time.Duration, error)) error {
+	if !ValidSlug(slug) {
+		return errNoRace
+	}
+	st, err := a.versions.Get(r.Context(), versionScope, slug)
+	if err != nil {
+		return errNoRace
+	}
+	err = a.results.Serve(w, r, slug+"/"+key, st.V, func(ctx context.Context) (*web.Page, time.Duration, error) {
+		return render(ctx, nil)
+	})
+	u := auth.UserFrom(r.Context())
+	if u == nil || errs.KindOf(err) != errs.NotFound {
+		return err
+	}
+	pg, _, perr := render(r.Context(), u)
+	if perr != nil {
+		if errors.Is(perr, errNoResults) || errors.Is(perr, errNoRace) {
+			return err // as runners are told
+		}
+		return perr
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	pg.Serve(w, r)
+	return nil
+}

@@ -1,0 +1,78 @@
+package race
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/db"
+)
+
+// Names for made-up results (SeedResults, the results load scenario),
+// accented ones among them so that search's folding is exercised.
+var (
+	seedFirstF = []string{"Anna", "Zoë", "Chloé", "Renée", "Inés", "Ana", "Maria", "Marta", "Mia", "Olivia", "Emma", "Léa",
+		"Ingrid", "Siobhán", "Aoife", "Yuki", "Priya", "Fatima", "Sofia", "Camille", "Elif", "Nora", "Agnieszka", "Ágnes", "Amara", "Pilar"}
+	seedFirstM = []string{"José", "Łukasz", "Søren", "Björn", "François", "Mark", "Martin", "Matteo", "Liam", "Noah", "Lucas",
+		"Jürgen", "Dmitri", "Kenji", "Arjun", "Omar", "Chen", "Wei", "Mateo", "Mehmet", "Oskar", "Zoltán", "Kwame", "Tomás"}
+	seedLast = []string{"Smith", "Müller", "García", "Núñez", "Kowalski", "Øberg", "Dubois", "Rossi", "Johansson", "O'Brien",
+		"Nguyen", "Kim", "Patel", "Silva", "Fernández", "Novák", "Horváth", "Jensen", "Schmidt", "Brown", "Martin", "Martínez",
+		"Moreau", "Lefèvre", "Yılmaz", "Ivanov", "Tanaka", "Wang", "Mensah", "Okafor", "Murphy", "Walsh", "Costa", "Sánchez",
+		"Eriksson", "Lindqvist", "Bauer", "Weiß", "Dvořák", "Popescu"}
+	seedCities = []string{"Berlin", "Kraków", "Lyon", "Porto", "Malmö", "Dublin", "Boston", "Osaka", "Accra", "Zürich", ""}
+)
+
+// SeedResults replaces event's results (event of race raceID) with n
+// made-up finishers, bibs 1 to n in a random order, times from 2 to 6
+// hours, and publishes them: the data of the results pages' load tests.
+// Rows go in with db.CopyFrom (COPY on PostgreSQL), in list order. It
+// raises the race's version in the database: seed before serving (a
+// server on SQLite keeps the version it has read in memory).
+func SeedResults(ctx context.Context, d *db.DB, raceID, eventID int64, n int, rng *rand.Rand) error {
+	if n < 0 || n > MaxResultRows {
+		return fmt.Errorf("race: seed results: n = %d; want 0 to %d", n, MaxResultRows)
+	}
+	var owner int64
+	if err := db.Scan(d.QueryRow(ctx, `SELECT race_id FROM race_events WHERE id = ?`, eventID), &owner); err != nil {
+		return fmt.Errorf("race: seed results: event %d: %w", eventID, err)
+	}
+	if owner != raceID {
+		return fmt.Errorf("race: seed results: event %d is not race %d's", eventID, raceID)
+	}
+	rs := make([]Result, n)
+	bibs := rng.Perm(n)
+	for i := range rs {
+		first, g := seedFirstF, "F"
+		if rng.IntN(2) == 0 {
+			first, g = seedFirstM, "M"
+		}
+		rs[i] = Result{Bib: bibs[i] + 1, Name: first[rng.IntN(len(first))] + " " + seedLast[rng.IntN(len(seedLast))],
+			Gender: g, Age: 18 + rng.IntN(58), City: seedCities[rng.IntN(len(seedCities))],
+			TimeMS: int64(2*time.Hour/time.Millisecond) + rng.Int64N(int64(4*time.Hour/time.Millisecond))}
+	}
+	slices.SortStableFunc(rs, func(a, b Result) int { return int(a.TimeMS - b.TimeMS) })
+	rank(rs)
+	rows := make([][]any, len(rs))
+	for i, r := range rs {
+		rows[i] = resultRow(eventID, r)
+	}
+	if _, err := d.Exec(ctx, `DELETE FROM race_results WHERE event_id = ?`, eventID); err != nil {
+		return fmt.Errorf("race: seed results: %w", err)
+	}
+	if err := d.CopyFrom(ctx, "race_results", resultCols, rows); err != nil {
+		return fmt.Errorf("race: seed results: %w", err)
+	}
+	now := time.Now().UnixMilli()
+	return d.WithTx(ctx, func(tx *db.Tx) error {
+		if _, err := tx.Exec(ctx, `UPDATE race_events SET results_count = ?, results_published_at = ? WHERE id = ?`, n, now, eventID); err != nil {
+			return err
+		}
+		if err := optimizeResults(ctx, tx); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `UPDATE race_races SET version = version + 1, updated_at = ? WHERE id = ?`, now, raceID)
+		return err
+	})
+}
