@@ -46,6 +46,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/ratelimit"
 	"github.com/tutti-dev/tutti/internal/redisx"
 	"github.com/tutti-dev/tutti/internal/roar"
+	"github.com/tutti-dev/tutti/internal/room"
 	"github.com/tutti-dev/tutti/internal/version"
 	"github.com/tutti-dev/tutti/internal/web"
 )
@@ -159,9 +160,14 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		m.Close()
 		return nil, err
 	}
+	rooms, err := m.openRooms(ctx)
+	if err != nil {
+		m.Close()
+		return nil, err
+	}
 	core := module.Core{Config: cfg, Log: log, DB: d, Cache: m.Cache, Local: own, Site: m.Site, Bus: m.Bus,
 		Live: m.Live, Files: m.Files, Versions: versions, Limiter: limiter, Auth: m.Auth,
-		Jobs: m.Jobs, Mail: m.Mail, Pay: m.Pay}
+		Jobs: m.Jobs, Mail: m.Mail, Pay: m.Pay, Rooms: rooms}
 	for _, mod := range Modules() {
 		c := core
 		if c.Assets, err = mod.Assets(); err != nil {
@@ -193,6 +199,20 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 	}
 	m.Handler = m.routes()
 	return m, nil
+}
+
+// openRooms is the waiting rooms: their slots in Redis in cluster mode,
+// else in this process; tickets signed with the site's "room" key.
+func (m *Main) openRooms(ctx context.Context) (*room.Rooms, error) {
+	key, err := m.DB.SiteKey(ctx, "room")
+	if err != nil {
+		return nil, err
+	}
+	var st room.Store = room.NewLocal()
+	if m.Shared != nil {
+		st = room.NewRedis(m.Shared)
+	}
+	return room.New(st, key, m.Config.RoomRate, m.Config.RoomRate)
 }
 
 // openFiles is the upload storage: S3 with --storage-url, else the data
@@ -298,8 +318,9 @@ func (m *Main) Listen() error {
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", m.Config.Addr, err)
 	}
+	drain := web.NewDrain(0, m.Log)
 	m.ln = m.Site.Listener(ln, web.FrontOptions{ReadHeaderTimeout: readHeaderTimeout,
-		IdleTimeout: idleTimeout, WriteTimeout: readTimeout, Proxies: m.proxies})
+		IdleTimeout: idleTimeout, WriteTimeout: readTimeout, Proxies: m.proxies, Drain: drain})
 	m.srv = &http.Server{
 		Handler:           m.Handler,
 		ConnContext:       web.ConnContext,
@@ -309,6 +330,7 @@ func (m *Main) Listen() error {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(m.Log.Handler(), slog.LevelWarn),
 	}
+	m.srv.ConnState = drain.ConnState // short of files, idle connections close sooner
 	return nil
 }
 

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -13,7 +14,7 @@ import (
 
 func (m *Main) routes() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("GET /static/", m.Site.Assets)
+	m.Site.Early("GET /static/", m.Site.Assets)
 	// Pages link their icon (web.Layout); clients that ask for the old
 	// default name are sent to it rather than answered 404.
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
@@ -70,13 +71,11 @@ func (m *Main) routes() http.Handler {
 	}
 	mux.HandleFunc("GET /", m.Site.NotFound)
 	metrics := web.NewMetrics(m.Registry)
-	return m.proxies.Middleware(m.Site.HotLane(web.Chain(mux,
-		web.WithRequestID,
-		web.Observe(m.Log, metrics),
-		web.Recover(m.Site),
-		web.SecurityHeaders,
+	common := []web.Middleware{web.WithRequestID, web.Observe(m.Log, metrics), web.Recover(m.Site), web.SecurityHeaders}
+	full := web.Chain(mux, slices.Concat(common, []web.Middleware{
 		web.CrossOrigin(m.Site),
 		m.Auth.Middleware,
 		m.Site.LimitBody(m.Config.MaxBodyBytes, mux),
-	), metrics))
+	})...)
+	return m.proxies.Middleware(m.Site.HotLane(m.Site.EarlyLane(full, common...), metrics))
 }

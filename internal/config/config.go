@@ -50,6 +50,7 @@ type Config struct {
 	BaseURL            string        // public URL, for links in mail and calendars; empty: from the request
 	DebugAddr          string        // if set, net/http/pprof listens here (keep it on loopback)
 	RoarPostsPerMin    int           // roars a user may post per minute (bursts of up to 10); 0: no limit
+	RoomRate           int           // people a waiting room lets in per second (all instances together); 0: no waiting room
 	RateLimits         bool          // false turns off the login, sign-up and posting limits (load tests)
 	SMTPURL            string        // smtp://user:pass@host:port for outgoing mail; empty: .eml files in DataDir/mail
 	MailFrom           string        // the From address of outgoing mail
@@ -57,6 +58,10 @@ type Config struct {
 	TrustedProxies     string        // CIDRs or addresses whose X-Forwarded-For and X-Forwarded-Proto are believed
 	PaymentURL         string        // the payment gateway: test:[?decline=R&latency=D] (the built-in stand-in) or stripe://SECRET_KEY@host
 }
+
+// DefaultRoomRate is --room-rate's default: a little under the
+// registrations a second one core completes (README, race).
+const DefaultRoomRate = 400
 
 // Default is the configuration of `tutti serve` with nothing set.
 func Default() Config {
@@ -69,6 +74,7 @@ func Default() Config {
 		MemoryLimit:     "auto",
 		MaxBodyBytes:    1 << 20,
 		RoarPostsPerMin: 30,
+		RoomRate:        DefaultRoomRate,
 		RateLimits:      true,
 		MailFrom:        mail.DefaultFrom,
 		MailPerSecond:   mail.DefaultPerSecond,
@@ -129,6 +135,8 @@ func Flags(fs *flag.FlagSet, c *Config, getenv func(string) string) []Var {
 	vars = append(vars, Var{"cache-bytes", "TUTTI_CACHE_BYTES", "0", "in-process cache capacity in bytes; 0: a quarter of the memory limit, from 16 to 256 MiB"})
 	fs.IntVar(&c.RoarPostsPerMin, "roar-posts-per-minute", intFrom(env("TUTTI_ROAR_POSTS_PER_MINUTE", ""), d.RoarPostsPerMin), "roars a user may post per minute, in bursts of up to 10; 0 means no limit (env TUTTI_ROAR_POSTS_PER_MINUTE)")
 	vars = append(vars, Var{"roar-posts-per-minute", "TUTTI_ROAR_POSTS_PER_MINUTE", fmt.Sprint(d.RoarPostsPerMin), "roars a user may post per minute (bursts of up to 10); 0: no limit"})
+	fs.IntVar(&c.RoomRate, "room-rate", intFrom(env("TUTTI_ROOM_RATE", ""), d.RoomRate), "people a waiting room (race registration) lets in per second, in bursts of as many; the rest wait their turn on a light page; 0 means no waiting room (env TUTTI_ROOM_RATE)")
+	vars = append(vars, Var{"room-rate", "TUTTI_ROOM_RATE", fmt.Sprint(d.RoomRate), "people a waiting room (race registration) lets in per second, in bursts of as many; 0: no waiting room"})
 	rl := env("TUTTI_RATE_LIMITS", "on")
 	fs.BoolVar(&c.RateLimits, "rate-limits", rl != "off" && rl != "0" && rl != "false", "rate limits on login, sign-up and posting; --rate-limits=false turns them off for load tests (env TUTTI_RATE_LIMITS=off)")
 	vars = append(vars, Var{"rate-limits", "TUTTI_RATE_LIMITS", "on", "rate limits on login, sign-up and posting; off only for load tests"})

@@ -29,6 +29,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/pay"
 	"github.com/tutti-dev/tutti/internal/pubsub"
 	"github.com/tutti-dev/tutti/internal/ratelimit"
+	"github.com/tutti-dev/tutti/internal/room"
 	"github.com/tutti-dev/tutti/internal/version"
 	"github.com/tutti-dev/tutti/internal/web"
 )
@@ -104,6 +105,9 @@ type Core struct {
 	// in memory (SQLite), read from the database (PostgreSQL), or kept in
 	// Redis (cluster mode), so that every instance sees a change at once.
 	Versions version.Versions
+	// Rooms is the waiting rooms (internal/room): who is let in when a
+	// crowd arrives at once; shared by every instance in cluster mode.
+	Rooms *room.Rooms
 	// Limiter makes the rate limiters (internal/ratelimit): in process, or
 	// shared by every instance through Redis in cluster mode.
 	Limiter ratelimit.Maker

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/maypok86/otter/v2"
+
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/cache"
 	"github.com/tutti-dev/tutti/internal/db"
@@ -17,6 +19,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/mail"
 	"github.com/tutti-dev/tutti/internal/pay"
 	"github.com/tutti-dev/tutti/internal/pubsub"
+	"github.com/tutti-dev/tutti/internal/room"
 	"github.com/tutti-dev/tutti/internal/version"
 	"github.com/tutti-dev/tutti/internal/web"
 )
@@ -49,6 +52,8 @@ type Deps struct {
 	Assets   *web.Assets      // its static files, built by the core (module.Module.Assets)
 	BaseURL  string           // public URL for links in mail; empty: relative links
 	Now      func() time.Time // nil: time.Now
+	// Rooms is the waiting room in front of the wizard; nil: none.
+	Rooms *room.Rooms
 	// HoldFor is how long a place is held for a runner in the wizard
 	// (0: DefaultHoldFor).
 	HoldFor time.Duration
@@ -66,6 +71,9 @@ type App struct {
 	assets   *web.Assets
 	versions version.Versions
 	pages    *cache.Pages // race pages, decoded
+	results  *cache.Pages // results pages and name suggestions, decoded
+	// roomRaces keeps races a few seconds for the waiting room's page.
+	roomRaces *otter.Cache[string, *Race]
 }
 
 // versionScope is race's scope in the versions service: a race's stamp is
@@ -98,6 +106,8 @@ func New(d Deps) (*App, error) {
 		return version.Stamp{V: v}, err
 	})
 	a.pages = cache.NewPages(d.Cache, "race:page", 10*time.Second, 0)
+	a.results = cache.NewPages(d.Cache, "race:results", resultsTTL, 16<<20)
+	a.roomRaces = newRoomRaces()
 	a.svc = &Service{store: a.store, db: d.DB, batch: d.DB.Batch(), pay: d.Pay, jobs: d.Jobs, users: d.Auth.ByUsername, now: d.Now,
 		holdFor: d.HoldFor, log: d.Log, changed: a.changed}
 	a.svc.writer = newWriter(a.svc, d.Bus, d.Log)

@@ -32,6 +32,11 @@ func (a *App) registerShow(w http.ResponseWriter, r *http.Request) {
 		a.Site.Render(w, r, http.StatusOK, AccountPage(a, race, ev, "", auth.Signup{}, nil, ""))
 		return
 	}
+	// Taking a ticket is not a change the runner makes: like a rate
+	// limit's count, it only orders who goes first, so a GET may take it.
+	if !a.admitted(w, r, race, u, ev) {
+		return
+	}
 	a.Site.Render(w, r, http.StatusOK, EventChoicePage(a, u, race, ev, a.Now(), ""))
 }
 
@@ -87,6 +92,9 @@ func (a *App) registerStart(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ev := queryEvent(r.PostForm.Get("event"))
+	if !a.admitted(w, r, race, u, ev) {
+		return
+	}
 	h, err := a.svc.Start(r.Context(), u, race, ev)
 	var already *AlreadyRegistered
 	switch {

@@ -10,15 +10,18 @@ import (
 
 // Routes mounts race under /race/.
 func (a *App) Routes(mux *http.ServeMux) {
-	mux.Handle("GET "+a.assets.Prefix(), a.assets)
+	a.Site.Early("GET "+a.assets.Prefix(), a.assets) // no session for a style sheet
 	mux.HandleFunc("GET /race/{$}", a.raceList)
 	mux.HandleFunc("GET /race/mine", a.mine)
 	mux.HandleFunc("GET /race/new", a.raceNew)
 	mux.HandleFunc("POST /race/races", a.raceCreate)
 
 	// Runners.
-	mux.HandleFunc("GET /race/r/{slug}", a.raceShow)
+	// The race page is everyone's alike: no session loaded for it.
+	a.Site.Early("GET /race/r/{slug}", http.HandlerFunc(a.raceShow))
 	a.Site.Hot("GET /race/r/{slug}", a.raceHot)
+	// The waiting room's page reads the ticket alone: no session.
+	a.Site.Early("GET /race/r/{slug}/queue", http.HandlerFunc(a.roomShow))
 	mux.HandleFunc("GET /race/r/{slug}/register", a.registerShow)
 	mux.HandleFunc("POST /race/r/{slug}/register", a.registerStart)
 	mux.HandleFunc("POST /race/r/{slug}/account", a.registerAccount)
@@ -51,6 +54,7 @@ func (a *App) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST "+admin+"/text", a.textSave)
 	mux.HandleFunc("POST "+admin+"/publish", a.publish)
 	mux.HandleFunc("POST "+admin+"/directors", a.directorAdd)
+	a.resultsRoutes(mux)
 }
 
 func raceURL(slug string) string        { return "/race/r/" + slug }

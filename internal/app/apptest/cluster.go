@@ -161,7 +161,7 @@ func (c *Cluster) startNginx(t testing.TB, bin, addr string) {
 master_process off;
 pid %[1]s/nginx.pid;
 error_log %[1]s/error.log warn;
-events { worker_connections 1024; }
+events { worker_connections 8192; } # two a proxied request: the race test has 2,000 people with their own
 http {
 	include /etc/nginx/mime.types;
 	default_type application/octet-stream;

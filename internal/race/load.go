@@ -1,0 +1,244 @@
+package race
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/load"
+)
+
+// LoadScenarios are race's scenarios by name.
+func LoadScenarios() map[string]load.Factory {
+	return map[string]load.Factory{
+		"race-burst":    burstScenario,
+		"race-capacity": capacityScenario,
+		"race-results":  resultsScenario,
+	}
+}
+
+// burstScenario is the seed's table 2: N runners all starting within 30 s,
+// each a full wizard run with 15-60 s of form filling a page.
+func burstScenario(opts load.Options) (*load.Scenario, error) {
+	sc := &load.Scenario{Name: "race-burst",
+		Description: "the opening rush: N full registrations starting within 30 s, 15-60 s a page [opts: runners=1000, within=30s, delay=15s-60s, click=5s-30s, assets=1, from=0]"}
+	if opts.Target == nil {
+		return sc, nil
+	}
+	w, err := newWizard(opts, "15s-60s", "5s-30s", true)
+	if err != nil {
+		return nil, err
+	}
+	runners, err := opts.Int("runners", 1000, 1)
+	if err != nil {
+		return nil, err
+	}
+	within, err := opts.Duration("within", 30*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	sc.Phases = []load.Phase{{Duration: within, Count: runners}}
+	sc.Sessions = []load.Session{{Name: "register", Weight: 1, Run: w.register}}
+	// The slowest runner: every page at the longest delay, and the waiting
+	// page's checks.
+	sc.Grace = time.Duration(wizardPages)*(w.delay[1]+w.click[1]) + 3*time.Minute
+	return sc, nil
+}
+
+// capacityScenario is the same wizard with no think time, at arrival rates
+// raised phase by phase: how many registrations a second the site sustains.
+func capacityScenario(opts load.Options) (*load.Scenario, error) {
+	sc := &load.Scenario{Name: "race-capacity",
+		Description: "registrations with no think time at 100 to 700 new runners/s, 20 s a phase [opts: delay=0s-0s, assets=0, from=0]"}
+	for _, r := range []float64{100, 200, 300, 400, 500, 600, 700} {
+		sc.Phases = append(sc.Phases, load.Phase{Duration: 20 * time.Second, Rate: r})
+	}
+	if opts.Target == nil {
+		return sc, nil
+	}
+	w, err := newWizard(opts, "0s-0s", "0s-0s", false)
+	if err != nil {
+		return nil, err
+	}
+	sc.Sessions = []load.Session{{Name: "register", Weight: 1, Run: w.register}}
+	sc.Grace = 30 * time.Second
+	return sc, nil
+}
+
+// wizardPages is how many pages a runner thinks on: the event, details,
+// waiver, review and payment.
+const wizardPages = 5
+
+// wizard is a runner's way through registration.
+type wizard struct {
+	ids          *SeedIDs
+	event        int64
+	delay, click [2]time.Duration
+	assets       bool
+	next         atomic.Int64 // the next runner's session
+}
+
+// newWizard reads the wizard's options: the think times' ranges (delay,
+// click: defaults given), assets=0 or 1 (default given), from and event.
+func newWizard(opts load.Options, delay, click string, assets bool) (*wizard, error) {
+	ids, err := LoadSeedIDs(opts.SeedFile)
+	if err != nil {
+		return nil, err
+	}
+	if v := opts.Params["assets"]; v != "" {
+		assets = v != "0"
+	}
+	w := &wizard{ids: ids, event: ids.Event, assets: assets}
+	if w.delay, err = opts.Range("delay", delay); err != nil {
+		return nil, err
+	}
+	if w.click, err = opts.Range("click", click); err != nil {
+		return nil, err
+	}
+	from, err := opts.Int("from", 0, 0)
+	if err != nil || from >= len(ids.Sessions) {
+		return nil, fmt.Errorf("race: from=%s: want 0 to %d (the seeded runners)", opts.Params["from"], len(ids.Sessions)-1)
+	}
+	w.next.Store(int64(from))
+	if e := opts.Params["event"]; e != "" {
+		if w.event, err = strconv.ParseInt(e, 10, 64); err != nil {
+			return nil, fmt.Errorf("race: event=%q: %w", e, err)
+		}
+	}
+	return w, nil
+}
+
+// errNoRunners: the run wants more runners than were seeded.
+var errNoRunners = &loadOutcome{"no_runner", "every seeded runner has had a turn (seed more: tutti seed race --runners N)"}
+
+// loadOutcome is how a runner's visit ended other than registered; the
+// report counts them (load.Outcome).
+type loadOutcome struct{ outcome, msg string }
+
+func (e *loadOutcome) Error() string   { return "race: " + e.msg }
+func (e *loadOutcome) Outcome() string { return e.outcome }
+
+// endedAt is a visit that ended on page p: the sold-out page, or another
+// page than the confirmation.
+func endedAt(p *load.Page) error {
+	if strings.Contains(p.URL.Path, "/sold-out") {
+		return &loadOutcome{"sold_out", "sold out at " + p.URL.Path}
+	}
+	return &loadOutcome{"not_registered", "registration ended at " + p.URL.RequestURI()}
+}
+
+// register is one runner: the race page, the sign-up link, then each page
+// of the wizard with its think time, payment, the waiting page as the
+// browser follows it, and the confirmation with a bib.
+func (w *wizard) register(ctx context.Context, c *load.Client) error {
+	i := w.next.Add(1) - 1
+	if i >= int64(len(w.ids.Sessions)) {
+		return errNoRunners
+	}
+	c.SetCookies([]*http.Cookie{{Name: auth.CookieName, Value: w.ids.Sessions[i]}})
+	race := raceURL(w.ids.Race)
+	p, err := c.Get(ctx, "race_page", race)
+	if err != nil {
+		return err
+	}
+	if w.assets {
+		if err := c.Assets(ctx, "asset", p); err != nil {
+			return err
+		}
+	}
+	if err := c.Think(ctx, w.click[0], w.click[1]); err != nil {
+		return err
+	}
+	if p, err = c.Get(ctx, "event_page", race+"/register?event="+strconv.FormatInt(w.event, 10)); err != nil {
+		return err
+	}
+	// The waiting room, as the browser follows its Refresh until the turn
+	// comes and it goes on to the event page.
+	if p, err = follow(ctx, c, p, "queue", 200); err != nil {
+		return err
+	}
+	steps := []struct {
+		name, form string
+		fill       func(f *load.Form)
+	}{
+		{"hold", "/register", func(f *load.Form) { f.Set("event", strconv.FormatInt(w.event, 10)) }},
+		{"details", "/details", func(f *load.Form) {
+			f.Set("first_name", "Runner")
+			f.Set("last_name", strconv.FormatInt(i, 10))
+			f.Set("email", fmt.Sprintf("runner%d@seed.tutti.test", i))
+			f.Set("birth_date", "1990-05-17")
+			f.Set("gender", Genders[i%int64(len(Genders))].Value)
+			f.Set("city", "Rush City")
+			f.Set("emergency", "A friend, 555 0100")
+		}},
+		{"waiver", "/waiver", func(f *load.Form) { f.Set("accept", "yes") }},
+	}
+	for _, s := range steps {
+		f, err := p.Form(s.form)
+		if err != nil {
+			return endedAt(p)
+		}
+		s.fill(f)
+		if err := c.Think(ctx, w.delay[0], w.delay[1]); err != nil {
+			return err
+		}
+		if p, err = c.Submit(ctx, s.name, f); err != nil {
+			return err
+		}
+	}
+	link, err := p.Link("/pay")
+	if err != nil {
+		return endedAt(p)
+	}
+	if err := c.Think(ctx, w.delay[0], w.delay[1]); err != nil {
+		return err
+	}
+	if p, err = c.Get(ctx, "pay_page", link); err != nil {
+		return err
+	}
+	f, err := p.Form("/pay")
+	if err != nil {
+		return endedAt(p)
+	}
+	f.Set("card", "4242 4242 4242 4242")
+	if err := c.Think(ctx, w.delay[0], w.delay[1]); err != nil {
+		return err
+	}
+	if p, err = c.Submit(ctx, "pay", f); err != nil {
+		return err
+	}
+	// The waiting page refreshes itself after 10 s, 20 s, 40 s, then every
+	// minute, as the browser does.
+	if p, err = follow(ctx, c, p, "wait", 20); err != nil {
+		return err
+	}
+	if !strings.HasSuffix(p.URL.Path, "/done") || !p.Contains(`class="bib"`) || p.URL.Query().Get("already") != "" {
+		return endedAt(p)
+	}
+	return nil
+}
+
+// follow refreshes a page whose path ends in /name as its Refresh header
+// says, as a browser does, at most limit times, and returns the page it
+// leads to.
+func follow(ctx context.Context, c *load.Client, p *load.Page, name string, limit int) (*load.Page, error) {
+	for n := 0; strings.HasSuffix(p.URL.Path, "/"+name); n++ {
+		d, to, ok := p.Refresh()
+		if !ok || n > limit {
+			return nil, endedAt(p)
+		}
+		if err := c.Think(ctx, d, d); err != nil {
+			return nil, err
+		}
+		var err error
+		if p, err = c.Get(ctx, name, to); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}

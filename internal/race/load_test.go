@@ -1,0 +1,79 @@
+package race_test
+
+import (
+	"context"
+	"net/url"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/app"
+	"github.com/tutti-dev/tutti/internal/app/apptest"
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/load"
+	"github.com/tutti-dev/tutti/internal/race"
+)
+
+// TestRushNeverOversells is the issue's oversell test over HTTP, through
+// the load engine's burst scenario as `tutti load` runs it: 2,000 signed-in
+// runners for 500 places, all starting within 3 s, each through the whole
+// wizard with its own connections. Exactly 500 register (one charge each,
+// bibs 1 to 500), the other 1,500 end on the sold-out page, no request
+// fails and no hold is left. On each database, and behind nginx in front of
+// two instances in the cluster run.
+func TestRushNeverOversells(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		const runners, places = 2000, 500
+		ctx := context.Background()
+		seedFile := filepath.Join(t.TempDir(), "race.json")
+		ids, err := race.Seed(ctx, m.DB, race.SeedSize{Runners: runners, Places: places}, seedFile, nil, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, _ := url.Parse(m.URL())
+		sc, err := race.LoadScenarios()["race-burst"](load.Options{Target: u, SeedFile: seedFile,
+			Params: map[string]string{"runners": "2000", "within": "3s", "delay": "0s-30ms", "click": "0s-10ms"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := load.Run(ctx, sc, load.Config{Target: u, Phases: sc.Phases, Timeout: time.Minute, Seed: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("status %v; requests %+v", res.Status, res.Requests)
+		if res.Totals.Sessions != runners || res.Totals.SessionsFailed != runners-places ||
+			res.Failed["register sold_out"] != runners-places || res.Totals.Errors != 0 {
+			t.Fatalf("%d runners, %d failed (%v), %d request errors %v; want %d, %d sold out, no errors",
+				res.Totals.Sessions, res.Totals.SessionsFailed, res.Failed, res.Totals.Errors, res.Errors, runners, runners-places)
+		}
+		d := m.DB
+		var taken, confirmed, regs, live, bibs, minBib, maxBib, charges, matched int
+		if err := db.Scan(d.QueryRow(ctx, `SELECT taken, confirmed FROM race_events WHERE id = ?`, ids.Event), &taken, &confirmed); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Scan(d.QueryRow(ctx, `SELECT count(*), count(DISTINCT bib), min(bib), max(bib) FROM race_registrations WHERE event_id = ?`, ids.Event),
+			&regs, &bibs, &minBib, &maxBib); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Scan(d.QueryRow(ctx, `SELECT count(*) FROM race_holds WHERE event_id = ? AND status NOT IN ('done', 'released')`, ids.Event), &live); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Scan(d.QueryRow(ctx, `SELECT count(*) FROM pay_test_payments WHERE idem_key LIKE 'race-%'`), &charges); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Scan(d.QueryRow(ctx, `SELECT count(*) FROM race_registrations r JOIN pay_test_payments p ON p.id = r.payment_id
+			AND p.idem_key = 'race-' || r.hold_id || '-0' AND p.amount = r.amount WHERE r.event_id = ?`, ids.Event), &matched); err != nil {
+			t.Fatal(err)
+		}
+		if taken != places || confirmed != places || regs != places || live != 0 {
+			t.Errorf("taken %d, confirmed %d, registrations %d, live holds %d; want %d, %d, %d, 0", taken, confirmed, regs, live, places, places, places)
+		}
+		if bibs != places || minBib != 1 || maxBib != places || charges != places || matched != places {
+			t.Errorf("%d distinct bibs from %d to %d, %d charges, %d matching a registration; want bibs 1 to %d, %d charges each matched",
+				bibs, minBib, maxBib, charges, matched, places, places)
+		}
+		if st := res.Sessions[0]; st.PerHour <= 0 || res.Generator == nil || res.Generator.PeakActive == 0 {
+			t.Errorf("report: %+v, generator %+v; want an hourly rate and the generator's memory", st, res.Generator)
+		}
+	})
+}

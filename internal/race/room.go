@@ -1,0 +1,193 @@
+package race
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/maypok86/otter/v2"
+
+	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/room"
+	"github.com/tutti-dev/tutti/internal/web"
+)
+
+// The waiting room (internal/room) stands in front of the wizard: a
+// signed-in runner who opens the registration takes a ticket; if it is not
+// their turn, they wait on the room's page, which refreshes itself until it
+// is and reads nothing but the ticket. Before an opening, the ticket waits
+// for it and its holder's place is drawn then. Holding a place (POST
+// register) needs a ticket whose turn has come: a bot cannot skip the room.
+
+// roomCookie holds the runner's ticket, one per race (its path).
+const roomCookie = "tutti_room"
+
+// MaxRoomRefresh bounds how long the room's page waits before looking again.
+const MaxRoomRefresh = 30 * time.Second
+
+func roomURL(slug string) string { return raceURL(slug) + "/queue" }
+
+// openings are the race's latest opening at or before now and its next
+// one after (zero if none).
+func openings(r *Race, now time.Time) (last, next time.Time) {
+	for _, e := range r.Events {
+		switch o := e.OpensAt; {
+		case !o.After(now) && o.After(last):
+			last = o
+		case o.After(now) && (next.IsZero() || o.Before(next)):
+			next = o
+		}
+	}
+	return last, next
+}
+
+func (a *App) ticket(r *http.Request, slug string) (room.Ticket, bool) {
+	c, err := r.Cookie(roomCookie)
+	if err != nil || a.Rooms == nil {
+		return room.Ticket{}, false
+	}
+	t, ok := a.Rooms.Decode(c.Value)
+	return t, ok && t.Room == slug
+}
+
+// admitted reports whether u may go on into race's wizard: no room, or a
+// ticket whose turn has come. Otherwise it joins u (keeping a ticket still
+// waiting) and sends them to the room's page, and reports false.
+func (a *App) admitted(w http.ResponseWriter, r *http.Request, race *Race, u *auth.User, ev int64) bool {
+	if a.Rooms == nil || a.Rooms.Every() == 0 {
+		return true
+	}
+	ctx, now := r.Context(), a.Now()
+	if t, ok := a.ticket(r, race.Slug); ok && t.User == u.ID && validOpening(race, t) {
+		p, err := a.Rooms.Where(ctx, t, now)
+		if err != nil {
+			a.Site.Error(w, r, err)
+			return false
+		}
+		switch {
+		case a.Rooms.Pass(p, now):
+			return true
+		case !p.In(now): // still waiting
+			a.redirect(w, r, roomURL(race.Slug)+eventQuery(ev))
+			return false
+		} // else the pass has run out: join again
+	}
+	last, next := openings(race, now)
+	t, err := a.Rooms.Join(ctx, race.Slug, u.ID, now, last, next)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return false
+	}
+	http.SetCookie(w, &http.Cookie{Name: roomCookie, Value: a.Rooms.Encode(t), Path: raceURL(race.Slug),
+		MaxAge: int((24 * time.Hour).Seconds()), HttpOnly: true, Secure: web.IsHTTPS(r), SameSite: http.SameSiteLaxMode})
+	if !t.Early() && !now.Before(t.At) { // no crowd: in at once
+		return true
+	}
+	a.redirect(w, r, roomURL(race.Slug)+eventQuery(ev))
+	return false
+}
+
+// validOpening reports whether an early ticket still waits for one of
+// the race's openings (a director may have moved it).
+func validOpening(race *Race, t room.Ticket) bool {
+	if !t.Early() {
+		return true
+	}
+	for _, e := range race.Events {
+		if e.OpensAt.Equal(t.Opening) {
+			return true
+		}
+	}
+	return false
+}
+
+func eventQuery(ev int64) string {
+	if ev <= 0 {
+		return ""
+	}
+	return "?event=" + strconv.FormatInt(ev, 10)
+}
+
+// roomShow is the room's page (served ahead of sessions: it reads the
+// ticket alone). A ticket whose turn has come goes on to the wizard; no
+// ticket, to the wizard's first page, which gives one.
+func (a *App) roomShow(w http.ResponseWriter, r *http.Request) {
+	slug := r.PathValue("slug")
+	ev := queryEvent(r.URL.Query().Get("event"))
+	next := raceURL(slug) + "/register" + eventQuery(ev)
+	t, ok := a.ticket(r, slug)
+	if !ok || !ValidSlug(slug) {
+		a.redirect(w, r, next)
+		return
+	}
+	race, err := a.roomRace(r.Context(), slug)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	now := a.Now()
+	p, err := a.Rooms.Where(r.Context(), t, now)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	if p.In(now) || !validOpening(race, t) {
+		a.redirect(w, r, next)
+		return
+	}
+	wait := p.At.Sub(now)
+	if p.At.IsZero() { // before the opening
+		wait = t.Opening.Sub(now)
+	}
+	// Look again when the turn comes, or sooner to show the place; spread
+	// by the runner so that a crowd does not refresh in step.
+	refresh := min(wait, MaxRoomRefresh+time.Duration(t.User%5000)*time.Millisecond)
+	secs := int((refresh + time.Second - 1) / time.Second)
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	h.Set("Refresh", strconv.Itoa(secs)+"; url="+roomURL(slug)+eventQuery(ev))
+	a.Site.Render(w, r, http.StatusOK, RoomPage(a, race, t, p, wait, secs, ev))
+}
+
+// roomRace is a race for the room's page, kept a few seconds in this
+// process: a crowd refreshing does not read it each time.
+func (a *App) roomRace(ctx context.Context, slug string) (*Race, error) {
+	if r, ok := a.roomRaces.GetIfPresent(slug); ok {
+		return r, nil
+	}
+	r, err := a.svc.Race(ctx, slug)
+	if err != nil {
+		return nil, err
+	}
+	a.roomRaces.Set(slug, r)
+	return r, nil
+}
+
+func newRoomRaces() *otter.Cache[string, *Race] {
+	return otter.Must(&otter.Options[string, *Race]{
+		MaximumSize:      10_000,
+		ExpiryCalculator: otter.ExpiryWriting[string, *Race](placesEvery),
+	})
+}
+
+// aboutWait is a wait in words.
+func aboutWait(d time.Duration) string {
+	switch {
+	case d < 10*time.Second:
+		return "a few seconds"
+	case d < 90*time.Second:
+		return "about " + strconv.Itoa(int((d+5*time.Second)/(10*time.Second))*10) + " seconds"
+	case d < 90*time.Minute:
+		return "about " + strconv.Itoa(int((d+30*time.Second)/time.Minute)) + " minutes"
+	}
+	return "about " + strconv.Itoa(int((d+30*time.Minute)/time.Hour)) + " hours"
+}
+
+// plural is one or many, by n.
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

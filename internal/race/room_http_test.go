@@ -1,0 +1,161 @@
+package race_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/app"
+	"github.com/tutti-dev/tutti/internal/app/apptest"
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/room"
+)
+
+// oneASecond puts a waiting room that lets one runner in a second in front
+// of every instance's wizard (shared, as Redis shares it in a cluster).
+func oneASecond(t *testing.T, m *app.Main) *room.Rooms {
+	rs, err := room.New(room.NewLocal(), []byte(strings.Repeat("t", 32)), 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range apptest.Instances(m) {
+		in.Race.Rooms = rs
+	}
+	return rs
+}
+
+// When runners come faster than the room lets them in, the next waits on
+// the room's page with their place, cannot hold a place by posting the
+// form, and goes on by themselves when their turn comes.
+func TestWaitingRoomLetsInAtItsRate(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		slug := publishRace(t, signedIn(t, m, "dora"), "50")
+		oneASecond(t, m)
+		_, page := signedIn(t, m, "vic").Get("/race/r/" + slug)
+		ev := eventID.FindStringSubmatch(page)[1]
+		register := "/race/r/" + slug + "/register?event=" + ev
+		queue := "/race/r/" + slug + "/queue?event=" + ev
+
+		ann, ben := signedIn(t, m, "ann"), signedIn(t, m, "ben")
+		res, body := ann.Get(register)
+		apptest.WantStatus(t, res, body, http.StatusOK)
+		if !strings.Contains(body, "Hold my place") {
+			t.Fatalf("the first runner waits: %.1000s", body)
+		}
+		res, body = ben.Get(register)
+		if got := apptest.WantRedirect(t, res, body); got != "/race/r/"+slug+"/queue" {
+			t.Fatalf("the second runner sent to %s", got)
+		}
+		res, body = ben.Get(queue)
+		apptest.WantStatus(t, res, body, http.StatusOK)
+		if !strings.Contains(body, "in the queue") || !strings.Contains(body, "<strong>1</strong> runner ahead") {
+			t.Fatalf("the room's page: %.2000s", body)
+		}
+		if got := res.Header.Get("Refresh"); got != "1; url="+queue {
+			t.Errorf("Refresh %q", got)
+		}
+		if cc := res.Header.Get("Cache-Control"); cc != "no-store" {
+			t.Errorf("the room's page may be cached: %q", cc)
+		}
+		// Waiting costs no statement, though ben is signed in: the room's
+		// page, the race page and its style sheet read no session (with
+		// PostgreSQL, at most the race's version once).
+		css := regexp.MustCompile(`/race/static/race\.[0-9a-f]+\.css`).FindString(page)
+		ben.Get(queue)
+		ben.Get("/race/r/" + slug)
+		before := apptest.Queries(m)
+		for range 5 {
+			for _, path := range []string{queue, "/race/r/" + slug, css} {
+				res, body := ben.Get(path)
+				apptest.WantStatus(t, res, body, http.StatusOK)
+			}
+		}
+		if n := apptest.Queries(m) - before; n > int64(len(apptest.Instances(m))) {
+			t.Errorf("15 requests of a waiting runner made %d statements", n)
+		}
+		// Posting the form without a turn holds nothing.
+		res, body = ben.Post("/race/r/"+slug+"/register", url.Values{"event": {ev}})
+		if got := apptest.WantRedirect(t, res, body); got != "/race/r/"+slug+"/queue" {
+			t.Fatalf("a post out of turn went to %s", got)
+		}
+		var holds int
+		if err := db.Scan(m.DB.QueryRow(context.Background(), `SELECT COUNT(*) FROM race_holds`), &holds); err != nil || holds != 0 {
+			t.Fatalf("%d holds after a post out of turn (%v)", holds, err)
+		}
+		// Someone else's ticket lets nobody in: no cookie, back to the wizard's start.
+		visitor := apptest.NewWeb(t, m)
+		res, body = visitor.Get(queue)
+		if got := apptest.WantRedirect(t, res, body); got != "/race/r/"+slug+"/register" {
+			t.Errorf("no ticket: sent to %s", got)
+		}
+
+		time.Sleep(1100 * time.Millisecond)
+		res, body = ben.Get(queue)
+		if got := apptest.WantRedirect(t, res, body); got != "/race/r/"+slug+"/register" {
+			t.Fatalf("after the turn came: sent to %s", got)
+		}
+		_, body = ben.to(ben.Post("/race/r/"+slug+"/register", url.Values{"event": {ev}}))
+		if !strings.Contains(body, "your place is held") {
+			t.Fatalf("after the turn: %.1000s", body)
+		}
+	})
+}
+
+// Runners who come before the opening wait for it, all told how many wait
+// with them; at the opening each is let in at a drawn moment.
+func TestWaitingRoomBeforeTheOpening(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		slug := publishRace(t, signedIn(t, m, "dora"), "50")
+		oneASecond(t, m)
+		var id, opens int64
+		if err := db.Scan(m.DB.QueryRow(context.Background(), `SELECT id, opens_at FROM race_events`), &id, &opens); err != nil {
+			t.Fatal(err)
+		}
+		opening := time.UnixMilli(opens)
+		var clock atomic.Int64
+		clock.Store(opening.Add(-10 * time.Minute).UnixNano())
+		for _, in := range apptest.Instances(m) {
+			in.Race.Now = func() time.Time { return time.Unix(0, clock.Load()) }
+		}
+		ev := strconv.FormatInt(id, 10)
+		register := "/race/r/" + slug + "/register?event=" + ev
+		queue := "/race/r/" + slug + "/queue?event=" + ev
+
+		var runners []*person
+		for _, name := range []string{"ann", "ben", "cat"} {
+			p := signedIn(t, m, name)
+			res, body := p.Get(register)
+			if got := apptest.WantRedirect(t, res, body); got != "/race/r/"+slug+"/queue" {
+				t.Fatalf("%s before the opening: sent to %s", name, got)
+			}
+			runners = append(runners, p)
+		}
+		res, body := runners[0].Get(queue)
+		apptest.WantStatus(t, res, body, http.StatusOK)
+		if !strings.Contains(body, "Registration opens") || !strings.Contains(body, "<strong>3</strong> runners are waiting") {
+			t.Fatalf("the room before the opening: %.2000s", body)
+		}
+		if got := res.Header.Get("Refresh"); !strings.HasPrefix(got, "3") || !strings.HasSuffix(got, "; url="+queue) {
+			t.Errorf("Refresh before the opening %q: want about 30 s", got)
+		}
+		// Three drawn over three seconds from the opening: by then all in.
+		clock.Store(opening.Add(3 * time.Second).UnixNano())
+		for _, p := range runners {
+			res, body := p.Get(queue)
+			if got := apptest.WantRedirect(t, res, body); got != "/race/r/"+slug+"/register" {
+				t.Fatalf("after the draw: sent to %s", got)
+			}
+			res, body = p.Get(register)
+			apptest.WantStatus(t, res, body, http.StatusOK)
+			if !strings.Contains(body, "Hold my place") {
+				t.Fatalf("after the draw: %.1000s", body)
+			}
+		}
+	})
+}

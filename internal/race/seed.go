@@ -1,0 +1,162 @@
+package race
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/load"
+	"github.com/tutti-dev/tutti/internal/module"
+	"github.com/tutti-dev/tutti/internal/walltime"
+)
+
+// SeedSize is the load tests' data set: a published race open for
+// registration now, with an event of Places places, Runners signed-in
+// runners to fill it, and a past event with Results results.
+type SeedSize struct {
+	Runners, Places, Results int
+}
+
+// SeedDefault is a rehearsal of a thousand runners for a thousand places,
+// and ten thousand results.
+var SeedDefault = SeedSize{Runners: 1000, Places: 1000, Results: 10000}
+
+// SeedIDs is what the load scenarios need (tutti-data/seed/race.json).
+type SeedIDs struct {
+	Race         string `json:"race"`          // slug
+	Event        int64  `json:"event"`         // open for registration
+	ResultsEvent int64  `json:"results_event"` // with published results
+	// Sessions are the runners' tutti_session cookies: each simulated
+	// runner takes the next one (a runner registers once).
+	Sessions []string `json:"sessions"`
+}
+
+// Seed creates the data set and writes SeedIDs to idsPath. The runners
+// arrive signed in (auth.SeedSessions): their password is SeedPassword.
+// Run it while no tutti serves the database, or restart it after: a
+// running instance keeps the race's cache version in memory.
+func Seed(ctx context.Context, d *db.DB, size SeedSize, idsPath string, progress io.Writer, seed uint64) (*SeedIDs, error) {
+	if size.Runners < 1 || size.Places < 1 || size.Results < 0 {
+		return nil, errors.New("race: seed: need at least one runner and one place")
+	}
+	rng := rand.New(rand.NewPCG(seed, seed^0x6a09e667f3bcc909))
+	var bar *progressbar.ProgressBar
+	if progress != nil {
+		bar = progressbar.NewOptions(2*size.Runners+size.Results+1, progressbar.OptionSetWriter(progress),
+			progressbar.OptionSetDescription("seeding race"), progressbar.OptionShowCount(),
+			progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+	}
+	step := func(n int) {
+		if bar != nil {
+			bar.Add(n)
+		}
+	}
+	now := time.Now()
+	ids, _, err := auth.SeedUsers(ctx, d, size.Runners+1, SeedPassword, now, step)
+	if err != nil {
+		return nil, fmt.Errorf("race: seed: %w", err)
+	}
+	director, runners := ids[0], ids[1:]
+	if err := d.ResetSequences(ctx, "users"); err != nil {
+		return nil, fmt.Errorf("race: seed: %w", err)
+	}
+	// The race as the director's wizard stores it (the store's own
+	// statements), published.
+	st := NewStore(d)
+	loc, _ := time.LoadLocation("Europe/Berlin")
+	day := now.In(loc).AddDate(0, 2, 0)
+	start, _ := walltime.At(day.Year(), day.Month(), day.Day(), 8*60+30, loc)
+	r := &Race{OwnerID: director, Name: fmt.Sprintf("Rush City Marathon %d", director), Location: "Rush City",
+		Date: day.Format(time.DateOnly), TZ: loc.String(), Currency: "eur",
+		Description: "The load tests' race: registration opens with a rush."}
+	if err := st.CreateRace(ctx, r, func() string { return fmt.Sprint(rng.Uint32()) }, now); err != nil {
+		return nil, fmt.Errorf("race: seed: %w", err)
+	}
+	out := &SeedIDs{Race: r.Slug}
+	err = d.WithTx(ctx, func(tx *db.Tx) error {
+		open := &Event{RaceID: r.ID, Name: "Marathon", StartsAt: start, OpensAt: now.Add(-time.Minute),
+			ClosesAt: now.AddDate(0, 1, 0), Price: 4500, Cap: size.Places}
+		// Last year's 10K: closed, with the results.
+		past := &Event{RaceID: r.ID, Name: "10K", StartsAt: start.AddDate(-1, 0, 0), OpensAt: now.AddDate(-1, -2, 0),
+			ClosesAt: start.AddDate(-1, 0, -1), Price: 2500, Cap: max(size.Results, 1)}
+		for _, e := range []*Event{open, past} {
+			if err := st.AddEvent(ctx, tx, e, now); err != nil {
+				return err
+			}
+		}
+		out.Event, out.ResultsEvent = open.ID, past.ID
+		if err := st.UpdateText(ctx, tx, r.ID, "Start and finish at the town hall.", "I accept the risks of taking part."); err != nil {
+			return err
+		}
+		return st.Publish(ctx, tx, r.ID, now)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("race: seed: %w", err)
+	}
+	step(1)
+	if out.Sessions, err = auth.SeedSessions(ctx, d, runners, now); err != nil {
+		return nil, fmt.Errorf("race: seed: %w", err)
+	}
+	step(len(runners))
+	if size.Results > 0 {
+		if err := SeedResults(ctx, d, r.ID, out.ResultsEvent, size.Results, rng); err != nil {
+			return nil, fmt.Errorf("race: seed: %w", err)
+		}
+		step(size.Results)
+	}
+	if idsPath != "" {
+		if err := load.WriteSeedFile(idsPath, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// SeedPassword is every seeded account's password.
+const SeedPassword = "race-load-test"
+
+// LoadSeedIDs reads what Seed wrote.
+func LoadSeedIDs(path string) (*SeedIDs, error) {
+	var ids SeedIDs
+	if err := load.ReadSeedFile(path, "race", &ids); err != nil {
+		return nil, err
+	}
+	if ids.Race == "" || ids.Event == 0 {
+		return nil, fmt.Errorf("race: seed ids %s have no race", path)
+	}
+	return &ids, nil
+}
+
+func seedFlags(fs *flag.FlagSet) (func() error, module.SeedFunc) {
+	size := SeedDefault
+	fs.IntVar(&size.Runners, "runners", size.Runners, "runners, signed in, each to register once")
+	places := fs.Int("places", 0, "places in the open event (default: as many as runners)")
+	fs.IntVar(&size.Results, "results", size.Results, "results of last year's 10K")
+	check := func() error {
+		if size.Runners < 1 || *places < 0 || size.Results < 0 {
+			return errors.New("need at least one runner")
+		}
+		return nil
+	}
+	return check, func(ctx context.Context, d *db.DB, run module.SeedRun) (string, error) {
+		start := time.Now()
+		size.Places = *places
+		if size.Places == 0 {
+			size.Places = size.Runners
+		}
+		ids, err := Seed(ctx, d, size, run.Out, run.Progress, run.RNGSeed)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("seeded race in %.1f s: /race/r/%s, event %d with %d places, %d signed-in runners, %d results (event %d); ids in %s",
+			time.Since(start).Seconds(), ids.Race, ids.Event, size.Places, len(ids.Sessions), size.Results, ids.ResultsEvent, run.Out), nil
+	}
+}

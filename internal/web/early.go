@@ -1,0 +1,38 @@
+package web
+
+import "net/http"
+
+// Early registers h at pattern (a mux pattern) ahead of sessions: for what
+// reads no user and must cost next to nothing, such as static files (a
+// signed-in page's style sheets would each load the session otherwise) and
+// a waiting room's page, refreshed by every visitor in a crowd. Register
+// from an app's Routes, before the site serves; registering a pattern again
+// replaces its handler (a second instance of an app on the same Site).
+func (s *Site) Early(pattern string, h http.Handler) {
+	if s.early == nil {
+		s.early = map[string]http.Handler{}
+	}
+	s.early[pattern] = h
+}
+
+// EarlyLane sends the requests an Early pattern matches through ms (request
+// ids, metrics, recovery, security headers: what every answer needs) to
+// their handler, and everything else to full (which adds sessions, the
+// cross-origin check and the body limit).
+func (s *Site) EarlyLane(full http.Handler, ms ...Middleware) http.Handler {
+	if len(s.early) == 0 {
+		return full
+	}
+	early := http.NewServeMux()
+	for pattern, h := range s.early {
+		early.Handle(pattern, h)
+	}
+	light := Chain(early, ms...)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, pattern := early.Handler(r); pattern != "" {
+			light.ServeHTTP(w, r)
+			return
+		}
+		full.ServeHTTP(w, r)
+	})
+}
