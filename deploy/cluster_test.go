@@ -172,11 +172,7 @@ func upCluster(t *testing.T, port, n int, env ...string) *cluster {
 			}
 		}
 		if t.Failed() {
-			logs, _ := filepath.Glob(filepath.Join(state, "log", "*.log"))
-			for _, l := range logs {
-				b, _ := os.ReadFile(l)
-				t.Logf("--- %s (end)\n%s", l, tail(string(b), 1500))
-			}
+			keepLogs(t, state)
 		}
 		for _, pid := range c.started {
 			if running(pid) {
@@ -191,6 +187,26 @@ func upCluster(t *testing.T, port, n int, env ...string) *cluster {
 	t.Logf("up in %v", time.Since(start).Round(time.Millisecond))
 	c.readPIDs()
 	return c
+}
+
+// keepLogs copies a failed test's cluster logs to $TUTTI_ARTIFACTS (or
+// out/artifacts) and prints only their last lines, so that the test's own
+// errors stay in sight at the end of a long output.
+func keepLogs(t *testing.T, state string) {
+	dir := os.Getenv("TUTTI_ARTIFACTS")
+	if dir == "" {
+		dir = filepath.Join("..", "out", "artifacts")
+	}
+	dir = filepath.Join(dir, t.Name()+"-logs")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Logf("keeping the logs: %v", err)
+	}
+	logs, _ := filepath.Glob(filepath.Join(state, "log", "*.log"))
+	for _, l := range logs {
+		b, _ := os.ReadFile(l)
+		os.WriteFile(filepath.Join(dir, filepath.Base(l)), b, 0o644)
+		t.Logf("--- %s (end; whole in %s)\n%s", filepath.Base(l), dir, tail(string(b), 300))
+	}
 }
 
 // run runs local-cluster with args and returns its output.
