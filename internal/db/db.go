@@ -48,12 +48,13 @@ const (
 
 // DB is an open database. It is safe for concurrent use.
 type DB struct {
-	Dialect Dialect
-	read    *sql.DB
-	write   *sql.DB
-	replica *replica // reads that tolerate lag (AddReplica); nil: none
-	queries atomic.Int64
-	rebinds sync.Map // query -> rebound query (PostgreSQL)
+	Dialect  Dialect
+	read     *sql.DB
+	write    *sql.DB
+	replica  *replica // reads that tolerate lag (AddReplica); nil: none
+	prepared *stmts   // the read pool's statements, kept prepared (SQLite); nil: none
+	queries  atomic.Int64
+	rebinds  sync.Map // query -> rebound query (PostgreSQL)
 
 	log       *slog.Logger                 // for the batcher; SetLog
 	requestID func(context.Context) string // the request id a write's ctx carries
@@ -141,7 +142,7 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
 	r.SetConnMaxIdleTime(5 * time.Minute)
-	return &DB{Dialect: SQLite, read: r, write: w}, nil
+	return &DB{Dialect: SQLite, read: r, write: w, prepared: &stmts{pool: r}}, nil
 }
 
 func openPostgres(ctx context.Context, url string) (*DB, error) {
@@ -163,6 +164,7 @@ func openPostgres(ctx context.Context, url string) (*DB, error) {
 // Close commits the batcher's queued writes, then closes both pools.
 func (db *DB) Close() error {
 	db.CloseBatch()
+	db.prepared.close()
 	err := db.read.Close()
 	if db.write != db.read {
 		err = errors.Join(err, db.write.Close())
@@ -217,6 +219,10 @@ func (db *DB) Rebind(q string) string {
 // Query runs a read on the read pool.
 func (db *DB) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	db.count(ctx)
+	if st := db.prepared.get(ctx, q); st != nil {
+		rows, err := st.QueryContext(ctx, args...)
+		return rows, translate(err)
+	}
 	rows, err := db.read.QueryContext(ctx, db.Rebind(q), args...)
 	return rows, translate(err)
 }
@@ -225,6 +231,9 @@ func (db *DB) Query(ctx context.Context, q string, args ...any) (*sql.Rows, erro
 // through Scan(row, ...) in this package.
 func (db *DB) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
 	db.count(ctx)
+	if st := db.prepared.get(ctx, q); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
 	return db.read.QueryRowContext(ctx, db.Rebind(q), args...)
 }
 
