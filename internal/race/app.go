@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/maypok86/otter/v2"
-
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/cache"
 	"github.com/tutti-dev/tutti/internal/db"
@@ -72,8 +70,6 @@ type App struct {
 	versions version.Versions
 	pages    *cache.Pages // race pages, decoded
 	results  *cache.Pages // results pages and name suggestions, decoded
-	// roomRaces keeps races a few seconds for the waiting room's page.
-	roomRaces *otter.Cache[string, *Race]
 }
 
 // versionScope is race's scope in the versions service: a race's stamp is
@@ -107,9 +103,8 @@ func New(d Deps) (*App, error) {
 	})
 	a.pages = cache.NewPages(d.Cache, "race:page", 10*time.Second, 0)
 	a.results = cache.NewPages(d.Cache, "race:results", resultsTTL, 16<<20)
-	a.roomRaces = newRoomRaces()
 	a.svc = &Service{store: a.store, db: d.DB, batch: d.DB.Batch(), pay: d.Pay, jobs: d.Jobs, users: d.Auth.ByUsername, now: d.Now,
-		holdFor: d.HoldFor, log: d.Log, changed: a.changed}
+		holdFor: d.HoldFor, log: d.Log, changed: a.changed, versions: a.versions, races: newRaceCache()}
 	a.svc.writer = newWriter(a.svc, d.Bus, d.Log)
 	a.svc.writer.also = a.confirmations
 	if d.Mail != nil {

@@ -1,12 +1,9 @@
 package race
 
 import (
-	"context"
 	"net/http"
 	"strconv"
 	"time"
-
-	"github.com/maypok86/otter/v2"
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/room"
@@ -121,7 +118,7 @@ func (a *App) roomShow(w http.ResponseWriter, r *http.Request) {
 		a.redirect(w, r, next)
 		return
 	}
-	race, err := a.roomRace(r.Context(), slug)
+	race, err := a.svc.Race(r.Context(), slug)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
@@ -148,27 +145,6 @@ func (a *App) roomShow(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "no-store")
 	h.Set("Refresh", strconv.Itoa(secs)+"; url="+roomURL(slug)+eventQuery(ev))
 	a.Site.Render(w, r, http.StatusOK, RoomPage(a, race, t, p, wait, secs, ev))
-}
-
-// roomRace is a race for the room's page, kept a few seconds in this
-// process: a crowd refreshing does not read it each time.
-func (a *App) roomRace(ctx context.Context, slug string) (*Race, error) {
-	if r, ok := a.roomRaces.GetIfPresent(slug); ok {
-		return r, nil
-	}
-	r, err := a.svc.Race(ctx, slug)
-	if err != nil {
-		return nil, err
-	}
-	a.roomRaces.Set(slug, r)
-	return r, nil
-}
-
-func newRoomRaces() *otter.Cache[string, *Race] {
-	return otter.Must(&otter.Options[string, *Race]{
-		MaximumSize:      10_000,
-		ExpiryCalculator: otter.ExpiryWriting[string, *Race](placesEvery),
-	})
 }
 
 // aboutWait is a wait in words.

@@ -2,8 +2,10 @@ package race
 
 import (
 	"context"
+
 	"crypto/rand"
 	"errors"
+	"github.com/maypok86/otter/v2"
 	"log/slog"
 	"strings"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/jobs"
 	"github.com/tutti-dev/tutti/internal/pay"
+	"github.com/tutti-dev/tutti/internal/version"
 )
 
 // Service owns every decision of race: who may see and change what, what
@@ -31,6 +34,10 @@ type Service struct {
 	// changed is told after a commit that changed what race slug shows.
 	changed func(slug string, v int64)
 	writer  *writer
+	// versions and races serve Race: runners' reads of a race, cached
+	// under its version (race_cache.go).
+	versions version.Versions
+	races    *otter.Cache[raceKey, *Race]
 }
 
 // Not found and refusals that runners and directors see.
@@ -38,18 +45,6 @@ var (
 	errNoRace = errs.E(errs.NotFound, "There is no such race.")
 	errNotDir = errs.E(errs.Forbidden, "Only this race's directors can do that.")
 )
-
-// Race is race slug for a runner: published only.
-func (s *Service) Race(ctx context.Context, slug string) (*Race, error) {
-	if !ValidSlug(slug) {
-		return nil, errNoRace
-	}
-	r, err := s.store.RaceBySlug(ctx, s.db, slug)
-	if errors.Is(err, errs.ErrNotFound) || err == nil && !r.Published() {
-		return nil, errNoRace
-	}
-	return r, err
-}
 
 // Directing is a race as Service.Directed loaded it for one of its
 // directors: the directors' methods take it, so a request loads the race
