@@ -403,14 +403,27 @@ func (q *Queue) claim(ctx context.Context) (*Job, error) {
 	}
 	var j Job
 	var runAt, created int64
+	// Two queues, each read in its index's order (jobs_lease, jobs_claim):
+	// first a job whose lease ran out (its worker died: rare, and older
+	// than anything due now), then the next due job. One query over both
+	// (an OR, ordered by run_at) sorted every due job at each claim: with
+	// 23,000 confirmation mails queued after a race's opening, a tenth of
+	// the server's core.
 	err := q.db.WithTx(ctx, func(tx *db.Tx) error {
-		return db.Scan(tx.QueryRow(ctx, `UPDATE jobs SET state = 'running', attempts = attempts + 1, locked_until = ?, updated_at = ?
-			WHERE id = (SELECT id FROM jobs
-				WHERE (state = 'ready' AND run_at <= ?) OR (state = 'running' AND locked_until < ?)
-				ORDER BY run_at, id LIMIT 1`+lock+`)
-			RETURNING id, kind, payload, state, attempts, max_attempts, run_at, last_error, request_id, created_at`,
-			now+q.o.Lease.Milliseconds(), now, now, now),
-			&j.ID, &j.Kind, &j.Payload, &j.State, &j.Attempts, &j.MaxAttempts, &runAt, &j.LastError, &j.RequestID, &created)
+		for _, next := range []string{
+			`SELECT id FROM jobs WHERE state = 'running' AND locked_until < ? ORDER BY locked_until, id LIMIT 1`,
+			`SELECT id FROM jobs WHERE state = 'ready' AND run_at <= ? ORDER BY run_at, id LIMIT 1`,
+		} {
+			err := db.Scan(tx.QueryRow(ctx, `UPDATE jobs SET state = 'running', attempts = attempts + 1, locked_until = ?, updated_at = ?
+				WHERE id = (`+next+lock+`)
+				RETURNING id, kind, payload, state, attempts, max_attempts, run_at, last_error, request_id, created_at`,
+				now+q.o.Lease.Milliseconds(), now, now),
+				&j.ID, &j.Kind, &j.Payload, &j.State, &j.Attempts, &j.MaxAttempts, &runAt, &j.LastError, &j.RequestID, &created)
+			if !errors.Is(err, errs.ErrNotFound) {
+				return err
+			}
+		}
+		return errs.ErrNotFound
 	})
 	if errors.Is(err, errs.ErrNotFound) {
 		return nil, nil
