@@ -38,11 +38,15 @@ type writer struct {
 
 // The writer's rhythm.
 const (
-	writerBatch    = 500              // registrations per transaction at most
-	writerTick     = time.Second      // a look for paid holds without a kick (another instance's)
-	sweepEvery     = 10 * time.Second // expired holds released this often
-	stalePaying    = 5 * time.Minute  // a hold paying this long is settled with the gateway
-	writtenSubject = "race.written"   // the bus subject of written hold ids
+	writerBatch = 500              // registrations per transaction at most
+	writerTick  = time.Second      // a look for paid holds without a kick (another instance's)
+	sweepEvery  = 10 * time.Second // expired holds released this often
+	// stalePaying: a hold paying this long is settled with the gateway.
+	// The process charging it gives up after chargeTimeout (its context
+	// ends), so past twice that no process still works on it: a crashed
+	// instance's runners learn their outcome a minute after, not five.
+	stalePaying    = 2 * chargeTimeout
+	writtenSubject = "race.written" // the bus subject of written hold ids
 )
 
 func newWriter(svc *Service, bus *pubsub.Bus, log *slog.Logger) *writer {
