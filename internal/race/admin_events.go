@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/errs"
@@ -117,26 +116,29 @@ func (a *App) entrantsShow(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	q := strings.TrimSpace(r.URL.Query().Get("q"))
-	if len(q) > 100 {
-		q = q[:100]
-	}
-	after, _ := strconv.Atoi(r.URL.Query().Get("after"))
-	regs, err := a.store.Entrants(r.Context(), e.ID, q, max(after, 0), entrantsPage+1)
+	q := searchQuery(r.URL.Query().Get("q"))
+	regs, next, err := a.entrantsList(r, e.ID, q)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
-	next := ""
-	if len(regs) > entrantsPage {
-		regs = regs[:entrantsPage]
-		v := url.Values{"after": {strconv.Itoa(regs[len(regs)-1].Bib)}}
-		if q != "" {
-			v.Set("q", q)
-		}
-		next = "?" + v.Encode()
-	}
 	a.Site.Render(w, r, http.StatusOK, EntrantsPage(a, u, race, e, regs, q, next, flash(r)))
+}
+
+// entrantsList is a page of event's registrations matching q (a name's
+// start or a bib), from the request's ?after=, and the next page's query.
+func (a *App) entrantsList(r *http.Request, eventID int64, q string) ([]Registration, string, error) {
+	after, _ := strconv.Atoi(r.URL.Query().Get("after"))
+	regs, err := a.store.Entrants(r.Context(), eventID, q, max(after, 0), entrantsPage+1)
+	if err != nil || len(regs) <= entrantsPage {
+		return regs, "", err
+	}
+	regs = regs[:entrantsPage]
+	v := url.Values{"after": {strconv.Itoa(regs[len(regs)-1].Bib)}}
+	if q != "" {
+		v.Set("q", q)
+	}
+	return regs, "?" + v.Encode(), nil
 }
 
 // entrantsCSV exports every registration of the event, cancelled ones

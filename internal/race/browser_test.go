@@ -139,4 +139,35 @@ func TestBrowserDirectorAndRunner(t *testing.T) {
 		t.Errorf("confirmation: %q", got)
 	}
 	apptest.Screenshot(t, rita, "race-runner-confirmation-phone")
+
+	// Race day: the director, on her phone at the bib pickup, finds Rita
+	// from the registrants page and marks her bib picked up.
+	vol := apptest.Browser(t, 390, 844)
+	must(chromedp.Do(vol,
+		chromedp.Navigate(base+"/account/login"),
+		chromedp.WaitVisible(`#login`),
+		chromedp.SendKeys(`#login`, "dora"),
+		chromedp.SendKeys(`#password`, "password-dora"),
+		chromedp.Submit(`#login`),
+		chromedp.WaitNotPresent(`#password`),
+		chromedp.Navigate(base+"/race/r/"+slug+"/admin/events"),
+		chromedp.Click(`a[href$="/entrants"]`),
+		chromedp.WaitVisible(`table.entrants`),
+		chromedp.Click(`a[href$="/checkin"]`),
+		chromedp.WaitVisible(`ul.checkin`),
+		chromedp.SendKeys(`#q`, "runner"),
+		chromedp.Submit(`#q`),
+		chromedp.WaitVisible(`ul.checkin li form button`),
+	))
+	apptest.Screenshot(t, vol, "race-checkin-phone")
+	must(chromedp.Do(vol,
+		chromedp.Click(`ul.checkin li form button`),
+		chromedp.WaitVisible(`ul.checkin li.done`),
+	))
+	got, err = chromedp.Run(vol, chromedp.Text(`main`))
+	must(err)
+	if !strings.Contains(got, "Bib 1 picked up.") || !strings.Contains(got, "1 of 1 bibs picked up") {
+		t.Errorf("check-in list after the pickup: %q", got)
+	}
+	apptest.Screenshot(t, vol, "race-checkin-picked-up-phone")
 }

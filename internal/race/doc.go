@@ -19,6 +19,8 @@
 //	POST .../admin/basics, /events, /events/{eid}, /events/{eid}/delete, /text, /publish, /directors
 //	GET  .../admin/events/{eid}/entrants[.csv]     registrants: search, export
 //	POST .../admin/registrations/{rid}/cancel      cancel (frees the place) and refund (a job)
+//	GET  .../admin/events/{eid}/checkin?q=         race day: the bib pickup list (a phone's)
+//	POST .../admin/registrations/{rid}/checkin     bib picked up (undo=1: not)
 //	GET  /race/r/{slug}/results[/{eid}]?q=&page=   results, 10 a page; search by name or bib (cached)
 //	GET  /race/r/{slug}/results/{eid}/names?q=     the search box's suggestions (JSON)
 //	GET|POST .../admin/events/{eid}/results        import a results CSV; POST .../publish, /unpublish

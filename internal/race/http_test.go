@@ -199,6 +199,39 @@ func TestRegisterThroughTheWizard(t *testing.T) {
 			res, body = p.Post("/race/r/"+slug+"/admin/publish", nil)
 			apptest.WantStatus(t, res, body, http.StatusForbidden)
 		}
+		// Race day: the director finds her bib on the check-in list and
+		// marks it picked up; a second tap (a stale page) is told so; undo.
+		checkin := "/race/r/" + slug + "/admin/events/" + ev[1] + "/checkin"
+		res, body = dir.Get(checkin + "?q=rit")
+		apptest.WantStatus(t, res, body, http.StatusOK)
+		rid := regexp.MustCompile(`/admin/registrations/(\d+)/checkin`).FindStringSubmatch(body)
+		if rid == nil || !strings.Contains(body, "<strong>0</strong> of 1 bibs picked up") {
+			t.Fatalf("check-in list: %.2000s", body)
+		}
+		pick := "/race/r/" + slug + "/admin/registrations/" + rid[1] + "/checkin"
+		for _, p := range []*person{other, rita} {
+			res, body = p.Post(pick, nil)
+			apptest.WantStatus(t, res, body, http.StatusForbidden)
+			res, body = p.Get(checkin)
+			apptest.WantStatus(t, res, body, http.StatusForbidden)
+		}
+		path, body = dir.to(dir.Post(pick, url.Values{"q": {"rit"}}))
+		if path != checkin || !strings.Contains(body, "Bib 1 picked up.") || !strings.Contains(body, "<strong>1</strong> of 1 bibs picked up") ||
+			!strings.Contains(body, `value="rit"`) || !strings.Contains(body, "Undo") {
+			t.Errorf("after the pickup: %s %.2000s", path, body)
+		}
+		res, body = dir.Post(pick, url.Values{"q": {"rit"}})
+		apptest.WantStatus(t, res, body, http.StatusConflict)
+		if !strings.Contains(body, "Bib 1 was picked up already.") || !strings.Contains(body, "<strong>1</strong> of 1") {
+			t.Errorf("a second pickup: %.2000s", body)
+		}
+		path, body = dir.to(dir.Post(pick, url.Values{"undo": {"1"}}))
+		if !strings.Contains(body, "marked not picked up again") || !strings.Contains(body, "<strong>0</strong> of 1 bibs picked up") {
+			t.Errorf("after undo: %s %.2000s", path, body)
+		}
+		res, body = dir.Post("/race/r/"+slug+"/admin/registrations/999999/checkin", nil)
+		apptest.WantStatus(t, res, body, http.StatusNotFound)
+
 		// The race page counts her (within its few seconds of cache).
 		deadline := time.Now().Add(12 * time.Second)
 		for {

@@ -149,6 +149,7 @@ type Registration struct {
 	Status      string // confirmed, cancelled
 	CreatedAt   time.Time
 	CancelledAt *time.Time
+	CheckedInAt *time.Time // the bib picked up on race day (the check-in list)
 }
 
 // Limits on what directors and runners type.

@@ -49,11 +49,13 @@ func (a *App) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST "+admin+"/events/{eid}/delete", a.eventDelete)
 	mux.HandleFunc("GET "+admin+"/events/{eid}/entrants", a.entrantsShow)
 	mux.HandleFunc("GET "+admin+"/events/{eid}/entrants.csv", a.entrantsCSV)
+	mux.HandleFunc("GET "+admin+"/events/{eid}/checkin", a.checkinShow)
 	mux.HandleFunc("POST "+admin+"/registrations/{rid}/cancel", a.registrationCancel)
 	mux.HandleFunc("GET "+admin+"/text", a.textShow)
 	mux.HandleFunc("POST "+admin+"/text", a.textSave)
 	mux.HandleFunc("POST "+admin+"/publish", a.publish)
 	mux.HandleFunc("POST "+admin+"/directors", a.directorAdd)
+	mux.HandleFunc("POST "+admin+"/registrations/{rid}/checkin", a.checkinPost)
 	a.resultsRoutes(mux)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"time"
 
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
@@ -66,4 +67,25 @@ func (s *Service) refund(ctx context.Context, j *jobs.Job) error {
 		return err
 	}
 	return s.store.SetRefunded(ctx, in.Registration, rf.Amount)
+}
+
+// CheckIn marks registration id of d's race as its bib picked up now, or
+// (undo) not picked up: the race-day check-in list. It changes nothing a
+// cached page shows, so the race's version stays.
+func (s *Service) CheckIn(ctx context.Context, d *Directing, id int64, undo bool) (Registration, error) {
+	var at *time.Time
+	if !undo {
+		now := s.now()
+		at = &now
+	}
+	var reg Registration
+	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
+		var err error
+		reg, err = s.store.CheckIn(ctx, tx, d.Race.ID, id, at)
+		return err
+	})
+	if errors.Is(err, errs.ErrNotFound) {
+		return reg, errs.E(errs.NotFound, "There is no such registration.")
+	}
+	return reg, err
 }

@@ -14,15 +14,15 @@ import (
 )
 
 const regCols = `id, hold_id, race_id, event_id, user_id, bib, first_name, last_name, email, birth_date, gender, city, emergency,
-	amount, payment_id, status, created_at, cancelled_at`
+	amount, payment_id, status, created_at, cancelled_at, checked_in_at`
 
 func scanReg(sc interface{ Scan(...any) error }) (Registration, error) {
 	var r Registration
 	var created int64
-	var cancelled sql.NullInt64
+	var cancelled, checkedIn sql.NullInt64
 	err := sc.Scan(&r.ID, &r.HoldID, &r.RaceID, &r.EventID, &r.UserID, &r.Bib, &r.FirstName, &r.LastName, &r.Email,
-		&r.BirthDate, &r.Gender, &r.City, &r.Emergency, &r.Amount, &r.PaymentID, &r.Status, &created, &cancelled)
-	r.CreatedAt, r.CancelledAt = ms(created), msPtr(cancelled)
+		&r.BirthDate, &r.Gender, &r.City, &r.Emergency, &r.Amount, &r.PaymentID, &r.Status, &created, &cancelled, &checkedIn)
+	r.CreatedAt, r.CancelledAt, r.CheckedInAt = ms(created), msPtr(cancelled), msPtr(checkedIn)
 	return r, db.Translate(err)
 }
 
@@ -153,4 +153,36 @@ func bibNumber(q string) (int, bool) {
 // likePrefix is a LIKE pattern for what starts with s.
 func likePrefix(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s) + "%"
+}
+
+// CheckIn marks a confirmed registration of race as picked up at at, or
+// not picked up (at nil). Conflict if it is cancelled, or already so.
+func (s *Store) CheckIn(ctx context.Context, tx *db.Tx, raceID, id int64, at *time.Time) (Registration, error) {
+	set, was := any(nil), "checked_in_at IS NOT NULL"
+	if at != nil {
+		set, was = at.UnixMilli(), "checked_in_at IS NULL"
+	}
+	r, err := scanReg(tx.QueryRow(ctx, `UPDATE race_registrations SET checked_in_at = ?
+		WHERE id = ? AND race_id = ? AND status = 'confirmed' AND `+was+` RETURNING `+regCols, set, id, raceID))
+	if !errors.Is(err, errs.ErrNotFound) {
+		return r, err
+	}
+	cur, err := scanReg(tx.QueryRow(ctx, `SELECT `+regCols+` FROM race_registrations WHERE id = ? AND race_id = ?`, id, raceID))
+	switch {
+	case err != nil:
+		return cur, err
+	case cur.Status != "confirmed":
+		return cur, errs.E(errs.Conflict, "This registration is cancelled: there is no bib to pick up.")
+	case at != nil:
+		return cur, errs.E(errs.Conflict, "Bib %d was picked up already.", cur.Bib)
+	}
+	return cur, errs.E(errs.Conflict, "Bib %d was not picked up.", cur.Bib)
+}
+
+// CheckInCounts is how many of event's confirmed runners have picked up
+// their bibs, of how many.
+func (s *Store) CheckInCounts(ctx context.Context, eventID int64) (in, all int, err error) {
+	err = db.Scan(s.db.QueryRow(ctx, `SELECT count(checked_in_at), count(*) FROM race_registrations
+		WHERE event_id = ? AND status = 'confirmed'`, eventID), &in, &all)
+	return in, all, err
 }
