@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -92,6 +94,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, scenarios
 	maxErrors := fs.Int64("max-errors", -1, "exit 1 if the run has more errors than this (-1: no limit)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	quiet := fs.Bool("quiet", false, "no progress bar")
+	cpuProfile := fs.String("cpuprofile", "", "write the generator's own CPU profile here (go tool pprof): is the run measuring the server or the generator?")
 	shared := fs.Bool("shared", false, "one pool of connections for all people (raw throughput); by default each person has its own, as a browser does")
 	keepAlive := fs.Duration("keepalive", 5*time.Second, "a person's idle connection closes after this, as a server's keep-alive ends it (Apache's default; a longer think opens a new one)")
 	sources := fs.Int("sources", 16, "spread people's connections over this many loopback source addresses (127.0.0.N)")
@@ -174,6 +177,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, scenarios
 				sc.Name, what, arrivals, active, requests, errs))
 			bar.Set64(min(int64(el/time.Second), int64(total/time.Second)))
 		}
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "tutti load:", err)
+			return 1
+		}
+		defer f.Close()
+		defer pprof.StopCPUProfile()
 	}
 	res, err := Run(ctx, sc, cfg)
 	if err != nil {

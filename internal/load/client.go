@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/net/html"
 )
 
 // Client is one simulated person: its own cookies, a shared transport, and
@@ -37,6 +39,8 @@ type Page struct {
 	Status int
 	Header http.Header
 	Body   []byte
+	doc    *html.Node // parsed by tree, once
+	docErr error
 }
 
 // StatusError is a response with a status of 400 or more.
@@ -103,6 +107,13 @@ func (c *Client) Submit(ctx context.Context, name string, f *Form) (*Page, error
 // Do sends req (following redirects, with the session's cookies), reads the
 // body and records the latency from when the request was due.
 func (c *Client) Do(ctx context.Context, name string, req *http.Request) (*Page, error) {
+	return c.do(ctx, name, req, true)
+}
+
+// do is Do; without keep the body is read to its end and dropped, not
+// gunzipped (a style sheet's bytes: the server's work is the same, and
+// the generator's core is the scarcer).
+func (c *Client) do(ctx context.Context, name string, req *http.Request, keep bool) (*Page, error) {
 	due := c.due
 	now := time.Now()
 	if due.IsZero() || due.After(now) {
@@ -115,7 +126,12 @@ func (c *Client) Do(ctx context.Context, name string, req *http.Request) (*Page,
 	var page *Page
 	if err == nil {
 		var body []byte
-		body, err = readBody(res)
+		if keep {
+			body, err = readBody(res)
+		} else {
+			_, err = io.Copy(io.Discard, io.LimitReader(res.Body, 32<<20))
+			res.Body.Close()
+		}
 		page = &Page{URL: res.Request.URL, Status: res.StatusCode, Header: res.Header, Body: body}
 		if err == nil && res.StatusCode >= 400 {
 			err = &StatusError{Status: res.StatusCode, URL: res.Request.URL.Path}
@@ -130,7 +146,7 @@ func (c *Client) Do(ctx context.Context, name string, req *http.Request) (*Page,
 	if page != nil {
 		status = page.Status
 	}
-	c.run.record(name, due, end, status, errKind(ctx, err))
+	c.run.record(name, due, end, status, errKind(ctx, err), err)
 	return page, err
 }
 
@@ -167,7 +183,11 @@ func (c *Client) Assets(ctx context.Context, name string, p *Page) error {
 			c.fetched = map[string]bool{}
 		}
 		c.fetched[u] = true
-		if _, err := c.Get(ctx, name, u); err != nil {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.resolve(u), nil)
+		if err != nil {
+			return err
+		}
+		if _, err := c.do(ctx, name, req, false); err != nil {
 			return err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -22,10 +23,23 @@ type connections struct {
 	keepAlive time.Duration
 	dialers   []*net.Dialer // one per source address
 	next      atomic.Uint64
+	people    sync.Map // *http.Transport -> struct{}: the people alive, for the drain
 }
 
 func newConnections(cfg Config) *connections {
 	c := &connections{keepAlive: cfg.KeepAlive, drain: web.NewDrain(0, nil)}
+	// Short of files, everyone's idle connections close at once: a
+	// thinking person's connection otherwise stays for the keep-alive,
+	// and 1,667 arrivals a second each holding one for 5 s ran the
+	// generator out of files (its dials failed: "connect").
+	c.drain.OnChange(func(busy bool) {
+		if busy {
+			c.people.Range(func(t, _ any) bool {
+				t.(*http.Transport).CloseIdleConnections()
+				return true
+			})
+		}
+	})
 	sources := cfg.Sources
 	ip := net.ParseIP(cfg.Target.Hostname()).To4()
 	if sources <= 0 {
@@ -80,7 +94,11 @@ func (c *connections) person() (*http.Transport, func()) {
 		return c.shared, func() {}
 	}
 	t := c.transport(6) // a browser keeps up to six connections to a host
-	return t, t.CloseIdleConnections
+	c.people.Store(t, struct{}{})
+	return t, func() {
+		c.people.Delete(t)
+		t.CloseIdleConnections()
+	}
 }
 
 func (c *connections) close() {

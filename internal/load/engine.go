@@ -90,8 +90,11 @@ type runState struct {
 	rec *recorder
 }
 
-func (s *runState) record(name string, due, end time.Time, status int, kind string) {
+func (s *runState) record(name string, due, end time.Time, status int, kind string, err error) {
 	s.rec.request(name, due, end, status, kind)
+	if kind != "" && err != nil {
+		s.rec.example(kind, err)
+	}
 }
 
 // CheckTarget refuses targets that are not loopback addresses.

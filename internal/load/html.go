@@ -24,7 +24,7 @@ func (f *Form) Set(name, value string) { f.Values.Set(name, value) }
 // Form returns the first form whose action contains match ("" for the first
 // form, "#id" for the form with that id).
 func (p *Page) Form(match string) (*Form, error) {
-	doc, err := html.Parse(bytes.NewReader(p.Body))
+	doc, err := p.tree()
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +97,7 @@ func (p *Page) Form(match string) (*Form, error) {
 
 // Links returns the hrefs of the page's links that contain match, resolved.
 func (p *Page) Links(match string) []string {
-	doc, err := html.Parse(bytes.NewReader(p.Body))
+	doc, err := p.tree()
 	if err != nil {
 		return nil
 	}
@@ -117,7 +117,7 @@ func (p *Page) Links(match string) []string {
 
 // assets are the page's style sheets and scripts on its own host.
 func (p *Page) assets() []string {
-	doc, err := html.Parse(bytes.NewReader(p.Body))
+	doc, err := p.tree()
 	if err != nil {
 		return nil
 	}
@@ -150,7 +150,7 @@ func (p *Page) Link(match string) (string, error) {
 
 // Attr returns attribute a of the first element with the given id.
 func (p *Page) Attr(id, a string) string {
-	doc, err := html.Parse(bytes.NewReader(p.Body))
+	doc, err := p.tree()
 	if err != nil {
 		return ""
 	}
@@ -214,4 +214,13 @@ func text(n *html.Node) string {
 	}
 	rec(n)
 	return strings.TrimSpace(b.String())
+}
+
+// tree is the page parsed, once: a session asks one page for its assets,
+// a form and a link, and parsing is a tenth of a busy generator's time.
+func (p *Page) tree() (*html.Node, error) {
+	if p.doc == nil && p.docErr == nil {
+		p.doc, p.docErr = html.Parse(bytes.NewReader(p.Body))
+	}
+	return p.doc, p.docErr
 }

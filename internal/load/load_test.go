@@ -161,6 +161,9 @@ func TestClosedModelAndErrorKinds(t *testing.T) {
 	if res.Errors[Kind5xx] == 0 || res.Errors[Kind5xx] != res.Totals.Errors || res.Settings.Model != "closed" {
 		t.Errorf("errors %v totals %d model %s; want only 5xx", res.Errors, res.Totals.Errors, res.Settings.Model)
 	}
+	if ex := res.ErrorExamples; len(ex) != 1 || !strings.Contains(ex[Kind5xx], "50") {
+		t.Errorf("error examples %q; want the first 5xx's message", ex)
+	}
 	if most.Load() != 5 {
 		t.Errorf("%d sessions alive at most; want 5", most.Load())
 	}

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,6 +25,8 @@ type Result struct {
 	Samples  []Stat           `json:"samples,omitempty"` // custom measurements (Client.Record), e.g. SSE delivery delay
 	Status   map[string]int64 `json:"status"`
 	Errors   map[string]int64 `json:"errors"`
+	// ErrorExamples is the first error message of each kind of Errors.
+	ErrorExamples map[string]string `json:"error_examples,omitempty"`
 	// Failed are the failed sessions by kind and outcome ("register
 	// sold_out"): how people's visits ended, where Errors are requests.
 	Failed   map[string]int64  `json:"failed_sessions,omitempty"`
@@ -142,7 +145,7 @@ func stat(name string, s *series, seconds float64) Stat {
 func (r *recorder) result(sc *Scenario, cfg Config, took time.Duration) *Result {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	res := &Result{Seconds: math.Round(took.Seconds()*100) / 100, Status: map[string]int64{}, Errors: r.errors, Failed: r.outcomes}
+	res := &Result{Seconds: math.Round(took.Seconds()*100) / 100, Status: map[string]int64{}, Errors: r.errors, ErrorExamples: r.examples, Failed: r.outcomes}
 	res.Settings = Settings{Scenario: sc.Name, Target: cfg.Target.String(), Model: "open", StartedAt: r.start.UTC(), Seed: cfg.Seed}
 	if cfg.Closed > 0 {
 		res.Settings.Model, res.Settings.Closed, res.Settings.Duration = "closed", cfg.Closed, cfg.Duration.Seconds()
@@ -251,6 +254,9 @@ func (res *Result) WriteText(w io.Writer) {
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nstatus: %s\nerrors: %s\nfailed sessions: %s\n", kv(res.Status), kv(res.Errors), kv(res.Failed))
+	for _, k := range slices.Sorted(maps.Keys(res.ErrorExamples)) {
+		fmt.Fprintf(w, "first %s error: %s\n", k, res.ErrorExamples[k])
+	}
 }
 
 func kv(m map[string]int64) string {

@@ -57,11 +57,12 @@ type recorder struct {
 	phaseErr []int64
 	phaseArr []int64
 	phaseReq []int64
+	examples map[string]string // the first error message of each kind
 }
 
 func newRecorder(start time.Time, phases int, phaseAt func(time.Time) int) *recorder {
 	r := &recorder{start: start, requests: map[string]*series{}, sessions: map[string]*series{}, samples: map[string]*series{},
-		status: map[int]int64{}, errors: map[string]int64{}, outcomes: map[string]int64{}, buckets: map[int64]*bucket{}, phaseAt: phaseAt,
+		status: map[int]int64{}, errors: map[string]int64{}, examples: map[string]string{}, outcomes: map[string]int64{}, buckets: map[int64]*bucket{}, phaseAt: phaseAt,
 		phaseErr: make([]int64, phases), phaseArr: make([]int64, phases), phaseReq: make([]int64, phases)}
 	for range phases {
 		r.phases = append(r.phases, newHist())
@@ -107,6 +108,15 @@ func (s *series) add(start time.Time, end time.Time, us int64, failed bool) {
 }
 
 // request records one request, due at due, answered at end.
+// example keeps err as kind's example, if it is the first of its kind.
+func (r *recorder) example(kind string, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.examples[kind]; !ok {
+		r.examples[kind] = err.Error()
+	}
+}
+
 func (r *recorder) request(name string, due, end time.Time, status int, kind string) {
 	if end.Before(r.start) { // warm-up: not measured
 		return

@@ -58,7 +58,7 @@ func (c *Client) Stream(ctx context.Context, name, path string, headers http.Hea
 		if ctx.Err() != nil {
 			kind, err = "", nil // the run ended
 		}
-		c.run.record(name, due, time.Now(), status, kind)
+		c.run.record(name, due, time.Now(), status, kind, err)
 		return err
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
@@ -106,7 +106,7 @@ func (c *Client) Stream(ctx context.Context, name, path string, headers http.Hea
 	if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
 		return fail(res.StatusCode, fmt.Errorf("load: %s is %q, not an event stream", u.Path, ct))
 	}
-	c.run.record(name, due, time.Now(), res.StatusCode, "")
+	c.run.record(name, due, time.Now(), res.StatusCode, "", nil)
 	conn.SetDeadline(time.Time{})
 	err = readEvents(res.Body, fn)
 	c.due = time.Now()
@@ -120,7 +120,7 @@ func (c *Client) Stream(ctx context.Context, name, path string, headers http.Hea
 	} else if k := errKind(ctx, err); k != "" {
 		kind = k
 	}
-	c.run.record(name, c.due, c.due, 0, kind)
+	c.run.record(name, c.due, c.due, 0, kind, err)
 	return err
 }
 
