@@ -17,7 +17,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/pprof"
 	"os"
 	"path/filepath"
 	"strings"
@@ -354,7 +353,7 @@ func (m *Main) Serve(ctx context.Context) error {
 	go func() { errc <- m.srv.Serve(m.ln) }()
 	m.Log.Info("listening", "addr", m.Addr(), "url", m.URL(), "db", m.DB.Dialect, "data", m.Config.DataDir)
 	if m.Config.DebugAddr != "" {
-		go m.serveDebug()
+		go web.ServeDebug(m.Config.DebugAddr, m.Log)
 	}
 	if err := m.Jobs.Start(); err != nil {
 		return err
@@ -387,19 +386,6 @@ func (m *Main) Serve(ctx context.Context) error {
 		return err
 	}
 	return nil
-}
-
-// serveDebug serves Go's profiles on the debug address, apart from the app.
-func (m *Main) serveDebug() {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	srv := &http.Server{Addr: m.Config.DebugAddr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	m.Log.Info("debug listener", "addr", m.Config.DebugAddr)
-	if err := srv.ListenAndServe(); err != nil {
-		m.Log.Warn("debug listener", "err", err)
-	}
 }
 
 // Close commits the writes still queued, then releases the bus and the database.

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/url"
 	"os"
 	"runtime/pprof"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	"github.com/schollz/progressbar/v3"
+
+	"github.com/tutti-dev/tutti/internal/web"
 )
 
 const usage = `tutti load: run the load scenarios against a tutti on this machine.
@@ -95,6 +98,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, scenarios
 	seed := fs.Uint64("seed", 1, "random seed")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	cpuProfile := fs.String("cpuprofile", "", "write the generator's own CPU profile here (go tool pprof): is the run measuring the server or the generator?")
+	debugAddr := fs.String("debug-addr", "", "serve the generator's Go profiles (net/http/pprof: heap, profile) on this loopback address during the run")
 	shared := fs.Bool("shared", false, "one pool of connections for all people (raw throughput); by default each person has its own, as a browser does")
 	keepAlive := fs.Duration("keepalive", 5*time.Second, "a person's idle connection closes after this, as a server's keep-alive ends it (Apache's default; a longer think opens a new one)")
 	sources := fs.Int("sources", 16, "spread people's connections over this many loopback source addresses (127.0.0.N)")
@@ -177,6 +181,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, scenarios
 				sc.Name, what, arrivals, active, requests, errs))
 			bar.Set64(min(int64(el/time.Second), int64(total/time.Second)))
 		}
+	}
+	if *debugAddr != "" {
+		go web.ServeDebug(*debugAddr, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
