@@ -105,12 +105,7 @@ func TestBrowserResetAndOpsPages(t *testing.T) {
 
 			// The reset signed opal out everywhere: sign in with the new password.
 			must(chromedp.Do(ctx,
-				chromedp.Navigate(base+"/account/login"),
-				chromedp.WaitVisible(`#login`),
-				chromedp.SendKeys(`#login`, "opal"),
-				chromedp.SendKeys(`#password`, "a new password"),
-				chromedp.Submit(`#login`),
-				chromedp.WaitNotPresent(`#password`),
+				apptest.SignIn(base, "opal", "a new password"),
 				chromedp.Navigate(base+"/ops/jobs"),
 				chromedp.WaitVisible(`.ops-counts`),
 			))

@@ -144,12 +144,7 @@ func TestBrowserDirectorAndRunner(t *testing.T) {
 	// from the registrants page and marks her bib picked up.
 	vol := apptest.Browser(t, 390, 844)
 	must(chromedp.Do(vol,
-		chromedp.Navigate(base+"/account/login"),
-		chromedp.WaitVisible(`#login`),
-		chromedp.SendKeys(`#login`, "dora"),
-		chromedp.SendKeys(`#password`, "password-dora"),
-		chromedp.Submit(`#login`),
-		chromedp.WaitNotPresent(`#password`),
+		apptest.SignIn(base, "dora", "password-dora"),
 		chromedp.Navigate(base+"/race/r/"+slug+"/admin/events"),
 		chromedp.Click(`a[href$="/entrants"]`),
 		chromedp.WaitVisible(`table.entrants`),

@@ -38,12 +38,7 @@ func TestBrowserResults(t *testing.T) {
 
 	base := m.URL()
 	must(chromedp.Do(dora,
-		chromedp.Navigate(base+"/account/login"),
-		chromedp.WaitVisible(`#login`),
-		chromedp.SendKeys(`#login`, "dora"),
-		chromedp.SendKeys(`#password`, "password-dora"),
-		chromedp.Submit(`#login`),
-		chromedp.WaitNotPresent(`#password`),
+		apptest.SignIn(base, "dora", "password-dora"),
 		chromedp.Navigate(base+"/race/r/"+slug+"/admin"),
 		chromedp.Click(`a[href="`+admin+`"]`),
 		chromedp.WaitVisible(`#file`),

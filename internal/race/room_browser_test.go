@@ -38,12 +38,7 @@ func TestBrowserWaitingRoom(t *testing.T) {
 			ctx, cancel := context.WithTimeout(b, 30*time.Second)
 			defer cancel()
 			if err := chromedp.Do(ctx,
-				chromedp.Navigate(m.URL()+"/account/login"),
-				chromedp.WaitVisible(`#login`),
-				chromedp.SendKeys(`#login`, "rita"),
-				chromedp.SendKeys(`#password`, "password-rita"),
-				chromedp.Submit(`#login`),
-				chromedp.WaitNotPresent(`#password`),
+				apptest.SignIn(m.URL(), "rita", "password-rita"),
 				chromedp.Navigate(m.URL()+register),
 				chromedp.WaitVisible(`.room`),
 			); err != nil {

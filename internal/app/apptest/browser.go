@@ -62,3 +62,16 @@ func Screenshot(t *testing.T, ctx context.Context, name string) string {
 	t.Logf("screenshot: %s", path)
 	return path
 }
+
+// SignIn is signing in on the login page of the site at base, as a person
+// types it: one action to put at the start of a browser test's steps.
+func SignIn(base, login, password string) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(
+		chromedp.Navigate(base+"/account/login"),
+		chromedp.WaitVisible(`#login`),
+		chromedp.SendKeys(`#login`, login),
+		chromedp.SendKeys(`#password`, password),
+		chromedp.Submit(`#login`),
+		chromedp.WaitNotPresent(`#password`),
+	)
+}
