@@ -159,6 +159,9 @@ func New(d Deps) (*Service, error) {
 		}
 	}
 	s := &Service{Deps: d, store: &Store{db: d.DB, now: d.Now}, images: d.Images}
+	if d.DB.Dialect == db.SQLite && d.SessionStore == nil {
+		s.store.mem = newMemo[int64, account](100_000) // embedded mode (memo.go)
+	}
 	if s.images == nil {
 		s.images = files.NewImageBudget(files.DefaultImageBudget)
 	}

@@ -23,10 +23,24 @@ import (
 type DBStore struct {
 	db  *db.DB
 	now func() time.Time
+	mem *memo[string, storedSession] // embedded mode: sessions read kept in memory (memo.go)
+}
+
+// storedSession is a session's data and expiry as the memo keeps them.
+type storedSession struct {
+	data   []byte
+	expiry int64
 }
 
 // NewDBStore returns the store; call Cleanup periodically (RunCleanup does).
-func NewDBStore(d *db.DB) *DBStore { return &DBStore{db: d, now: time.Now} }
+// On SQLite it keeps the sessions it reads in memory (memo.go).
+func NewDBStore(d *db.DB) *DBStore {
+	s := &DBStore{db: d, now: time.Now}
+	if d.Dialect == db.SQLite {
+		s.mem = newMemo[string, storedSession](100_000)
+	}
+	return s
+}
 
 var (
 	_ scs.Store    = (*DBStore)(nil)
@@ -41,15 +55,24 @@ func (s *DBStore) FindCtx(ctx context.Context, token string) ([]byte, bool, erro
 
 // find is FindCtx with the session's expiry.
 func (s *DBStore) find(ctx context.Context, token string) ([]byte, time.Time, bool, error) {
+	now := s.now().Unix()
+	if m, ok := s.mem.get(token); ok {
+		if m.expiry <= now {
+			return nil, time.Time{}, false, nil
+		}
+		return m.data, time.Unix(m.expiry, 0), true, nil
+	}
+	g := s.mem.reading()
 	var b []byte
 	var expiry int64
-	err := db.Scan(s.db.QueryRow(ctx, "SELECT data, expiry FROM sessions WHERE token = ? AND expiry > ?", token, s.now().Unix()), &b, &expiry)
+	err := db.Scan(s.db.QueryRow(ctx, "SELECT data, expiry FROM sessions WHERE token = ? AND expiry > ?", token, now), &b, &expiry)
 	if errors.Is(err, errs.ErrNotFound) {
 		return nil, time.Time{}, false, nil
 	}
 	if err != nil {
 		return nil, time.Time{}, false, fmt.Errorf("auth: find session: %w", err)
 	}
+	s.mem.keep(g, token, storedSession{b, expiry})
 	return b, time.Unix(expiry, 0), true, nil
 }
 
@@ -57,6 +80,7 @@ func (s *DBStore) find(ctx context.Context, token string) ([]byte, time.Time, bo
 func (s *DBStore) CommitCtx(ctx context.Context, token string, b []byte, expiry time.Time) error {
 	_, err := s.db.Exec(ctx, `INSERT INTO sessions (token, data, expiry) VALUES (?, ?, ?)
 		ON CONFLICT (token) DO UPDATE SET data = excluded.data, expiry = excluded.expiry`, token, b, expiry.Unix())
+	s.mem.forget(token, false)
 	if err != nil {
 		return fmt.Errorf("auth: commit session: %w", err)
 	}
@@ -65,7 +89,9 @@ func (s *DBStore) CommitCtx(ctx context.Context, token string, b []byte, expiry 
 
 // DeleteCtx removes a session; a missing one is fine.
 func (s *DBStore) DeleteCtx(ctx context.Context, token string) error {
-	if _, err := s.db.Exec(ctx, "DELETE FROM sessions WHERE token = ?", token); err != nil {
+	_, err := s.db.Exec(ctx, "DELETE FROM sessions WHERE token = ?", token)
+	s.mem.forget(token, false)
+	if err != nil {
 		return fmt.Errorf("auth: delete session: %w", err)
 	}
 	return nil
@@ -84,6 +110,7 @@ func (s *DBStore) Revoke(ctx context.Context, token string) error {
 			token, s.now().Add(IdleTimeout).Unix())
 		return err
 	})
+	s.mem.forget(token, false)
 	if err != nil {
 		return fmt.Errorf("auth: revoke session: %w", err)
 	}

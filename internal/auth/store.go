@@ -15,6 +15,7 @@ import (
 type Store struct {
 	db  *db.DB
 	now func() time.Time
+	mem *memo[int64, account] // embedded mode: accounts read by id kept in memory (memo.go)
 }
 
 // account is a user row with what only auth sees.
@@ -51,9 +52,22 @@ func (s *Store) one(ctx context.Context, where string, args ...any) (*account, e
 }
 
 // byID loads an account by primary key: the one query of a signed-in request.
+// A copy each time: callers may change theirs.
 func (s *Store) byID(ctx context.Context, id int64) (*account, error) {
-	return s.one(ctx, "id = ?", id)
+	if a, ok := s.mem.get(id); ok {
+		return &a, nil
+	}
+	g := s.mem.reading()
+	a, err := s.one(ctx, "id = ?", id)
+	if err == nil {
+		s.mem.keep(g, id, *a)
+	}
+	return a, err
 }
+
+// changed drops the accounts kept in memory after a write of users: all of
+// them (writes are rare; some know a name, not an id).
+func (s *Store) changed() { s.mem.forget(0, true) }
 
 // bySession is byID for a session that may have been revoked (a Redis
 // session store): not found if the session, by its store key, is.
@@ -135,6 +149,7 @@ const (
 // setPassword stores a new hash and bumps session_gen, which logs out every
 // other session; it returns the new generation.
 func (s *Store) setPassword(ctx context.Context, id int64, hash string) (int64, error) {
+	defer s.changed() // after the commit
 	var gen int64
 	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
 		return db.Scan(tx.QueryRow(ctx, "UPDATE users SET password_hash = ?, session_gen = session_gen + 1, updated_at = ? WHERE id = ? RETURNING session_gen",
@@ -149,6 +164,7 @@ func (s *Store) setPassword(ctx context.Context, id int64, hash string) (int64, 
 // updateProfile saves the profile; avatar nil keeps the current one. It
 // returns the avatar key that was replaced ("" if none), for deletion.
 func (s *Store) updateProfile(ctx context.Context, id int64, p Profile, avatar *string) (old string, err error) {
+	defer s.changed() // after the commit
 	err = s.db.WithTx(ctx, func(tx *db.Tx) error {
 		if err := db.Scan(tx.QueryRow(ctx, "SELECT avatar FROM users WHERE id = ?", id), &old); err != nil {
 			return err
@@ -172,6 +188,7 @@ func (s *Store) updateProfile(ctx context.Context, id int64, p Profile, avatar *
 
 // setModerator grants or revokes moderation.
 func (s *Store) setModerator(ctx context.Context, username string, on bool) error {
+	defer s.changed() // after the commit
 	if CheckUsername(username) != "" {
 		return errs.ErrNotFound
 	}
@@ -188,6 +205,7 @@ func (s *Store) setModerator(ctx context.Context, username string, on bool) erro
 // delete removes the account after running every app's hook in the same
 // transaction; it returns the avatar key to delete once committed.
 func (s *Store) delete(ctx context.Context, id int64, hooks []TxHook) (avatar string, err error) {
+	defer s.changed() // after the commit
 	err = s.db.WithTx(ctx, func(tx *db.Tx) error {
 		if err := db.Scan(tx.QueryRow(ctx, "SELECT avatar FROM users WHERE id = ?", id), &avatar); err != nil {
 			return err

@@ -103,6 +103,7 @@ func (s *Store) useToken(ctx context.Context, tx *db.Tx, token, purpose string) 
 // resetPassword uses a reset token and sets the new password hash, bumping
 // session_gen so that every session of the user ends.
 func (s *Store) resetPassword(ctx context.Context, token, hash string) (int64, error) {
+	defer s.changed() // after the commit
 	var uid int64
 	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
 		t, err := s.useToken(ctx, tx, token, purposeReset)
@@ -123,6 +124,7 @@ func (s *Store) resetPassword(ctx context.Context, token, hash string) (int64, e
 // confirmEmail uses an e-mail token and moves the user to its address;
 // errs.ErrConflict if another account took the address meanwhile.
 func (s *Store) confirmEmail(ctx context.Context, token string) (string, error) {
+	defer s.changed() // after the commit
 	var email string
 	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
 		t, err := s.useToken(ctx, tx, token, purposeEmail)
