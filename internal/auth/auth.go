@@ -159,9 +159,6 @@ func New(d Deps) (*Service, error) {
 		}
 	}
 	s := &Service{Deps: d, store: &Store{db: d.DB, now: d.Now}, images: d.Images}
-	if d.DB.Dialect == db.SQLite && d.SessionStore == nil {
-		s.store.mem = newMemo[int64, account](100_000) // embedded mode (memo.go)
-	}
 	if s.images == nil {
 		s.images = files.NewImageBudget(files.DefaultImageBudget)
 	}
@@ -170,6 +167,10 @@ func New(d Deps) (*Service, error) {
 	s.sessions.now = d.Now
 	if d.SessionStore == nil {
 		s.SessionStore = s.sessions
+		if d.DB.Dialect == db.SQLite { // embedded mode: one process writes them all (memo.go)
+			s.sessions.mem = newMemo[string, storedSession](100_000)
+			s.store.mem = newMemo[int64, account](100_000)
+		}
 	} else if cs, ok := d.SessionStore.(scs.CtxStore); ok {
 		// Redis: the database takes over while it fails.
 		s.SessionStore = &fallbackStore{primary: cs, db: s.sessions, guard: d.SessionGuard, log: d.Log}

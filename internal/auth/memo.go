@@ -16,7 +16,8 @@ import (
 // generation, and a read caches its row only if none happened meanwhile.
 // Entries also expire after memoFor, which bounds how long a change made
 // by another process (the `tutti moderator` command) takes to show.
-// Cluster mode and PostgreSQL keep reading the database (or Redis).
+// Cluster mode and PostgreSQL keep reading the database (or Redis);
+// auth.New decides.
 
 // memoFor is how long an entry is kept at most.
 const memoFor = 30 * time.Second
@@ -62,15 +63,20 @@ func (m *memo[K, V]) keep(g uint64, k K, v V) {
 	}
 }
 
-// forget drops k after a write of it (all entries if all).
-func (m *memo[K, V]) forget(k K, all bool) {
+// forget drops k after a write of it.
+func (m *memo[K, V]) forget(k K) {
 	if m == nil {
 		return
 	}
 	m.gen.Add(1)
-	if all {
-		m.c.InvalidateAll()
+	m.c.Invalidate(k)
+}
+
+// forgetAll drops every entry after a write.
+func (m *memo[K, V]) forgetAll() {
+	if m == nil {
 		return
 	}
-	m.c.Invalidate(k)
+	m.gen.Add(1)
+	m.c.InvalidateAll()
 }

@@ -33,14 +33,7 @@ type storedSession struct {
 }
 
 // NewDBStore returns the store; call Cleanup periodically (RunCleanup does).
-// On SQLite it keeps the sessions it reads in memory (memo.go).
-func NewDBStore(d *db.DB) *DBStore {
-	s := &DBStore{db: d, now: time.Now}
-	if d.Dialect == db.SQLite {
-		s.mem = newMemo[string, storedSession](100_000)
-	}
-	return s
-}
+func NewDBStore(d *db.DB) *DBStore { return &DBStore{db: d, now: time.Now} }
 
 var (
 	_ scs.Store    = (*DBStore)(nil)
@@ -80,7 +73,7 @@ func (s *DBStore) find(ctx context.Context, token string) ([]byte, time.Time, bo
 func (s *DBStore) CommitCtx(ctx context.Context, token string, b []byte, expiry time.Time) error {
 	_, err := s.db.Exec(ctx, `INSERT INTO sessions (token, data, expiry) VALUES (?, ?, ?)
 		ON CONFLICT (token) DO UPDATE SET data = excluded.data, expiry = excluded.expiry`, token, b, expiry.Unix())
-	s.mem.forget(token, false)
+	s.mem.forget(token)
 	if err != nil {
 		return fmt.Errorf("auth: commit session: %w", err)
 	}
@@ -90,7 +83,7 @@ func (s *DBStore) CommitCtx(ctx context.Context, token string, b []byte, expiry 
 // DeleteCtx removes a session; a missing one is fine.
 func (s *DBStore) DeleteCtx(ctx context.Context, token string) error {
 	_, err := s.db.Exec(ctx, "DELETE FROM sessions WHERE token = ?", token)
-	s.mem.forget(token, false)
+	s.mem.forget(token)
 	if err != nil {
 		return fmt.Errorf("auth: delete session: %w", err)
 	}
@@ -110,7 +103,7 @@ func (s *DBStore) Revoke(ctx context.Context, token string) error {
 			token, s.now().Add(IdleTimeout).Unix())
 		return err
 	})
-	s.mem.forget(token, false)
+	s.mem.forget(token)
 	if err != nil {
 		return fmt.Errorf("auth: revoke session: %w", err)
 	}

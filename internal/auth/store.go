@@ -67,7 +67,7 @@ func (s *Store) byID(ctx context.Context, id int64) (*account, error) {
 
 // changed drops the accounts kept in memory after a write of users: all of
 // them (writes are rare; some know a name, not an id).
-func (s *Store) changed() { s.mem.forget(0, true) }
+func (s *Store) changed() { s.mem.forgetAll() }
 
 // bySession is byID for a session that may have been revoked (a Redis
 // session store): not found if the session, by its store key, is.

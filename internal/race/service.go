@@ -2,13 +2,13 @@ package race
 
 import (
 	"context"
-
 	"crypto/rand"
 	"errors"
-	"github.com/maypok86/otter/v2"
 	"log/slog"
 	"strings"
 	"time"
+
+	"github.com/maypok86/otter/v2"
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/db"
