@@ -5,10 +5,10 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/text"
 )
 
 // The race-day check-in list: volunteers at the bib pickup find a runner
@@ -18,18 +18,9 @@ func checkinURL(slug string, eventID int64) string {
 	return adminURL(slug) + "/events/" + strconv.FormatInt(eventID, 10) + "/checkin"
 }
 
-// searchQuery is the q of a search form, trimmed and bounded.
-func searchQuery(v string) string {
-	q := strings.TrimSpace(v)
-	if len(q) > 100 {
-		q = q[:100]
-	}
-	return q
-}
-
 func (a *App) checkinShow(w http.ResponseWriter, r *http.Request) {
-	u, race, e, ok := a.directedEvent(w, r)
-	if !ok {
+	d, e := a.directedEvent(w, r)
+	if d == nil {
 		return
 	}
 	msg := ""
@@ -41,7 +32,7 @@ func (a *App) checkinShow(w http.ResponseWriter, r *http.Request) {
 			msg = "Bib " + strconv.Itoa(bib) + " is marked not picked up again."
 		}
 	}
-	a.renderCheckin(w, r, http.StatusOK, u, race, e, searchQuery(r.URL.Query().Get("q")), msg, "")
+	a.renderCheckin(w, r, http.StatusOK, d.User, d.Race, e, text.Query(r.URL.Query().Get("q")), msg, "")
 }
 
 func (a *App) renderCheckin(w http.ResponseWriter, r *http.Request, status int, u *auth.User, race *Race, e *Event, q, msg, problem string) {
@@ -75,7 +66,7 @@ func (a *App) checkinPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	undo := r.PostForm.Get("undo") == "1"
-	q := searchQuery(r.PostForm.Get("q"))
+	q := text.Query(r.PostForm.Get("q"))
 	reg, err := a.svc.CheckIn(r.Context(), d, id, undo)
 	var e *errs.Error
 	if errors.As(err, &e) && e.Kind == errs.Conflict {

@@ -96,33 +96,34 @@ func (a *App) eventDelete(w http.ResponseWriter, r *http.Request) {
 // entrantsPage is how many registrants a page lists.
 const entrantsPage = 50
 
-// directedEvent is the {eid} event of the directed race.
-func (a *App) directedEvent(w http.ResponseWriter, r *http.Request) (*auth.User, *Race, *Event, bool) {
+// directedEvent is the directed race and its {eid} event; nil after
+// answering otherwise.
+func (a *App) directedEvent(w http.ResponseWriter, r *http.Request) (*Directing, *Event) {
 	d := a.directed(w, r)
 	if d == nil {
-		return nil, nil, nil, false
+		return nil, nil
 	}
 	id, err := pathInt(r, "eid")
 	e, found := d.Race.Event(id)
 	if err != nil || !found {
 		a.Site.Error(w, r, errs.ErrNotFound)
-		return nil, nil, nil, false
+		return nil, nil
 	}
-	return d.User, d.Race, e, true
+	return d, e
 }
 
 func (a *App) entrantsShow(w http.ResponseWriter, r *http.Request) {
-	u, race, e, ok := a.directedEvent(w, r)
-	if !ok {
+	d, e := a.directedEvent(w, r)
+	if d == nil {
 		return
 	}
-	q := searchQuery(r.URL.Query().Get("q"))
+	q := text.Query(r.URL.Query().Get("q"))
 	regs, next, err := a.entrantsList(r, e.ID, q)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.Site.Render(w, r, http.StatusOK, EntrantsPage(a, u, race, e, regs, q, next, flash(r)))
+	a.Site.Render(w, r, http.StatusOK, EntrantsPage(a, d.User, d.Race, e, regs, q, next, flash(r)))
 }
 
 // entrantsList is a page of event's registrations matching q (a name's
@@ -144,8 +145,8 @@ func (a *App) entrantsList(r *http.Request, eventID int64, q string) ([]Registra
 // entrantsCSV exports every registration of the event, cancelled ones
 // too, with each cell defused against formula injection.
 func (a *App) entrantsCSV(w http.ResponseWriter, r *http.Request) {
-	_, race, e, ok := a.directedEvent(w, r)
-	if !ok {
+	d, e := a.directedEvent(w, r)
+	if d == nil {
 		return
 	}
 	regs, err := a.store.AllEntrants(r.Context(), e.ID)
@@ -155,7 +156,7 @@ func (a *App) entrantsCSV(w http.ResponseWriter, r *http.Request) {
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/csv; charset=utf-8")
-	h.Set("Content-Disposition", `attachment; filename="`+race.Slug+"-"+strconv.FormatInt(e.ID, 10)+`-registrants.csv"`)
+	h.Set("Content-Disposition", `attachment; filename="`+d.Race.Slug+"-"+strconv.FormatInt(e.ID, 10)+`-registrants.csv"`)
 	h.Set("Cache-Control", "no-store")
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"bib", "first_name", "last_name", "email", "birth_date", "category", "city", "emergency_contact",

@@ -13,22 +13,6 @@ import (
 // around it.
 const resultsBodyLimit = MaxResultsBytes + 64<<10
 
-// directedResults is the directed race and its {eid} event; nil after
-// answering otherwise.
-func (a *App) directedResults(w http.ResponseWriter, r *http.Request) (*Directing, *Event) {
-	d := a.directed(w, r)
-	if d == nil {
-		return nil, nil
-	}
-	id, err := pathInt(r, "eid")
-	e, found := d.Race.Event(id)
-	if err != nil || !found {
-		a.Site.Error(w, r, errs.ErrNotFound)
-		return nil, nil
-	}
-	return d, e
-}
-
 func resultsAdminURL(slug string, eventID int64) string {
 	return adminURL(slug) + "/events/" + strconv.FormatInt(eventID, 10) + "/results"
 }
@@ -36,7 +20,7 @@ func resultsAdminURL(slug string, eventID int64) string {
 // resultsAdmin is an event's results for its directors: how many, whether
 // runners see them, the first of them, the import form.
 func (a *App) resultsAdmin(w http.ResponseWriter, r *http.Request) {
-	d, e := a.directedResults(w, r)
+	d, e := a.directedEvent(w, r)
 	if d == nil {
 		return
 	}
@@ -58,9 +42,9 @@ func resultsFlash(r *http.Request) string {
 	switch q.Get("saved") {
 	case "imported":
 		n, _ := strconv.Atoi(q.Get("n"))
-		msg := fmt.Sprintf("Imported %d results; they replace any before.", n)
+		msg := fmt.Sprintf("Imported %s %s; they replace any before.", thousands(n), plural(int64(n), "result", "results"))
 		if s, _ := strconv.Atoi(q.Get("skipped")); s > 0 {
-			msg += fmt.Sprintf(" %d runners without a finish (DNF, DNS, DQ) were left out.", s)
+			msg += fmt.Sprintf(" %s without a finish (DNF, DNS, DSQ) %s left out.", plural(int64(s), "1 runner", thousands(s)+" runners"), plural(int64(s), "was", "were"))
 		}
 		return msg
 	case "published":
@@ -75,7 +59,7 @@ func resultsFlash(r *http.Request) string {
 // it the event's results; a bad file is refused whole, its problems listed
 // by line and column.
 func (a *App) resultsImport(w http.ResponseWriter, r *http.Request) {
-	d, e := a.directedResults(w, r)
+	d, e := a.directedEvent(w, r)
 	if d == nil {
 		return
 	}
@@ -121,7 +105,7 @@ func (a *App) resultsUnpublish(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) resultsPublishing(w http.ResponseWriter, r *http.Request, publish bool) {
-	d, e := a.directedResults(w, r)
+	d, e := a.directedEvent(w, r)
 	if d == nil {
 		return
 	}

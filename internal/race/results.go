@@ -3,8 +3,11 @@ package race
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -136,26 +139,16 @@ func ParseResults(ctx context.Context, r io.Reader) (rs []Result, skipped int, e
 			if a.Place != b.Place {
 				return a.Place - b.Place
 			}
-			return compareInt64(a.TimeMS, b.TimeMS)
+			return cmp.Compare(a.TimeMS, b.TimeMS)
 		})
 		for i := range rs {
 			rs[i].Pos = i + 1
 		}
 	} else {
-		slices.SortStableFunc(rs, func(a, b Result) int { return compareInt64(a.TimeMS, b.TimeMS) })
+		slices.SortStableFunc(rs, func(a, b Result) int { return cmp.Compare(a.TimeMS, b.TimeMS) })
 		rank(rs)
 	}
 	return rs, skipped, nil
-}
-
-func compareInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // rank numbers rs, sorted by time, in order (Pos) and by time (Place:
@@ -258,13 +251,19 @@ func parseRow(rec []string, col map[string]int, names []string, line int, p *pro
 		return r, true
 	default:
 		ms, ok := ParseFinish(t)
-		if !ok {
+		switch {
+		case t == "":
+			bad("time", "no finish time: write h:mm:ss or mm:ss, such as 1:42:07 or 42:07.5, or DNF.")
+		case !ok:
 			bad("time", "%q is not a finish time: write h:mm:ss or mm:ss, such as 1:42:07 or 42:07.5.", cell("time"))
 		}
 		r.TimeMS = ms
 	}
 	b, ok := bibNumber(cell("bib"))
-	if !ok || b > 99_999_999 {
+	switch {
+	case cell("bib") == "":
+		bad("bib", "no bib number.")
+	case !ok || b > 99_999_999:
 		bad("bib", "%q is not a bib number.", cell("bib"))
 	}
 	r.Bib = b
@@ -411,8 +410,6 @@ func (p *problems) csv(err error) {
 		what = `a quote (") inside a cell that does not start with one; put the whole cell in quotes and double the quote ("")`
 	case errors.Is(pe.Err, csv.ErrQuote):
 		what = `a quoted cell is not closed, or has text after its closing quote`
-	case errors.Is(pe.Err, csv.ErrFieldCount):
-		what = "the number of fields differs from the header's"
 	}
 	if pe.StartLine != pe.Line {
 		p.add("Line %d (read on to line %d, character %d): %s.", pe.StartLine, pe.Line, pe.Column, what)
@@ -429,7 +426,7 @@ func (p *problems) err() error {
 	if len(p.list) == maxProblems {
 		msg += "\n(The first " + strconv.Itoa(maxProblems) + " problems; there may be more.)"
 	}
-	return &errs.Error{Kind: errs.Invalid, Message: "The file was not imported: see its problems.", Fields: map[string]string{"file": msg}}
+	return &errs.Error{Kind: errs.Invalid, Message: "The file has problems; they are listed below.", Fields: map[string]string{"file": msg}}
 }
 
 // ResultsQuery is a results page's query: a page of the whole list, a bib,
@@ -447,10 +444,7 @@ const maxSearchPage = 100
 // ParseResultsQuery reads ?q= and ?page=; anything unreadable is the
 // first page of everything.
 func ParseResultsQuery(q, page string) ResultsQuery {
-	q = strings.TrimSpace(q)
-	if utf8.RuneCountInString(q) > 100 {
-		q = string([]rune(q)[:100])
-	}
+	q = text.Query(q)
 	rq := ResultsQuery{Q: q, Page: 1}
 	if n, err := strconv.Atoi(page); err == nil && n > 1 {
 		rq.Page = min(n, MaxResultRows)
@@ -463,7 +457,7 @@ func ParseResultsQuery(q, page string) ResultsQuery {
 		tail = q[i+1:]
 	}
 	if n, err := strconv.Atoi(strings.TrimSpace(tail)); err == nil && n > 0 && strings.Trim(tail, " 0123456789") == "" {
-		rq.Bib = n
+		rq.Bib, rq.Page = n, 1 // one runner: one page
 		return rq
 	}
 	for _, w := range strings.Fields(ResultKey(q)) {
@@ -474,6 +468,9 @@ func ParseResultsQuery(q, page string) ResultsQuery {
 			w = string([]rune(w)[:30])
 		}
 		rq.Words = append(rq.Words, w)
+	}
+	if len(rq.Words) == 0 { // no letters or digits: not a search, and not shown as one
+		rq.Q = ""
 	}
 	return rq
 }
@@ -490,16 +487,14 @@ func (q ResultsQuery) Letters() int {
 	return n
 }
 
-// key names the query in a cache key: bounded, and the same for queries
-// that find the same rows.
+// key names the query in a cache key by what the page shows of it: the
+// search as typed (hashed: a key stays short) and the page.
 func (q ResultsQuery) key() string {
-	switch {
-	case q.Bib > 0:
-		return "b" + strconv.Itoa(q.Bib)
-	case len(q.Words) > 0:
-		return "n" + strings.Join(q.Words, " ") + "/" + strconv.Itoa(q.Page)
+	if !q.Search() {
+		return "p" + strconv.Itoa(q.Page)
 	}
-	return "p" + strconv.Itoa(q.Page)
+	h := sha256.Sum256([]byte(q.Q))
+	return "q" + hex.EncodeToString(h[:12]) + "/" + strconv.Itoa(q.Page)
 }
 
 // ResultKey is a name as search stores and compares it (race_results.

@@ -82,11 +82,6 @@ func (a *App) resultsNames(w http.ResponseWriter, r *http.Request) {
 	}
 	q := ParseResultsQuery(r.URL.Query().Get("q"), "")
 	w.Header().Set("Cache-Control", "public, max-age=60")
-	if q.Bib == 0 && q.Letters() < 2 {
-		w.Header().Set("Content-Type", "application/json")
-		web.WriteBody(w, r, http.StatusOK, []byte("[]\n"))
-		return
-	}
 	err = a.cachedResults(w, r, slug, "n/"+strconv.FormatInt(id, 10)+"/"+q.key(), func(ctx context.Context, u *auth.User) (*web.Page, time.Duration, error) {
 		names, err := a.svc.Suggest(ctx, u, slug, id, q)
 		if err != nil {
@@ -113,8 +108,11 @@ func (a *App) cachedResults(w http.ResponseWriter, r *http.Request, slug, key st
 		return errNoRace
 	}
 	st, err := a.versions.Get(r.Context(), versionScope, slug)
-	if err != nil {
+	if errors.Is(err, errs.ErrNotFound) {
 		return errNoRace
+	}
+	if err != nil {
+		return err
 	}
 	err = a.results.Serve(w, r, slug+"/"+key, st.V, func(ctx context.Context) (*web.Page, time.Duration, error) {
 		return render(ctx, nil)

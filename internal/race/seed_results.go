@@ -1,6 +1,7 @@
 package race
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -52,7 +53,7 @@ func SeedResults(ctx context.Context, d *db.DB, raceID, eventID int64, n int, rn
 			Gender: g, Age: 18 + rng.IntN(58), City: seedCities[rng.IntN(len(seedCities))],
 			TimeMS: int64(2*time.Hour/time.Millisecond) + rng.Int64N(int64(4*time.Hour/time.Millisecond))}
 	}
-	slices.SortStableFunc(rs, func(a, b Result) int { return int(a.TimeMS - b.TimeMS) })
+	slices.SortStableFunc(rs, func(a, b Result) int { return cmp.Compare(a.TimeMS, b.TimeMS) })
 	rank(rs)
 	rows := make([][]any, len(rs))
 	for i, r := range rs {

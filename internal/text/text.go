@@ -97,6 +97,19 @@ func (f Field) Clean(s string) (string, string) {
 // Len is the length of s as the rules count it: code points.
 func Len(s string) int { return utf8.RuneCountInString(s) }
 
+// MaxQuery is how much of a search box's text a search reads.
+const MaxQuery = 100
+
+// Query is a search box's text: trimmed, and cut to MaxQuery code points
+// (never inside one).
+func Query(s string) string {
+	s = strings.TrimSpace(s)
+	if Len(s) > MaxQuery {
+		s = string([]rune(s)[:MaxQuery])
+	}
+	return s
+}
+
 // IsBidiControl reports whether r is a bidirectional embedding, override or
 // isolate (U+202A-U+202E, U+2066-U+2069).
 func IsBidiControl(r rune) bool {

@@ -3,6 +3,7 @@ package text
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestFieldClean(t *testing.T) {
@@ -116,6 +117,18 @@ func TestIsToken(t *testing.T) {
 	} {
 		if got := IsToken(s); got != want {
 			t.Errorf("IsToken(%q) = %v; want %v", s, got, want)
+		}
+	}
+}
+
+func TestQuery(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"  zoë  ", "zoë"},
+		{strings.Repeat("é", 150), strings.Repeat("é", MaxQuery)}, // cut at a code point, never inside one
+		{"", ""},
+	} {
+		if got := Query(tc.in); got != tc.want || !utf8.ValidString(got) {
+			t.Errorf("Query(%q) = %q; want %q", tc.in, got, tc.want)
 		}
 	}
 }
