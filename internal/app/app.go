@@ -200,9 +200,13 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 	return m, nil
 }
 
-// openRooms is the waiting rooms: their slots in Redis in cluster mode,
-// else in this process; tickets signed with the site's "room" key.
+// openRooms is the waiting rooms (nil: none): their slots in Redis in
+// cluster mode, else in this process; tickets signed with the site's
+// "room" key.
 func (m *Main) openRooms(ctx context.Context) (*room.Rooms, error) {
+	if m.Config.RoomRate <= 0 { // --room-rate 0: no waiting room
+		return nil, nil
+	}
 	key, err := m.DB.SiteKey(ctx, "room")
 	if err != nil {
 		return nil, err

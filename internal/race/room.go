@@ -13,7 +13,8 @@ import (
 // The waiting room (internal/room) stands in front of the wizard: a
 // signed-in runner who opens the registration takes a ticket; if it is not
 // their turn, they wait on the room's page, which refreshes itself until it
-// is and reads nothing but the ticket. Before an opening, the ticket waits
+// is and reads no session (the ticket, the cached race, and for an early
+// ticket the size of its crowd). Before an opening, the ticket waits
 // for it and its holder's place is drawn then. Holding a place (POST
 // register) needs a ticket whose turn has come: a bot cannot skip the room.
 
@@ -26,17 +27,30 @@ const MaxRoomRefresh = 30 * time.Second
 func roomURL(slug string) string { return raceURL(slug) + "/queue" }
 
 // openings are the race's latest opening at or before now and its next
-// one after (zero if none).
+// one after (zero if none). While one of its events is open, nobody waits
+// for another's opening: next is zero then.
 func openings(r *Race, now time.Time) (last, next time.Time) {
+	open := false
 	for _, e := range r.Events {
 		switch o := e.OpensAt; {
-		case !o.After(now) && o.After(last):
-			last = o
-		case o.After(now) && (next.IsZero() || o.Before(next)):
+		case !o.After(now):
+			last = later(last, o)
+			open = open || now.Before(e.ClosesAt)
+		case next.IsZero() || o.Before(next):
 			next = o
 		}
 	}
+	if open {
+		next = time.Time{}
+	}
 	return last, next
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 func (a *App) ticket(r *http.Request, slug string) (room.Ticket, bool) {
@@ -52,7 +66,7 @@ func (a *App) ticket(r *http.Request, slug string) (room.Ticket, bool) {
 // ticket whose turn has come. Otherwise it joins u (keeping a ticket still
 // waiting) and sends them to the room's page, and reports false.
 func (a *App) admitted(w http.ResponseWriter, r *http.Request, race *Race, u *auth.User, ev int64) bool {
-	if a.Rooms == nil || a.Rooms.Every() == 0 {
+	if a.Rooms == nil {
 		return true
 	}
 	ctx, now := r.Context(), a.Now()
@@ -76,8 +90,14 @@ func (a *App) admitted(w http.ResponseWriter, r *http.Request, race *Race, u *au
 		a.Site.Error(w, r, err)
 		return false
 	}
+	// The cookie lasts as long as the ticket can let its holder in: for an
+	// early one, the opening plus a day for the crowd to be let in.
+	until := t.At
+	if t.Early() {
+		until = t.Opening.Add(24 * time.Hour)
+	}
 	http.SetCookie(w, &http.Cookie{Name: roomCookie, Value: a.Rooms.Encode(t), Path: raceURL(race.Slug),
-		MaxAge: int((24 * time.Hour).Seconds()), HttpOnly: true, Secure: web.IsHTTPS(r), SameSite: http.SameSiteLaxMode})
+		MaxAge: int((until.Sub(now) + a.Rooms.PassFor).Seconds()), HttpOnly: true, Secure: web.IsHTTPS(r), SameSite: http.SameSiteLaxMode})
 	if !t.Early() && !now.Before(t.At) { // no crowd: in at once
 		return true
 	}
@@ -133,13 +153,16 @@ func (a *App) roomShow(w http.ResponseWriter, r *http.Request) {
 		a.redirect(w, r, next)
 		return
 	}
+	// Look again when the turn comes, or sooner to show the place; spread
+	// by the runner so that a crowd does not refresh in step (the early
+	// crowd's last look before the opening too: their draw spreads them
+	// after it).
+	spread := time.Duration(t.User%5000) * time.Millisecond
 	wait := p.At.Sub(now)
 	if p.At.IsZero() { // before the opening
-		wait = t.Opening.Sub(now)
+		wait = t.Opening.Sub(now) + spread
 	}
-	// Look again when the turn comes, or sooner to show the place; spread
-	// by the runner so that a crowd does not refresh in step.
-	refresh := min(wait, MaxRoomRefresh+time.Duration(t.User%5000)*time.Millisecond)
+	refresh := min(wait, MaxRoomRefresh+spread)
 	secs := int((refresh + time.Second - 1) / time.Second)
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")

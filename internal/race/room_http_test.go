@@ -138,7 +138,8 @@ func TestWaitingRoomBeforeTheOpening(t *testing.T) {
 		}
 		res, body := runners[0].Get(queue)
 		apptest.WantStatus(t, res, body, http.StatusOK)
-		if !strings.Contains(body, "Registration opens") || !strings.Contains(body, "<strong>3</strong> runners are waiting") {
+		if !strings.Contains(body, "Registration opens") || !strings.Contains(body, "<strong>2</strong> other runners are waiting with you") ||
+			!strings.Contains(body, "in <strong>about 10 minutes</strong>") {
 			t.Fatalf("the room before the opening: %.2000s", body)
 		}
 		if got := res.Header.Get("Refresh"); !strings.HasPrefix(got, "3") || !strings.HasSuffix(got, "; url="+queue) {

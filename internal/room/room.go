@@ -4,8 +4,9 @@
 // those who came before an opening are let in at it in a random order, so
 // that arriving early, or many times, wins nothing.
 //
-// A ticket is a signed cookie value, so the waiting page reads no store:
-// a waiting visitor costs a signature check per refresh. Joining takes a
+// A ticket is a signed cookie value, so the waiting page reads no store
+// but, for a ticket of an opening's crowd, the crowd's size: a waiting
+// visitor costs a signature check per refresh, and at most one count. Joining takes a
 // slot from a Store: in process (embedded mode) or in Redis, shared by
 // every instance (cluster mode).
 package room
@@ -28,16 +29,16 @@ type Store interface {
 	// Reserve takes key's next slot: one every `every`, burst of them at
 	// once, none before floor or now. It returns when the slot comes.
 	Reserve(ctx context.Context, key string, now, floor time.Time, every time.Duration, burst int) (time.Time, error)
-	// Add counts one more arrival under key, kept for ttl, and returns the
-	// count.
-	Add(ctx context.Context, key string, ttl time.Duration) (int64, error)
-	// Count is key's count (0 if none).
+	// Add counts who under key, once however often they come, kept for
+	// ttl, and returns how many are counted.
+	Add(ctx context.Context, key, who string, ttl time.Duration) (int64, error)
+	// Count is how many key counts (0 if none).
 	Count(ctx context.Context, key string) (int64, error)
 }
 
-// An early arrival who joins twice (another browser, cookies cleared) is
-// counted twice; their draw is the same each time, so they gain nothing,
-// and the crowd is let in over a little longer.
+// An early arrival who joins again (another browser, cookies cleared) is
+// counted once, and draws the same place: joining often neither helps
+// them nor pushes everyone else back.
 
 // Rooms admits people into rooms (one per race, say) at Rate a second.
 type Rooms struct {
@@ -67,9 +68,6 @@ func New(store Store, key []byte, rate, burst int) (*Rooms, error) {
 	return r, nil
 }
 
-// Every is the time between two admissions (0: no limit).
-func (r *Rooms) Every() time.Duration { return r.every }
-
 // Ticket is a person's place in a room.
 type Ticket struct {
 	Room string // the room's name, e.g. a race's slug
@@ -92,7 +90,7 @@ func (r *Rooms) Join(ctx context.Context, room string, user int64, now, last, ne
 	t := Ticket{Room: room, User: user}
 	if !next.IsZero() && now.Before(next) {
 		t.Opening = next
-		if _, err := r.store.Add(ctx, earlyKey(room, next), next.Sub(now)+keep); err != nil {
+		if _, err := r.store.Add(ctx, earlyKey(room, next), strconv.FormatInt(user, 10), next.Sub(now)+keep); err != nil {
 			return Ticket{}, err
 		}
 		return t, nil
@@ -118,7 +116,7 @@ func (r *Rooms) Join(ctx context.Context, room string, user int64, now, last, ne
 }
 
 func earlyKey(room string, opening time.Time) string {
-	return "room:" + room + ":early:" + strconv.FormatInt(opening.UnixMilli(), 10)
+	return "room:" + room + ":crowd:" + strconv.FormatInt(opening.UnixMilli(), 10)
 }
 
 // Place is where a ticket stands.

@@ -15,17 +15,17 @@ import (
 type Local struct {
 	mu     sync.Mutex
 	next   map[string]time.Time // a room's theoretical next slot (GCRA's TAT)
-	counts map[string]counted
+	counts map[string]*counted
 }
 
 type counted struct {
-	n     int64
+	who   map[string]struct{}
 	until time.Time
 }
 
 // NewLocal is an empty Local.
 func NewLocal() *Local {
-	return &Local{next: map[string]time.Time{}, counts: map[string]counted{}}
+	return &Local{next: map[string]time.Time{}, counts: map[string]*counted{}}
 }
 
 // Reserve implements Store: the generic cell rate algorithm, with every
@@ -39,7 +39,7 @@ func (l *Local) Reserve(_ context.Context, key string, now, floor time.Time, eve
 }
 
 // Add implements Store.
-func (l *Local) Add(_ context.Context, key string, ttl time.Duration) (int64, error) {
+func (l *Local) Add(_ context.Context, key, who string, ttl time.Duration) (int64, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := time.Now()
@@ -49,17 +49,23 @@ func (l *Local) Add(_ context.Context, key string, ttl time.Duration) (int64, er
 		}
 	}
 	c := l.counts[key]
-	c.n++
+	if c == nil {
+		c = &counted{who: map[string]struct{}{}}
+		l.counts[key] = c
+	}
+	c.who[who] = struct{}{}
 	c.until = now.Add(ttl)
-	l.counts[key] = c
-	return c.n, nil
+	return int64(len(c.who)), nil
 }
 
 // Count implements Store.
 func (l *Local) Count(_ context.Context, key string) (int64, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.counts[key].n, nil
+	if c := l.counts[key]; c != nil {
+		return int64(len(c.who)), nil
+	}
+	return 0, nil
 }
 
 func later(ts ...time.Time) time.Time {
@@ -114,18 +120,19 @@ func (r *Redis) Reserve(ctx context.Context, key string, now, floor time.Time, e
 	return time.UnixMicro(n), nil
 }
 
-// Add implements Store.
-func (r *Redis) Add(ctx context.Context, key string, ttl time.Duration) (int64, error) {
+// Add implements Store: a set of who.
+func (r *Redis) Add(ctx context.Context, key, who string, ttl time.Duration) (int64, error) {
 	dctx, cancel, ok := r.c.Do(ctx)
 	if !ok {
-		return r.local.Add(ctx, key, ttl)
+		return r.local.Add(ctx, key, who, ttl)
 	}
 	defer cancel()
 	p := r.c.R.TxPipeline()
-	n := p.Incr(dctx, r.c.Key(key))
+	p.SAdd(dctx, r.c.Key(key), who)
 	p.PExpire(dctx, r.c.Key(key), ttl)
+	n := p.SCard(dctx, r.c.Key(key))
 	if _, err := p.Exec(dctx); r.c.Fail("room add", err) {
-		return r.local.Add(ctx, key, ttl)
+		return r.local.Add(ctx, key, who, ttl)
 	}
 	return n.Val(), nil
 }
@@ -138,7 +145,7 @@ func (r *Redis) Count(ctx context.Context, key string) (int64, error) {
 		return r.local.Count(ctx, key)
 	}
 	defer cancel()
-	n, err := r.c.R.Get(dctx, r.c.Key(key)).Int64()
+	n, err := r.c.R.SCard(dctx, r.c.Key(key)).Result()
 	if r.c.Fail("room count", err) {
 		return r.local.Count(ctx, key)
 	}
