@@ -127,10 +127,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, scenarios
 		app, _, _ := strings.Cut(*name, "-") // roar-read's data set is roar's
 		*seedFile = "tutti-data/seed/" + app + ".json"
 	}
-	sc, err := factory(Options{Target: u, SeedFile: *seedFile, Params: params})
+	opts := Options{Target: u, SeedFile: *seedFile, Params: params}.Noting()
+	sc, err := factory(opts)
 	if err != nil {
 		fmt.Fprintln(stderr, "tutti load:", err)
 		return 1
+	}
+	if unread := opts.Unread(); len(unread) > 0 {
+		fmt.Fprintf(stderr, "tutti load: %s takes no option %s (its options: tutti load list)\n", *name, strings.Join(unread, ", "))
+		return 2
 	}
 	phases := append([]Phase(nil), sc.Phases...)
 	if *rates != "" {

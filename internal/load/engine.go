@@ -48,6 +48,9 @@ type Options struct {
 	Target   *url.URL
 	SeedFile string            // ids written by `tutti seed <app>`
 	Params   map[string]string // scenario options (tutti load run --opt key=value)
+	// read notes the options a scenario asked for (options.go), so that a
+	// misspelt one is refused rather than ignored; nil: not noted.
+	read map[string]bool
 }
 
 // Factory builds a scenario.
@@ -91,10 +94,7 @@ type runState struct {
 }
 
 func (s *runState) record(name string, due, end time.Time, status int, kind string, err error) {
-	s.rec.request(name, due, end, status, kind)
-	if kind != "" && err != nil {
-		s.rec.example(kind, err)
-	}
+	s.rec.request(name, due, end, status, kind, err)
 }
 
 // CheckTarget refuses targets that are not loopback addresses.

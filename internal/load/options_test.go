@@ -42,3 +42,24 @@ func TestOptions(t *testing.T) {
 }
 
 func second[T any](_ T, err error) error { return err }
+
+// A misspelt option is found rather than ignored; true and false read as
+// such (assets=false once turned assets on).
+func TestOptionsUnreadAndBool(t *testing.T) {
+	o := Options{Params: map[string]string{"runners": "5", "runner": "50000", "assets": "false", "x": "maybe"}}.Noting()
+	if n, _ := o.Int("runners", 1, 1); n != 5 {
+		t.Errorf("runners %d", n)
+	}
+	if b, err := o.Bool("assets", true); b || err != nil {
+		t.Errorf("assets=false: %v %v", b, err)
+	}
+	if b, err := o.Bool("missing", true); !b || err != nil {
+		t.Errorf("default: %v %v", b, err)
+	}
+	if _, err := o.Bool("x", false); err == nil || !strings.Contains(err.Error(), "option x=") {
+		t.Errorf("x=maybe: %v; want a refusal naming it", err)
+	}
+	if got := o.Unread(); len(got) != 1 || got[0] != "runner" {
+		t.Errorf("unread %v; want [runner]", got)
+	}
+}

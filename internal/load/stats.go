@@ -108,16 +108,9 @@ func (s *series) add(start time.Time, end time.Time, us int64, failed bool) {
 }
 
 // request records one request, due at due, answered at end.
-// example keeps err as kind's example, if it is the first of its kind.
-func (r *recorder) example(kind string, err error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if _, ok := r.examples[kind]; !ok {
-		r.examples[kind] = err.Error()
-	}
-}
-
-func (r *recorder) request(name string, due, end time.Time, status int, kind string) {
+// request records one answer (status 0: none) or failure of kind, err
+// being the first of its kind kept as an example.
+func (r *recorder) request(name string, due, end time.Time, status int, kind string, err error) {
 	if end.Before(r.start) { // warm-up: not measured
 		return
 	}
@@ -136,6 +129,9 @@ func (r *recorder) request(name string, due, end time.Time, status int, kind str
 	p := r.phaseAt(due)
 	r.phaseReq[p]++
 	if kind != "" {
+		if _, ok := r.examples[kind]; !ok && err != nil {
+			r.examples[kind] = err.Error()
+		}
 		r.errors[kind]++
 		b.errors++
 		r.phaseErr[p]++

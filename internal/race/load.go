@@ -90,26 +90,29 @@ func newWizard(opts load.Options, delay, click string, assets bool) (*wizard, er
 	if err != nil {
 		return nil, err
 	}
-	if v := opts.Params["assets"]; v != "" {
-		assets = v != "0"
+	if assets, err = opts.Bool("assets", assets); err != nil {
+		return nil, fmt.Errorf("race: %w", err)
 	}
-	w := &wizard{ids: ids, event: ids.Event, assets: assets}
+	w := &wizard{ids: ids, assets: assets}
 	if w.delay, err = opts.Range("delay", delay); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("race: %w", err)
 	}
 	if w.click, err = opts.Range("click", click); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("race: %w", err)
 	}
 	from, err := opts.Int("from", 0, 0)
-	if err != nil || from >= len(ids.Sessions) {
-		return nil, fmt.Errorf("race: from=%s: want 0 to %d (the seeded runners)", opts.Params["from"], len(ids.Sessions)-1)
+	if err != nil {
+		return nil, fmt.Errorf("race: %w", err)
+	}
+	if from >= len(ids.Sessions) {
+		return nil, fmt.Errorf("race: option from=%d: the seed file has %d runners (tutti seed race --runners N)", from, len(ids.Sessions))
 	}
 	w.next.Store(int64(from))
-	if e := opts.Params["event"]; e != "" {
-		if w.event, err = strconv.ParseInt(e, 10, 64); err != nil {
-			return nil, fmt.Errorf("race: event=%q: %w", e, err)
-		}
+	event, err := opts.Int("event", int(ids.Event), 1)
+	if err != nil {
+		return nil, fmt.Errorf("race: %w", err)
 	}
+	w.event = int64(event)
 	return w, nil
 }
 

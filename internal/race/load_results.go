@@ -26,7 +26,7 @@ func resultsScenario(opts load.Options) (*load.Scenario, error) {
 	if opts.Target == nil { // listing only
 		return sc, nil
 	}
-	slug, event := opts.Params["race"], opts.Params["event"]
+	slug, event := opts.String("race", ""), opts.String("event", "")
 	if slug == "" && event == "" { // the event `tutti seed race` gave results
 		ids, err := LoadSeedIDs(opts.SeedFile)
 		if err != nil {

@@ -147,8 +147,8 @@ func newRoarLoad(opts load.Options) (*roarLoad, error) {
 	if s.users, err = opts.Int("users", 0, 0); err != nil {
 		return nil, fmt.Errorf("roar: %w", err)
 	}
-	switch v := opts.Params["read"]; v {
-	case "", "html":
+	switch v := opts.String("read", "html"); v {
+	case "html":
 	case "api":
 		s.readAPI = true
 	default:
