@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/errs"
@@ -150,6 +151,10 @@ func (a *App) entrantsCSV(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	regs, err := a.store.AllEntrants(r.Context(), e.ID)
+	var lines map[string][]Line
+	if err == nil && len(d.Race.Items) > 0 {
+		lines, err = a.store.EventLines(r.Context(), e.ID)
+	}
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
@@ -160,16 +165,26 @@ func (a *App) entrantsCSV(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "no-store")
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"bib", "first_name", "last_name", "email", "birth_date", "category", "city", "emergency_contact",
-		"amount", "status", "registered_at", "registration"})
+		"team", "donation", "store_items", "amount", "status", "registered_at", "registration"})
 	for _, g := range regs {
 		cells := []string{strconv.Itoa(g.Bib), g.FirstName, g.LastName, g.Email, g.BirthDate, g.Gender, g.City, g.Emergency,
-			Money(g.Amount, ""), g.Status, g.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"), strconv.FormatInt(g.ID, 10)}
+			g.TeamName, Money(g.Donation, ""), linesText(lines[g.HoldID]), Money(g.Amount, ""), g.Status,
+			g.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"), strconv.FormatInt(g.ID, 10)}
 		for i := range cells {
 			cells[i] = text.CSVCell(cells[i])
 		}
 		cw.Write(cells)
 	}
 	cw.Flush()
+}
+
+// linesText is store lines as one cell: "2 × Race shirt; 1 × Pasta dinner".
+func linesText(ls []Line) string {
+	parts := make([]string, len(ls))
+	for i, l := range ls {
+		parts[i] = strconv.Itoa(l.Qty) + " × " + l.Name
+	}
+	return strings.Join(parts, "; ")
 }
 
 func (a *App) registrationCancel(w http.ResponseWriter, r *http.Request) {

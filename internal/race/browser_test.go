@@ -65,6 +65,21 @@ func TestBrowserDirectorAndRunner(t *testing.T) {
 		}
 	}
 	apptest.Screenshot(t, dora, "race-director-events")
+	// Extras: teams, a fundraiser, and a shirt in the store.
+	must(chromedp.Do(dora,
+		chromedp.Click(`a.btn[href$="/admin/extras"]`),
+		chromedp.WaitVisible(`#fundraiser`),
+		chromedp.Click(`input[name=teams]`),
+		chromedp.SendKeys(`#fundraiser`, "Lake Rescue"),
+		chromedp.Click(`form[action$="/admin/extras"] button[type=submit]`),
+		chromedp.WaitVisible(`.flash`),
+		chromedp.SendKeys(`#new-name`, "Race shirt"),
+		chromedp.SetValue(`#new-price`, "20"),
+		chromedp.SetValue(`#new-stock`, "50"),
+		chromedp.Click(`form[action$="/admin/items"] button[type=submit]`),
+		chromedp.WaitVisible(`.item-admin`),
+	))
+	apptest.Screenshot(t, dora, "race-director-extras")
 	must(chromedp.Do(dora,
 		chromedp.Click(`a[href$="/admin/text"]`),
 		chromedp.WaitVisible(`#waiver`),
@@ -117,10 +132,35 @@ func TestBrowserDirectorAndRunner(t *testing.T) {
 	must(chromedp.Do(rita,
 		chromedp.SetValue(`#birth_date`, "1990-06-15"),
 		chromedp.Click(`form[action$="/details"] button[type=submit]`),
+		chromedp.WaitVisible(`#team`),
+		chromedp.SendKeys(`#team`, "Lakeside Striders"),
+		chromedp.Click(`form[action$="/team"] button[type=submit]`),
+		chromedp.WaitVisible(`input[name=amount][value="1000"]`),
+		chromedp.Click(`input[name=amount][value="1000"]`),
+	))
+	apptest.Screenshot(t, rita, "race-runner-donation-phone")
+	must(chromedp.Do(rita,
+		chromedp.Click(`form[action$="/donation"] button[type=submit]`),
+		chromedp.WaitVisible(`table.store`),
+		chromedp.SetValue(`table.store input.qty`, "2"),
+	))
+	apptest.Screenshot(t, rita, "race-runner-store-phone")
+	must(chromedp.Do(rita,
+		chromedp.Click(`form[action$="/store"] button[type=submit]`),
 		chromedp.WaitVisible(`input[name=accept]`),
 		chromedp.Click(`input[name=accept]`),
 		chromedp.Click(`form[action$="/waiver"] button[type=submit]`),
 		chromedp.WaitVisible(`dl.review`),
+	))
+	review, err := chromedp.Run(rita, chromedp.Text(`dl.review`))
+	must(err)
+	for _, want := range []string{"Lakeside Striders", "10.00 EUR to Lake Rescue", "Race shirt", "2 × 20.00 EUR", "89.00 EUR"} {
+		if !strings.Contains(review, want) {
+			t.Errorf("review page lacks %q: %q", want, review)
+		}
+	}
+	apptest.Screenshot(t, rita, "race-runner-review-phone")
+	must(chromedp.Do(rita,
 		chromedp.Click(`a[href$="/pay"]`),
 		chromedp.WaitVisible(`#card`),
 		chromedp.SendKeys(`#card`, "4000 0000 0000 0002"), // declined

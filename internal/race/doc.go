@@ -11,12 +11,13 @@
 //	GET  /race/r/{slug}/register?event=ID          account (signed out) or event (signed in)
 //	POST /race/r/{slug}/account                    sign in or sign up, then the event page
 //	POST /race/r/{slug}/register                   hold a place -> the entry's pages
-//	GET|POST /race/r/{slug}/entry/{hold}/details, /waiver; GET .../review; GET|POST .../pay
+//	GET|POST /race/r/{slug}/entry/{hold}/details, /team, /donation, /store, /waiver; GET .../review; GET|POST .../pay
 //	GET  /race/r/{slug}/entry/{hold}/wait, /done   the waiting page, the confirmation
 //	POST /race/r/{slug}/entry/{hold}/leave         give the place up
 //	GET  /race/r/{slug}/events/{eid}/sold-out
-//	GET  /race/r/{slug}/admin[/basics|/events|/text]  the directors' wizard and the race's home
-//	POST .../admin/basics, /events, /events/{eid}, /events/{eid}/delete, /text, /publish, /directors
+//	GET  /race/r/{slug}/admin[/basics|/events|/extras|/text]  the directors' wizard and the race's home
+//	POST .../admin/basics, /events, /events/{eid}, /events/{eid}/delete, /extras, /items, /items/{iid},
+//	     /items/{iid}/delete, /text, /publish, /directors
 //	GET  .../admin/events/{eid}/entrants[.csv]     registrants: search, export
 //	POST .../admin/registrations/{rid}/cancel      cancel (frees the place) and refund (a job)
 //	GET  .../admin/events/{eid}/checkin?q=         race day: the bib pickup list (a phone's)
@@ -36,5 +37,7 @@
 // race_registrations (hold_id unique: written once), race_results (an
 // event's finishers, replaced whole by an import; pos is the list's order;
 // name search through race_results_fts on SQLite, a GIN index on
-// PostgreSQL).
+// PostgreSQL), and the extras (extras.go): race_teams, race_items (taken:
+// units sold and held; CHECK taken <= stock) and race_hold_items (a hold's
+// store lines, claimed with it and given back when it is released).
 package race

@@ -129,3 +129,40 @@ func FuzzParseResults(f *testing.F) {
 		}
 	})
 }
+
+// The extras' forms: a store item's, the donation page's, the store page's
+// quantities and the team page's name.
+func FuzzExtrasForms(f *testing.F) {
+	f.Add("Race shirt", "20", "100", "2500", "", "2", "Zoë's Runners")
+	f.Add("", "-1", "1e9", "other", "10000.01", "11", "'''")
+	f.Add("=HYPERLINK()", "0.5", "0", "other", "  15.5 ", "-3", "\u202eevil")
+	items := []Item{{ID: 1, Name: "Shirt", Price: 2000, Stock: 5}, {ID: 7, Name: "Medal", Price: 0, Stock: 1}}
+	f.Fuzz(func(t *testing.T, name, price, stock, choice, other, qty, team string) {
+		if it, errs := (ItemInput{Name: name, Price: price, Stock: stock}).Validate(); len(errs) == 0 {
+			if n := utf8.RuneCountInString(it.Name); n < 1 || n > MaxNameLen || it.Price < 0 || it.Price > MaxPrice ||
+				it.Stock < 0 || it.Stock > MaxStock {
+				t.Errorf("accepted item %+v", it)
+			}
+		}
+		if v, msg := ParseDonation(choice, other); msg == "" && (v < 0 || v > MaxDonation) {
+			t.Errorf("accepted donation %d from %q %q", v, choice, other)
+		}
+		want, errs := ParseQuantities(items, func(k string) string {
+			if k == "qty-7" {
+				return qty
+			}
+			return ""
+		})
+		for id, n := range want {
+			if _, ok := (&Race{Items: items}).Item(id); !ok || n < 1 || n > MaxItemQty {
+				t.Errorf("quantity %d of item %d from %q", n, id, qty)
+			}
+		}
+		if len(errs) > 0 && len(want) > 0 {
+			t.Errorf("quantities %v and errors %v at once", want, errs)
+		}
+		if n, msg := CleanTeam(team); msg == "" && n != "" && (TeamKey(n) == "" || utf8.RuneCountInString(n) > 60) {
+			t.Errorf("accepted team %q (key %q)", n, TeamKey(n))
+		}
+	})
+}

@@ -168,8 +168,9 @@ func (w *wizard) register(ctx context.Context, c *load.Client) error {
 	steps := []struct {
 		name, form string
 		fill       func(f *load.Form)
+		extra      bool // a page of the race's extras: there only if it offers them
 	}{
-		{"hold", "/register", func(f *load.Form) { f.Set("event", strconv.FormatInt(w.event, 10)) }},
+		{"hold", "/register", func(f *load.Form) { f.Set("event", strconv.FormatInt(w.event, 10)) }, false},
 		{"details", "/details", func(f *load.Form) {
 			f.Set("first_name", "Runner")
 			f.Set("last_name", strconv.FormatInt(i, 10))
@@ -178,11 +179,32 @@ func (w *wizard) register(ctx context.Context, c *load.Client) error {
 			f.Set("gender", Genders[i%int64(len(Genders))].Value)
 			f.Set("city", "Rush City")
 			f.Set("emergency", "A friend, 555 0100")
-		}},
-		{"waiver", "/waiver", func(f *load.Form) { f.Set("accept", "yes") }},
+		}, false},
+		{"team", "/team", func(f *load.Form) {
+			if i%2 == 0 {
+				f.Set("team", "Rush team "+strconv.FormatInt(i%100, 10))
+			}
+		}, true},
+		{"donation", "/donation", func(f *load.Form) {
+			if i%4 == 0 {
+				f.Set("amount", "1000")
+			}
+		}, true},
+		{"store", "/store", func(f *load.Form) { // one unit of an item, for every third runner
+			for k := range f.Values {
+				if strings.HasPrefix(k, "qty-") && i%3 == 0 {
+					f.Set(k, "1")
+					break
+				}
+			}
+		}, true},
+		{"waiver", "/waiver", func(f *load.Form) { f.Set("accept", "yes") }, false},
 	}
 	for _, s := range steps {
 		f, err := p.Form(s.form)
+		if err != nil && s.extra {
+			continue
+		}
 		if err != nil {
 			return endedAt(p)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -25,21 +26,7 @@ func TestRushNeverOversells(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, m *app.Main) {
 		const runners, places = 2000, 500
 		ctx := context.Background()
-		seedFile := filepath.Join(t.TempDir(), "race.json")
-		ids, err := race.Seed(ctx, m.DB, race.SeedSize{Runners: runners, Places: places}, seedFile, nil, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		u, _ := url.Parse(m.URL())
-		sc, err := race.LoadScenarios()["race-burst"](load.Options{Target: u, SeedFile: seedFile,
-			Params: map[string]string{"runners": "2000", "within": "3s", "delay": "0s-30ms", "click": "0s-10ms"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := load.Run(ctx, sc, load.Config{Target: u, Phases: sc.Phases, Timeout: time.Minute, Seed: 3})
-		if err != nil {
-			t.Fatal(err)
-		}
+		ids, res := rush(t, m, race.SeedSize{Runners: runners, Places: places}, "3s", "0s-30ms")
 		t.Logf("status %v; requests %+v", res.Status, res.Requests)
 		if res.Totals.Sessions != runners || res.Totals.SessionsFailed != runners-places ||
 			res.Failed["register sold_out"] != runners-places || res.Totals.Errors != 0 {
@@ -74,6 +61,70 @@ func TestRushNeverOversells(t *testing.T) {
 		}
 		if st := res.Sessions[0]; st.PerHour <= 0 || res.Generator == nil || res.Generator.PeakActive == 0 {
 			t.Errorf("report: %+v, generator %+v; want an hourly rate and the generator's memory", st, res.Generator)
+		}
+	})
+}
+
+// rush seeds size on m and runs the race-burst scenario against it: every
+// runner arrives within, thinking delay on each page.
+func rush(t *testing.T, m *app.Main, size race.SeedSize, within, delay string) (*race.SeedIDs, *load.Result) {
+	t.Helper()
+	ctx := context.Background()
+	seedFile := filepath.Join(t.TempDir(), "race.json")
+	ids, err := race.Seed(ctx, m.DB, size, seedFile, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(m.URL())
+	sc, err := race.LoadScenarios()["race-burst"](load.Options{Target: u, SeedFile: seedFile,
+		Params: map[string]string{"runners": strconv.Itoa(size.Runners), "within": within, "delay": delay, "click": "0s-10ms"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := load.Run(ctx, sc, load.Config{Target: u, Phases: sc.Phases, Timeout: time.Minute, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids, res
+}
+
+// A rush on a race with extras: the runners' wizard takes the team,
+// donation and store pages too, and every registration is charged its
+// entry, its donation and its store lines, once; the shirts on the
+// registrations are the shirts taken from stock.
+func TestRushWithExtras(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		const runners, places = 300, 120
+		ctx := context.Background()
+		ids, res := rush(t, m, race.SeedSize{Runners: runners, Places: places, Extras: true}, "2s", "0s-20ms")
+		var stores int64
+		for _, st := range res.Requests {
+			if st.Name == "store" {
+				stores = st.Count
+			}
+		}
+		if res.Totals.SessionsFailed != runners-places || res.Failed["register sold_out"] != runners-places || res.Totals.Errors != 0 ||
+			stores != places {
+			t.Fatalf("%d failed (%v), %d request errors %v, %d store pages sent; want %d sold out, no errors, %d store pages",
+				res.Totals.SessionsFailed, res.Failed, res.Totals.Errors, res.Errors, stores, runners-places, places)
+		}
+		d := m.DB
+		var regs, teamed, gave, wrong, shirts, taken int
+		if err := db.Scan(d.QueryRow(ctx, `SELECT count(*), count(team_id), count(CASE WHEN donation > 0 THEN 1 END),
+			count(CASE WHEN amount <> 4500 + donation + coalesce((SELECT sum(hi.qty * hi.price) FROM race_hold_items hi
+				WHERE hi.hold_id = r.hold_id), 0) THEN 1 END)
+			FROM race_registrations r WHERE event_id = ?`, ids.Event), &regs, &teamed, &gave, &wrong); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Scan(d.QueryRow(ctx, `SELECT coalesce(sum(qty), 0) FROM race_hold_items`), &shirts); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Scan(d.QueryRow(ctx, `SELECT taken FROM race_items`), &taken); err != nil {
+			t.Fatal(err)
+		}
+		if regs != places || teamed == 0 || teamed == places || gave == 0 || wrong != 0 || shirts == 0 || shirts != taken {
+			t.Errorf("%d registrations, %d in teams, %d gave, %d charged wrongly, %d shirts on holds, %d taken from stock",
+				regs, teamed, gave, wrong, shirts, taken)
 		}
 	})
 }

@@ -29,6 +29,11 @@ type Race struct {
 	PublishedAt *time.Time
 	Version     int64
 	Events      []Event
+	// Extras (extras.go): teams on, the fundraiser ("" for none), the
+	// store's items.
+	Teams      bool
+	Fundraiser string
+	Items      []Item
 }
 
 // Published reports whether runners can see the race.
@@ -123,6 +128,12 @@ type Hold struct {
 	Amount    int64      // what is charged
 	PaymentID string
 	Attempt   int // declined charges so far (payKey)
+	// The extras chosen: the team (0 for none; TeamName is its name),
+	// the donation, and the store lines (loaded when the race has a store).
+	TeamID   int64
+	TeamName string
+	Donation int64
+	Lines    []Line
 }
 
 // Entrant is who runs: what the details page asks.
@@ -144,7 +155,9 @@ type Registration struct {
 	UserID  int64
 	Bib     int
 	Entrant
-	Amount      int64
+	Amount      int64 // the event's price, the donation and the store lines
+	TeamName    string
+	Donation    int64
 	PaymentID   string
 	Status      string // confirmed, cancelled
 	CreatedAt   time.Time

@@ -27,11 +27,11 @@ func (a *App) entry(w http.ResponseWriter, r *http.Request) *Entry {
 	return en
 }
 
-// moved answers a page of the wizard that the hold is past (paid) or
-// before (an earlier page undone): to the page it is at. It reports
-// whether it did.
-func (a *App) moved(w http.ResponseWriter, r *http.Request, race *Race, h *Hold, need int) bool {
-	if h.Status == HoldPaid || h.Status == HoldDone || h.Step < need {
+// moved answers page step of the wizard when the hold is past it (paid)
+// or before it (an earlier page undone): with the page it is at. It
+// reports whether it did.
+func (a *App) moved(w http.ResponseWriter, r *http.Request, race *Race, h *Hold, step int) bool {
+	if h.Status == HoldPaid || h.Status == HoldDone || h.Step < race.needs(step) {
 		a.redirect(w, r, a.stepURL(race, h))
 		return true
 	}
@@ -58,7 +58,7 @@ func entrantOf(h *Hold) EntrantInput {
 
 func (a *App) detailsShow(w http.ResponseWriter, r *http.Request) {
 	en := a.entry(w, r)
-	if en == nil || a.moved(w, r, en.Race, en.Hold, 0) {
+	if en == nil || a.moved(w, r, en.Race, en.Hold, stepDetails) {
 		return
 	}
 	u, race, e, h := en.User, en.Race, en.Event, en.Hold
@@ -83,12 +83,12 @@ func (a *App) detailsSave(w http.ResponseWriter, r *http.Request) {
 		a.wizardErr(w, r, race, h, err)
 		return
 	}
-	a.redirect(w, r, entryURL(race.Slug, h.ID)+"/waiver")
+	a.redirect(w, r, entryURL(race.Slug, h.ID)+"/"+race.nextPage(stepDetails))
 }
 
 func (a *App) waiverShow(w http.ResponseWriter, r *http.Request) {
 	en := a.entry(w, r)
-	if en == nil || a.moved(w, r, en.Race, en.Hold, stepDetails) {
+	if en == nil || a.moved(w, r, en.Race, en.Hold, stepWaiver) {
 		return
 	}
 	u, race, e, h := en.User, en.Race, en.Event, en.Hold
@@ -115,18 +115,29 @@ func (a *App) waiverSave(w http.ResponseWriter, r *http.Request) {
 
 func (a *App) reviewShow(w http.ResponseWriter, r *http.Request) {
 	en := a.entry(w, r)
-	if en == nil || a.moved(w, r, en.Race, en.Hold, stepWaiver) {
+	if en == nil || a.moved(w, r, en.Race, en.Hold, stepWaiver+1) || !a.lines(w, r, en) {
 		return
 	}
 	u, race, e, h := en.User, en.Race, en.Event, en.Hold
 	a.Site.Render(w, r, http.StatusOK, ReviewPage(a, u, race, e, h, a.Now()))
 }
 
+// lines loads the store lines of en's hold; false after answering an
+// error.
+func (a *App) lines(w http.ResponseWriter, r *http.Request, en *Entry) bool {
+	var err error
+	if en.Hold.Lines, err = a.svc.Lines(r.Context(), en); err != nil {
+		a.Site.Error(w, r, err)
+		return false
+	}
+	return true
+}
+
 func (a *App) testCards() bool { _, ok := a.Pay.(*pay.Test); return ok }
 
 func (a *App) payShow(w http.ResponseWriter, r *http.Request) {
 	en := a.entry(w, r)
-	if en == nil || a.moved(w, r, en.Race, en.Hold, stepWaiver) {
+	if en == nil || a.moved(w, r, en.Race, en.Hold, stepWaiver+1) || !a.lines(w, r, en) {
 		return
 	}
 	u, race, e, h := en.User, en.Race, en.Event, en.Hold
@@ -207,11 +218,14 @@ func (a *App) doneShow(w http.ResponseWriter, r *http.Request) {
 		a.redirect(w, r, a.stepURL(race, h))
 		return
 	}
+	if !a.lines(w, r, en) {
+		return
+	}
 	msg := ""
 	if r.URL.Query().Get("already") == "1" {
 		msg = "You are registered for this event already; nothing was charged again."
 	}
-	a.Site.Render(w, r, http.StatusOK, DonePage(a, u, race, e, reg, msg))
+	a.Site.Render(w, r, http.StatusOK, DonePage(a, u, race, e, reg, en.Hold.Lines, msg))
 }
 
 func (a *App) leave(w http.ResponseWriter, r *http.Request) {

@@ -121,12 +121,8 @@ func (a *App) stepURL(race *Race, h *Hold) string {
 		return base + "/done"
 	case h.Status == HoldPaying:
 		return base + "/pay"
-	case h.Step < stepDetails:
-		return base + "/details"
-	case h.Step < stepWaiver:
-		return base + "/waiver"
 	}
-	return base + "/review"
+	return base + "/" + race.nextPage(h.Step)
 }
 
 func (a *App) soldOut(w http.ResponseWriter, r *http.Request) {

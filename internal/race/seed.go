@@ -20,9 +20,12 @@ import (
 
 // SeedSize is the load tests' data set: a published race open for
 // registration now, with an event of Places places, Runners signed-in
-// runners to fill it, and a past event with Results results.
+// runners to fill it, and a past event with Results results. Extras adds
+// teams, a fundraiser and a shirt (a unit for each runner) to the race, so
+// that the runners' wizard has those pages too.
 type SeedSize struct {
 	Runners, Places, Results int
+	Extras                   bool
 }
 
 // SeedDefault is a rehearsal of a thousand runners for a thousand places,
@@ -96,6 +99,14 @@ func Seed(ctx context.Context, d *db.DB, size SeedSize, idsPath string, progress
 		if err := st.UpdateText(ctx, tx, r.ID, "Start and finish at the town hall.", "I accept the risks of taking part."); err != nil {
 			return err
 		}
+		if size.Extras {
+			if err := st.SetExtras(ctx, tx, r.ID, ExtrasInput{Teams: true, Fundraiser: "Rush City Food Bank"}); err != nil {
+				return err
+			}
+			if err := st.AddItem(ctx, tx, r.ID, Item{Name: "Race shirt", Price: 2000, Stock: size.Runners}, now); err != nil {
+				return err
+			}
+		}
 		return st.Publish(ctx, tx, r.ID, now)
 	})
 	if err != nil {
@@ -140,6 +151,7 @@ func seedFlags(fs *flag.FlagSet) (func() error, module.SeedFunc) {
 	fs.IntVar(&size.Runners, "runners", size.Runners, "runners, signed in, each to register once")
 	places := fs.Int("places", 0, "places in the open event (default: as many as runners)")
 	fs.IntVar(&size.Results, "results", size.Results, "results of last year's 10K")
+	fs.BoolVar(&size.Extras, "extras", false, "teams, a fundraiser and a store item: the wizard's extras pages too")
 	check := func() error {
 		if size.Runners < 1 || *places < 0 || size.Results < 0 {
 			return errors.New("need at least one runner")

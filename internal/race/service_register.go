@@ -33,12 +33,6 @@ import (
 // writer.go); a hold left paying by a crash is settled by asking the
 // gateway what happened under its key.
 
-// Wizard steps done, in order (Hold.Step).
-const (
-	stepDetails = 1
-	stepWaiver  = 2
-)
-
 // Refusals of the pipeline.
 var (
 	ErrSoldOut = errs.E(errs.Conflict, "This event is sold out.")
@@ -166,23 +160,36 @@ func (s *Service) renew(ctx context.Context, h *Hold) error {
 	if !got {
 		return ErrSoldOut
 	}
-	h.Status, h.ExpiresAt = HoldOpen, now.Add(s.holdFor)
+	// The release gave its store lines back (and may have sent it back
+	// to the store page): the hold as it now is.
+	fresh, err := s.store.Hold(ctx, h.ID)
+	if err != nil {
+		return err
+	}
+	*h = *fresh
 	return nil
 }
 
-// onOpen runs a wizard page's write, already validated, on the entry's
-// open hold, renewing it first if it ran out. The write is batched with
+// onOpen runs the write of page step, already validated, on the entry's
+// open hold, renewing it first if it ran out; ErrHoldMoved if the hold is
+// not open or has not done the pages before. The write is batched with
 // other runners': it must not fail for its own input (that would roll the
-// batch back and run every write of it alone).
-func (s *Service) onOpen(ctx context.Context, en *Entry, write func(ctx context.Context, tx *db.Tx) error) error {
+// batch back and run every write of it alone); one that may runs alone.
+func (s *Service) onOpen(ctx context.Context, en *Entry, step int, alone bool, write func(ctx context.Context, tx *db.Tx) error) error {
 	h := en.Hold
-	if h.Status != HoldOpen && h.Status != HoldReleased {
+	if h.Status != HoldOpen && h.Status != HoldReleased || h.Step < en.Race.needs(step) {
 		return ErrHoldMoved
 	}
 	if h.Expired(s.now()) {
 		if err := s.renew(ctx, h); err != nil {
 			return err
 		}
+		if h.Step < en.Race.needs(step) { // its store lines went back
+			return ErrHoldMoved
+		}
+	}
+	if alone {
+		return s.db.WithTx(ctx, func(tx *db.Tx) error { return write(ctx, tx) })
 	}
 	return s.batch.Do(ctx, write)
 }
@@ -193,20 +200,17 @@ func (s *Service) SaveEntrant(ctx context.Context, en *Entry, in EntrantInput) e
 	if len(f) > 0 {
 		return errs.Fields(f)
 	}
-	return s.onOpen(ctx, en, func(ctx context.Context, tx *db.Tx) error {
+	return s.onOpen(ctx, en, stepDetails, false, func(ctx context.Context, tx *db.Tx) error {
 		return s.store.SaveEntrant(ctx, tx, en.Hold.ID, en.User.ID, e, stepDetails)
 	})
 }
 
 // AcceptWaiver records the waiver's acceptance.
 func (s *Service) AcceptWaiver(ctx context.Context, en *Entry, accepted bool) error {
-	switch {
-	case en.Hold.Step < stepDetails:
-		return errs.E(errs.Conflict, "Fill in your details first.")
-	case !accepted:
+	if !accepted {
 		return errs.Fields(map[string]string{"accept": "Tick the box to accept the waiver; you cannot run without it."})
 	}
-	return s.onOpen(ctx, en, func(ctx context.Context, tx *db.Tx) error {
+	return s.onOpen(ctx, en, stepWaiver, false, func(ctx context.Context, tx *db.Tx) error {
 		return s.store.AcceptWaiver(ctx, tx, en.Hold.ID, en.User.ID, s.now(), stepWaiver)
 	})
 }
@@ -240,20 +244,26 @@ func (s *Service) Pay(ctx context.Context, en *Entry, card string) error {
 	case h.Status == HoldPaid || h.Status == HoldDone:
 		return nil
 	case h.Step < stepWaiver:
-		return errs.E(errs.Conflict, "Finish the earlier pages first.")
-	}
-	amount := e.Price
-	if h.Status == HoldPaying {
-		amount = h.Amount // a retry charges what the first attempt did
-	}
-	charge := pay.Charge{Key: payKey(h), Amount: amount, Currency: r.Currency, Method: card, Description: r.Name + " · " + e.Name}
-	if amount > 0 {
-		if err := charge.Check(); err != nil { // no card: the hold does not move
-			return err
-		}
+		return ErrHoldMoved // the pages before first
 	}
 	if h.Expired(s.now()) {
 		if err := s.renew(ctx, h); err != nil {
+			return err
+		}
+		if h.Step < stepWaiver { // its store lines went back: choose again
+			return ErrHoldMoved
+		}
+	}
+	if len(r.Items) > 0 && h.Status != HoldPaying {
+		var err error
+		if h.Lines, err = s.store.Lines(ctx, h.ID); err != nil {
+			return err
+		}
+	}
+	amount := h.Owed(e)
+	charge := pay.Charge{Key: payKey(h), Amount: amount, Currency: r.Currency, Method: card, Description: r.Name + " · " + e.Name}
+	if amount > 0 {
+		if err := charge.Check(); err != nil { // no card: the hold does not move
 			return err
 		}
 	}

@@ -20,13 +20,14 @@ type Store struct {
 // NewStore is race's store on d.
 func NewStore(d *db.DB) *Store { return &Store{db: d} }
 
-const raceCols = `id, slug, owner_id, name, location, race_date, tz, description, info, waiver, logo, currency, published_at, version`
+const raceCols = `id, slug, owner_id, name, location, race_date, tz, description, info, waiver, logo, currency, published_at, version,
+	teams, fundraiser`
 
 func scanRace(sc interface{ Scan(...any) error }) (*Race, error) {
 	var r Race
 	var pub sql.NullInt64
 	if err := sc.Scan(&r.ID, &r.Slug, &r.OwnerID, &r.Name, &r.Location, &r.Date, &r.TZ, &r.Description, &r.Info,
-		&r.Waiver, &r.Logo, &r.Currency, &pub, &r.Version); err != nil {
+		&r.Waiver, &r.Logo, &r.Currency, &pub, &r.Version, &r.Teams, &r.Fundraiser); err != nil {
 		return nil, err
 	}
 	r.PublishedAt = msPtr(pub)
@@ -95,6 +96,9 @@ func (s *Store) RaceBySlug(ctx context.Context, q db.Querier, slug string) (*Rac
 		return nil, fmt.Errorf("race %s: %w", slug, db.Translate(err))
 	}
 	if r.Events, err = s.events(ctx, q, r.ID); err != nil {
+		return nil, err
+	}
+	if r.Items, err = s.items(ctx, q, r.ID); err != nil {
 		return nil, err
 	}
 	return r, nil

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/db"
@@ -19,14 +20,16 @@ import (
 // a runner's two tabs) racing on one hold move it once.
 
 const holdCols = `id, event_id, race_id, user_id, status, expires_at, first_name, last_name, email, birth_date, gender, city,
-	emergency, step, waiver_at, amount, payment_id, attempt`
+	emergency, step, waiver_at, amount, payment_id, attempt, coalesce(team_id, 0), donation,
+	coalesce((SELECT t.name FROM race_teams t WHERE t.id = race_holds.team_id), '')`
 
 func scanHold(sc interface{ Scan(...any) error }) (*Hold, error) {
 	var h Hold
 	var exp int64
 	var waiver sql.NullInt64
 	if err := sc.Scan(&h.ID, &h.EventID, &h.RaceID, &h.UserID, &h.Status, &exp, &h.FirstName, &h.LastName, &h.Email,
-		&h.BirthDate, &h.Gender, &h.City, &h.Emergency, &h.Step, &waiver, &h.Amount, &h.PaymentID, &h.Attempt); err != nil {
+		&h.BirthDate, &h.Gender, &h.City, &h.Emergency, &h.Step, &waiver, &h.Amount, &h.PaymentID, &h.Attempt,
+		&h.TeamID, &h.Donation, &h.TeamName); err != nil {
 		return nil, db.Translate(err)
 	}
 	h.ExpiresAt, h.WaiverAt = ms(exp), msPtr(waiver)
@@ -161,10 +164,17 @@ func (s *Store) MarkPaid(ctx context.Context, tx *db.Tx, id, paymentID string, n
 	return nil
 }
 
-// Release gives an open hold of user's place back (the runner left).
+// released is the SET of a hold's release: its store lines go back to
+// stock with it (releaseLines), so a hold past the store page that had
+// lines is sent back to that page; a hold renewed later chooses again.
+var released = `status = 'released', step = CASE WHEN step >= ` + strconv.Itoa(stepStore) + ` AND EXISTS
+	(SELECT 1 FROM race_hold_items hi WHERE hi.hold_id = race_holds.id) THEN ` + strconv.Itoa(stepStore-1) + ` ELSE step END`
+
+// Release gives an open hold of user's place back (the runner left), and
+// its store items.
 func (s *Store) Release(ctx context.Context, tx *db.Tx, id string, userID int64) error {
 	var eventID int64
-	err := db.Scan(tx.QueryRow(ctx, `UPDATE race_holds SET status = 'released' WHERE id = ? AND user_id = ? AND status = 'open'
+	err := db.Scan(tx.QueryRow(ctx, `UPDATE race_holds SET `+released+` WHERE id = ? AND user_id = ? AND status = 'open'
 		RETURNING event_id`, id, userID), &eventID)
 	if errors.Is(err, errs.ErrNotFound) {
 		return ErrHoldMoved
@@ -172,30 +182,70 @@ func (s *Store) Release(ctx context.Context, tx *db.Tx, id string, userID int64)
 	if err != nil {
 		return err
 	}
-	_, err = tx.Exec(ctx, `UPDATE race_events SET taken = taken - 1 WHERE id = ?`, eventID)
-	return err
+	if _, err = tx.Exec(ctx, `UPDATE race_events SET taken = taken - 1 WHERE id = ?`, eventID); err != nil {
+		return err
+	}
+	return releaseLines(ctx, tx, []string{id})
 }
 
-// ReleaseExpired gives back the places of up to limit open holds whose
-// expiry passed at now, and returns how many.
+// releaseLines gives the store lines of released holds back to stock.
+func releaseLines(ctx context.Context, tx *db.Tx, holds []string) error {
+	if len(holds) == 0 {
+		return nil
+	}
+	args := make([]any, len(holds))
+	for i, h := range holds {
+		args[i] = h
+	}
+	rows, err := tx.Query(ctx, `DELETE FROM race_hold_items WHERE hold_id IN (`+db.Params(len(holds))+`) RETURNING item_id, qty`, args...)
+	if err != nil {
+		return err
+	}
+	per := map[int64]int{}
+	for rows.Next() {
+		var item int64
+		var n int
+		if err := rows.Scan(&item, &n); err != nil {
+			rows.Close()
+			return err
+		}
+		per[item] += n
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for item, n := range per {
+		if _, err := tx.Exec(ctx, `UPDATE race_items SET taken = taken - ? WHERE id = ?`, n, item); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ReleaseExpired gives back the places (and store items) of up to limit
+// open holds whose expiry passed at now, and returns how many.
 func (s *Store) ReleaseExpired(ctx context.Context, now time.Time, limit int) (int, error) {
 	n := 0
 	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
 		n = 0
-		rows, err := tx.Query(ctx, `UPDATE race_holds SET status = 'released'
+		rows, err := tx.Query(ctx, `UPDATE race_holds SET `+released+`
 			WHERE id IN (SELECT id FROM race_holds WHERE status = 'open' AND expires_at <= ? LIMIT ?) AND status = 'open'
-			RETURNING event_id`, now.UnixMilli(), limit)
+			RETURNING id, event_id`, now.UnixMilli(), limit)
 		if err != nil {
 			return err
 		}
 		per := map[int64]int{}
+		var ids []string
 		for rows.Next() {
+			var id string
 			var ev int64
-			if err := rows.Scan(&ev); err != nil {
+			if err := rows.Scan(&id, &ev); err != nil {
 				rows.Close()
 				return err
 			}
 			per[ev]++
+			ids = append(ids, id)
 			n++
 		}
 		rows.Close()
@@ -207,7 +257,7 @@ func (s *Store) ReleaseExpired(ctx context.Context, now time.Time, limit int) (i
 				return err
 			}
 		}
-		return nil
+		return releaseLines(ctx, tx, ids)
 	})
 	return n, err
 }

@@ -14,14 +14,16 @@ import (
 )
 
 const regCols = `id, hold_id, race_id, event_id, user_id, bib, first_name, last_name, email, birth_date, gender, city, emergency,
-	amount, payment_id, status, created_at, cancelled_at, checked_in_at`
+	amount, payment_id, status, created_at, cancelled_at, checked_in_at, donation,
+	coalesce((SELECT t.name FROM race_teams t WHERE t.id = race_registrations.team_id), '')`
 
 func scanReg(sc interface{ Scan(...any) error }) (Registration, error) {
 	var r Registration
 	var created int64
 	var cancelled, checkedIn sql.NullInt64
 	err := sc.Scan(&r.ID, &r.HoldID, &r.RaceID, &r.EventID, &r.UserID, &r.Bib, &r.FirstName, &r.LastName, &r.Email,
-		&r.BirthDate, &r.Gender, &r.City, &r.Emergency, &r.Amount, &r.PaymentID, &r.Status, &created, &cancelled, &checkedIn)
+		&r.BirthDate, &r.Gender, &r.City, &r.Emergency, &r.Amount, &r.PaymentID, &r.Status, &created, &cancelled, &checkedIn,
+		&r.Donation, &r.TeamName)
 	r.CreatedAt, r.CancelledAt, r.CheckedInAt = ms(created), msPtr(cancelled), msPtr(checkedIn)
 	return r, db.Translate(err)
 }
@@ -123,8 +125,8 @@ func (s *Store) AllEntrants(ctx context.Context, eventID int64) ([]Registration,
 	return s.regs(ctx, `WHERE event_id = ? ORDER BY bib`, eventID)
 }
 
-// Cancel cancels a confirmed registration of race and frees its place;
-// it returns the registration as it was.
+// Cancel cancels a confirmed registration of race and frees its place and
+// its store items; it returns the registration as it was.
 func (s *Store) Cancel(ctx context.Context, tx *db.Tx, raceID, id int64, now time.Time) (Registration, error) {
 	r, err := scanReg(tx.QueryRow(ctx, `UPDATE race_registrations SET status = 'cancelled', cancelled_at = ?
 		WHERE id = ? AND race_id = ? AND status = 'confirmed' RETURNING `+regCols, now.UnixMilli(), id, raceID))
@@ -134,7 +136,13 @@ func (s *Store) Cancel(ctx context.Context, tx *db.Tx, raceID, id int64, now tim
 	if err != nil {
 		return r, err
 	}
-	_, err = tx.Exec(ctx, `UPDATE race_events SET taken = taken - 1, confirmed = confirmed - 1 WHERE id = ?`, r.EventID)
+	if _, err = tx.Exec(ctx, `UPDATE race_events SET taken = taken - 1, confirmed = confirmed - 1 WHERE id = ?`, r.EventID); err != nil {
+		return r, err
+	}
+	// Its store items go back to stock; the lines stay, the sale's record.
+	_, err = tx.Exec(ctx, `UPDATE race_items SET taken = taken - (SELECT hi.qty FROM race_hold_items hi
+		WHERE hi.hold_id = ? AND hi.item_id = race_items.id)
+		WHERE id IN (SELECT item_id FROM race_hold_items WHERE hold_id = ?)`, r.HoldID, r.HoldID)
 	return r, err
 }
 

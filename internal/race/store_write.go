@@ -30,23 +30,26 @@ func (s *Store) WritePaid(ctx context.Context, limit int, now time.Time, also fu
 		}
 		rows, err := tx.Query(ctx, `UPDATE race_holds SET status = 'done'
 			WHERE id IN (SELECT id FROM race_holds WHERE status = 'paid' ORDER BY paid_at LIMIT ?`+lock+`) AND status = 'paid'
-			RETURNING id, race_id, event_id, user_id, first_name, last_name, email, birth_date, gender, city, emergency, amount, payment_id, paid_at`,
+			RETURNING id, race_id, event_id, user_id, first_name, last_name, email, birth_date, gender, city, emergency, amount, payment_id, paid_at,
+				team_id, donation`,
 			limit)
 		if err != nil {
 			return err
 		}
 		var paidAt []int64
+		var teams []sql.NullInt64
 		for rows.Next() {
 			var r Registration
-			var at sql.NullInt64
+			var at, team sql.NullInt64
 			if err := rows.Scan(&r.HoldID, &r.RaceID, &r.EventID, &r.UserID, &r.FirstName, &r.LastName, &r.Email, &r.BirthDate,
-				&r.Gender, &r.City, &r.Emergency, &r.Amount, &r.PaymentID, &at); err != nil {
+				&r.Gender, &r.City, &r.Emergency, &r.Amount, &r.PaymentID, &at, &team, &r.Donation); err != nil {
 				rows.Close()
 				return err
 			}
 			r.Status, r.CreatedAt = "confirmed", now
 			out = append(out, r)
 			paidAt = append(paidAt, at.Int64)
+			teams = append(teams, team)
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil || len(out) == 0 {
@@ -77,17 +80,17 @@ func (s *Store) WritePaid(ctx context.Context, limit int, now time.Time, also fu
 				out[i].Bib = next - len(ix) + k
 			}
 		}
-		const cols = 17
+		const cols = 19
 		args := make([]any, 0, len(out)*cols)
 		perEvent := map[int64]int{}
-		for _, r := range out {
+		for i, r := range out {
 			args = append(args, r.HoldID, r.RaceID, r.EventID, r.UserID, r.Bib, r.FirstName, r.LastName,
 				NameKey(r.FirstName+" "+r.LastName), r.Email, r.BirthDate, r.Gender, r.City, r.Emergency, r.Amount, r.PaymentID,
-				"confirmed", now.UnixMilli())
+				"confirmed", now.UnixMilli(), teams[i], r.Donation)
 			perEvent[r.EventID]++
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO race_registrations (hold_id, race_id, event_id, user_id, bib, first_name, last_name,
-			name_key, email, birth_date, gender, city, emergency, amount, payment_id, status, created_at)
+			name_key, email, birth_date, gender, city, emergency, amount, payment_id, status, created_at, team_id, donation)
 			VALUES `+db.Values(len(out), cols), args...); err != nil {
 			return fmt.Errorf("race: write registrations: %w", err)
 		}
