@@ -68,6 +68,8 @@ func flash(r *http.Request) string {
 		return "Published: runners can see the race and register."
 	case "director":
 		return "Co-director added."
+	case "code":
+		return "Saved: runners can use the codes listed now."
 	case "cancelled":
 		return "Registration cancelled; the place is free again and the payment refunded."
 	}

@@ -93,6 +93,16 @@ func TestBrowserDirectorAndRunner(t *testing.T) {
 		chromedp.WaitVisible(`.flash.ok`),
 	))
 	apptest.Screenshot(t, dora, "race-director-published")
+	must(chromedp.Do(dora,
+		chromedp.Click(`a[href$="/admin/codes"]`),
+		chromedp.WaitVisible(`#code`),
+		chromedp.SendKeys(`#code`, "friend-10"),
+		chromedp.SetValue(`#percent`, "10"),
+		chromedp.SetValue(`#max_uses`, "50"),
+		chromedp.Click(`form[action$="/admin/codes"] button[type=submit]`),
+		chromedp.WaitVisible(`table.codes`),
+	))
+	apptest.Screenshot(t, dora, "race-director-codes")
 	slug, err := chromedp.Run(dora, chromedp.Evaluate[string](`location.pathname.split("/")[3]`))
 	must(err)
 
@@ -162,6 +172,18 @@ func TestBrowserDirectorAndRunner(t *testing.T) {
 	apptest.Screenshot(t, rita, "race-runner-review-phone")
 	must(chromedp.Do(rita,
 		chromedp.Click(`a[href$="/pay"]`),
+		chromedp.WaitVisible(`#code`),
+		chromedp.SendKeys(`#code`, "friend-10"),
+		chromedp.Click(`form.code-form button[type=submit]`),
+		chromedp.WaitVisible(`form.code-form button.link`),
+	))
+	amount, err := chromedp.Run(rita, chromedp.Text(`form.pay-form`))
+	must(err)
+	if !strings.Contains(amount, "85.10 EUR") { // 89.00 less 10 % of the 39.00 entry
+		t.Errorf("payment page after the code: %q", amount)
+	}
+	apptest.Screenshot(t, rita, "race-runner-code-phone")
+	must(chromedp.Do(rita,
 		chromedp.WaitVisible(`#card`),
 		chromedp.SendKeys(`#card`, "4000 0000 0000 0002"), // declined
 		chromedp.Click(`form.pay-form button[type=submit]`),

@@ -14,10 +14,13 @@
 //	GET|POST /race/r/{slug}/entry/{hold}/details, /team, /donation, /store, /waiver; GET .../review; GET|POST .../pay
 //	GET  /race/r/{slug}/entry/{hold}/wait, /done   the waiting page, the confirmation
 //	POST /race/r/{slug}/entry/{hold}/leave         give the place up
+//	GET|POST /race/r/{slug}/early                 hold a place before an event opens, with an early-access code
+//	POST /race/r/{slug}/entry/{hold}/code          a discount code on the entry (remove=1: off)
 //	GET  /race/r/{slug}/events/{eid}/sold-out
 //	GET  /race/r/{slug}/admin[/basics|/events|/extras|/text]  the directors' wizard and the race's home
 //	POST .../admin/basics, /events, /events/{eid}, /events/{eid}/delete, /extras, /items, /items/{iid},
 //	     /items/{iid}/delete, /text, /publish, /directors
+//	GET|POST .../admin/codes, POST .../admin/codes/{cid}/delete   discount and early-access codes
 //	GET  .../admin/events/{eid}/entrants[.csv]     registrants: search, export
 //	POST .../admin/registrations/{rid}/cancel      cancel (frees the place) and refund (a job)
 //	GET  .../admin/events/{eid}/checkin?q=         race day: the bib pickup list (a phone's)

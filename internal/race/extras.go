@@ -176,13 +176,14 @@ func Total(price, donation int64, lines []Line) int64 {
 }
 
 // Owed is what hold h in event e is charged: what its first attempt
-// charged once paying (a retry charges the same), else the event's price,
-// the donation and the store lines (h.Lines, loaded).
+// charged once paying (a retry charges the same), else the event's price
+// less the code's discount, the donation and the store lines (h.Lines,
+// loaded).
 func (h *Hold) Owed(e *Event) int64 {
 	if h.Status == HoldPaying || h.Status == HoldPaid || h.Status == HoldDone {
 		return h.Amount
 	}
-	return Total(e.Price, h.Donation, h.Lines)
+	return Total(max(e.Price-h.Discount, 0), h.Donation, h.Lines)
 }
 
 // Offers reports which extras pages race r puts in the runner's wizard.

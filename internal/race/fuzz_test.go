@@ -166,3 +166,25 @@ func FuzzExtrasForms(f *testing.F) {
 		}
 	})
 }
+
+// The codes form and a code as a runner types it.
+func FuzzCodeInput(f *testing.F) {
+	f.Add("club-10", "10", "3", true)
+	f.Add("", "101", "-1", false)
+	f.Add("ÄBC-1", "10%", "1e6", true)
+	f.Fuzz(func(t *testing.T, code, percent, uses string, early bool) {
+		if c := CleanCode(code); c != "" && (c != strings.ToUpper(c) || len(c) < 4 || len(c) > 20 || CleanCode(c) != c) {
+			t.Errorf("code %q cleaned to %q", code, c)
+		}
+		c, errs := CodeInput{Code: code, Percent: percent, MaxUses: uses, Early: early}.Validate()
+		if len(errs) > 0 {
+			return
+		}
+		if c.Code == "" || c.Percent < 0 || c.Percent > 100 || c.MaxUses < 0 || c.MaxUses > MaxCap || c.Percent == 0 && !c.Early {
+			t.Errorf("accepted %+v", c)
+		}
+		if d := discountOf(MaxPrice, c.Percent); d < 0 || d > MaxPrice {
+			t.Errorf("discount %d of %d", d, MaxPrice)
+		}
+	})
+}

@@ -34,6 +34,9 @@ type Race struct {
 	Teams      bool
 	Fundraiser string
 	Items      []Item
+	// EarlyCodes: the race has early-access codes (codes.go), so its
+	// page offers a way in before an event opens.
+	EarlyCodes bool
 }
 
 // Published reports whether runners can see the race.
@@ -134,6 +137,11 @@ type Hold struct {
 	TeamName string
 	Donation int64
 	Lines    []Line
+	// The code applied (codes.go): its id (0 for none), as typed, and
+	// what it takes off the entry, fixed when applied.
+	CodeID   int64
+	Code     string
+	Discount int64
 }
 
 // Entrant is who runs: what the details page asks.

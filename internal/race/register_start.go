@@ -96,14 +96,26 @@ func (a *App) registerStart(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h, err := a.svc.Start(r.Context(), u, race, ev)
+	a.started(w, r, race, ev, h, err, func(status int, msg string, _ map[string]string) {
+		a.Site.Render(w, r, status, EventChoicePage(a, u, race, ev, a.Now(), msg))
+	})
+}
+
+// started answers a start of a hold in event ev: its first page, the
+// confirmation of a runner registered already, the sold-out page, or the
+// form again (refused) when the event is not open or the input is wrong.
+func (a *App) started(w http.ResponseWriter, r *http.Request, race *Race, ev int64, h *Hold, err error,
+	refused func(status int, msg string, fe map[string]string)) {
 	var already *AlreadyRegistered
 	switch {
+	case fields(err) != nil:
+		refused(http.StatusUnprocessableEntity, "", fields(err))
 	case errors.As(err, &already):
 		a.redirect(w, r, doneURL(race.Slug, already.Registration.HoldID)+"?already=1")
 	case errors.Is(err, ErrSoldOut):
 		a.redirect(w, r, soldOutURL(race.Slug, ev))
 	case errors.Is(err, errNotOpen) || errors.Is(err, errClosed):
-		a.Site.Render(w, r, http.StatusConflict, EventChoicePage(a, u, race, ev, a.Now(), errs.As(err).Message))
+		refused(http.StatusConflict, errs.As(err).Message, nil)
 	case err != nil:
 		a.Site.Error(w, r, err)
 	default:

@@ -50,6 +50,20 @@ func (a *AlreadyRegistered) Error() string { return "race: already registered" }
 // have one, else a new one with a place claimed. Errors: ErrSoldOut,
 // errNotOpen, errClosed, *AlreadyRegistered.
 func (s *Service) Start(ctx context.Context, u *auth.User, r *Race, eventID int64) (*Hold, error) {
+	return s.start(ctx, u, r, eventID, "")
+}
+
+// StartEarly is Start before an event opens, with an early-access code
+// (a field error for a code that is not one, or is used up); the hold
+// carries the code, and its discount if it has one.
+func (s *Service) StartEarly(ctx context.Context, u *auth.User, r *Race, eventID int64, code string) (*Hold, error) {
+	if CleanCode(code) == "" {
+		return nil, errs.Fields(map[string]string{"code": "Type the code as you were given it (4 to 20 letters, digits or dashes)."})
+	}
+	return s.start(ctx, u, r, eventID, CleanCode(code))
+}
+
+func (s *Service) start(ctx context.Context, u *auth.User, r *Race, eventID int64, code string) (*Hold, error) {
 	e, ok := r.Event(eventID)
 	if !ok {
 		return nil, errs.E(errs.NotFound, "There is no such event.")
@@ -63,14 +77,44 @@ func (s *Service) Start(ctx context.Context, u *auth.User, r *Race, eventID int6
 		return h, err
 	}
 	now := s.now()
+	var early *Code
 	switch e.Phase(now) {
 	case NotOpen:
-		return nil, errNotOpen
+		if code == "" {
+			return nil, errNotOpen
+		}
+		c, err := s.store.CodeByName(ctx, s.db, r.ID, code)
+		if errors.Is(err, errs.ErrNotFound) || err == nil && !c.Early {
+			return nil, errs.Fields(map[string]string{"code": "This is not an early-access code of this race."})
+		}
+		if err != nil {
+			return nil, err
+		}
+		early = &c
 	case Closed:
 		return nil, errClosed
 	}
 	h := &Hold{ID: rand.Text(), EventID: e.ID, RaceID: r.ID, UserID: u.ID, Status: HoldOpen, ExpiresAt: now.Add(s.holdFor),
 		Entrant: Entrant{Email: u.Email}, Amount: e.Price}
+	if early != nil {
+		// Alone, not batched: it may fail for its own input (used up).
+		h.CodeID, h.Code, h.Discount = early.ID, early.Code, discountOf(e.Price, early.Percent)
+		var got bool
+		err := s.db.WithTx(ctx, func(tx *db.Tx) error {
+			var err error
+			got, err = s.store.ClaimEarly(ctx, tx, h, early, now)
+			return err
+		})
+		switch {
+		case errors.Is(err, errs.ErrConflict): // another tab of theirs made one meanwhile
+			return s.store.LiveHold(ctx, s.db, e.ID, u.ID)
+		case err != nil:
+			return nil, err
+		case !got:
+			return nil, ErrSoldOut
+		}
+		return h, nil
+	}
 	var got bool
 	err := s.batch.Do(ctx, func(ctx context.Context, tx *db.Tx) error {
 		var err error
@@ -247,11 +291,15 @@ func (s *Service) Pay(ctx context.Context, en *Entry, card string) error {
 		return ErrHoldMoved // the pages before first
 	}
 	if h.Expired(s.now()) {
+		hadCode := h.CodeID != 0
 		if err := s.renew(ctx, h); err != nil {
 			return err
 		}
-		if h.Step < stepWaiver { // its store lines went back: choose again
+		switch {
+		case h.Step < stepWaiver: // its store lines went back: choose again
 			return ErrHoldMoved
+		case hadCode && h.CodeID == 0: // its code's use went back: apply it again
+			return errs.Fields(map[string]string{"code": "Your place ran out and was held again; the code went with the old hold. Apply it again."})
 		}
 	}
 	if len(r.Items) > 0 && h.Status != HoldPaying {

@@ -21,13 +21,13 @@ type Store struct {
 func NewStore(d *db.DB) *Store { return &Store{db: d} }
 
 const raceCols = `id, slug, owner_id, name, location, race_date, tz, description, info, waiver, logo, currency, published_at, version,
-	teams, fundraiser`
+	teams, fundraiser, EXISTS (SELECT 1 FROM race_codes c WHERE c.race_id = race_races.id AND c.early)`
 
 func scanRace(sc interface{ Scan(...any) error }) (*Race, error) {
 	var r Race
 	var pub sql.NullInt64
 	if err := sc.Scan(&r.ID, &r.Slug, &r.OwnerID, &r.Name, &r.Location, &r.Date, &r.TZ, &r.Description, &r.Info,
-		&r.Waiver, &r.Logo, &r.Currency, &pub, &r.Version, &r.Teams, &r.Fundraiser); err != nil {
+		&r.Waiver, &r.Logo, &r.Currency, &pub, &r.Version, &r.Teams, &r.Fundraiser, &r.EarlyCodes); err != nil {
 		return nil, err
 	}
 	r.PublishedAt = msPtr(pub)

@@ -21,7 +21,8 @@ import (
 
 const holdCols = `id, event_id, race_id, user_id, status, expires_at, first_name, last_name, email, birth_date, gender, city,
 	emergency, step, waiver_at, amount, payment_id, attempt, coalesce(team_id, 0), donation,
-	coalesce((SELECT t.name FROM race_teams t WHERE t.id = race_holds.team_id), '')`
+	coalesce((SELECT t.name FROM race_teams t WHERE t.id = race_holds.team_id), ''), coalesce(code_id, 0), discount,
+	coalesce((SELECT c.code FROM race_codes c WHERE c.id = race_holds.code_id), '')`
 
 func scanHold(sc interface{ Scan(...any) error }) (*Hold, error) {
 	var h Hold
@@ -29,7 +30,7 @@ func scanHold(sc interface{ Scan(...any) error }) (*Hold, error) {
 	var waiver sql.NullInt64
 	if err := sc.Scan(&h.ID, &h.EventID, &h.RaceID, &h.UserID, &h.Status, &exp, &h.FirstName, &h.LastName, &h.Email,
 		&h.BirthDate, &h.Gender, &h.City, &h.Emergency, &h.Step, &waiver, &h.Amount, &h.PaymentID, &h.Attempt,
-		&h.TeamID, &h.Donation, &h.TeamName); err != nil {
+		&h.TeamID, &h.Donation, &h.TeamName, &h.CodeID, &h.Discount, &h.Code); err != nil {
 		return nil, db.Translate(err)
 	}
 	h.ExpiresAt, h.WaiverAt = ms(exp), msPtr(waiver)
@@ -165,39 +166,101 @@ func (s *Store) MarkPaid(ctx context.Context, tx *db.Tx, id, paymentID string, n
 }
 
 // released is the SET of a hold's release: its store lines go back to
-// stock with it (releaseLines), so a hold past the store page that had
-// lines is sent back to that page; a hold renewed later chooses again.
+// stock with it (giveBack), so a hold past the store page that had lines
+// is sent back to that page; a hold renewed later chooses again.
 var released = `status = 'released', step = CASE WHEN step >= ` + strconv.Itoa(stepStore) + ` AND EXISTS
 	(SELECT 1 FROM race_hold_items hi WHERE hi.hold_id = race_holds.id) THEN ` + strconv.Itoa(stepStore-1) + ` ELSE step END`
 
-// Release gives an open hold of user's place back (the runner left), and
-// its store items.
+// Release gives an open hold of user's place back (the runner left), with
+// its store items and its code's use.
 func (s *Store) Release(ctx context.Context, tx *db.Tx, id string, userID int64) error {
-	var eventID int64
-	err := db.Scan(tx.QueryRow(ctx, `UPDATE race_holds SET `+released+` WHERE id = ? AND user_id = ? AND status = 'open'
-		RETURNING event_id`, id, userID), &eventID)
-	if errors.Is(err, errs.ErrNotFound) {
+	rs, err := releasing(ctx, tx, `UPDATE race_holds SET `+released+` WHERE id = ? AND user_id = ? AND status = 'open'
+		RETURNING id, event_id, code_id`, id, userID)
+	if err == nil && len(rs) == 0 {
 		return ErrHoldMoved
 	}
 	if err != nil {
 		return err
 	}
-	if _, err = tx.Exec(ctx, `UPDATE race_events SET taken = taken - 1 WHERE id = ?`, eventID); err != nil {
-		return err
-	}
-	return releaseLines(ctx, tx, []string{id})
+	return giveBack(ctx, tx, rs)
 }
 
-// releaseLines gives the store lines of released holds back to stock.
-func releaseLines(ctx context.Context, tx *db.Tx, holds []string) error {
-	if len(holds) == 0 {
+// ReleaseExpired gives back the places (store items, code uses) of up to
+// limit open holds whose expiry passed at now, and returns how many.
+func (s *Store) ReleaseExpired(ctx context.Context, now time.Time, limit int) (int, error) {
+	n := 0
+	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
+		rs, err := releasing(ctx, tx, `UPDATE race_holds SET `+released+`
+			WHERE id IN (SELECT id FROM race_holds WHERE status = 'open' AND expires_at <= ? LIMIT ?) AND status = 'open'
+			RETURNING id, event_id, code_id`, now.UnixMilli(), limit)
+		if err != nil {
+			return err
+		}
+		n = len(rs)
+		return giveBack(ctx, tx, rs)
+	})
+	return n, err
+}
+
+// releasedHold is a hold a release statement moved to released.
+type releasedHold struct {
+	id    string
+	event int64
+	code  sql.NullInt64
+}
+
+// releasing runs a release statement that returns id, event_id, code_id.
+func releasing(ctx context.Context, tx *db.Tx, q string, args ...any) ([]releasedHold, error) {
+	rows, err := tx.Query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []releasedHold
+	for rows.Next() {
+		var r releasedHold
+		if err := rows.Scan(&r.id, &r.event, &r.code); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// giveBack returns what released holds had taken: their places, their
+// store lines' units (the lines go), and their codes' uses (the code and
+// its discount leave the hold).
+func giveBack(ctx context.Context, tx *db.Tx, rs []releasedHold) error {
+	if len(rs) == 0 {
 		return nil
 	}
-	args := make([]any, len(holds))
-	for i, h := range holds {
-		args[i] = h
+	events, codes := map[int64]int{}, map[int64]int{}
+	ids := make([]any, len(rs))
+	var coded []any
+	for i, r := range rs {
+		events[r.event]++
+		ids[i] = r.id
+		if r.code.Valid {
+			codes[r.code.Int64]++
+			coded = append(coded, r.id)
+		}
 	}
-	rows, err := tx.Query(ctx, `DELETE FROM race_hold_items WHERE hold_id IN (`+db.Params(len(holds))+`) RETURNING item_id, qty`, args...)
+	for ev, k := range events {
+		if _, err := tx.Exec(ctx, `UPDATE race_events SET taken = taken - ? WHERE id = ?`, k, ev); err != nil {
+			return err
+		}
+	}
+	for code, k := range codes {
+		if _, err := tx.Exec(ctx, `UPDATE race_codes SET used = used - ? WHERE id = ?`, k, code); err != nil {
+			return err
+		}
+	}
+	if len(coded) > 0 {
+		if _, err := tx.Exec(ctx, `UPDATE race_holds SET code_id = NULL, discount = 0 WHERE id IN (`+db.Params(len(coded))+`)`, coded...); err != nil {
+			return err
+		}
+	}
+	rows, err := tx.Query(ctx, `DELETE FROM race_hold_items WHERE hold_id IN (`+db.Params(len(ids))+`) RETURNING item_id, qty`, ids...)
 	if err != nil {
 		return err
 	}
@@ -221,45 +284,6 @@ func releaseLines(ctx context.Context, tx *db.Tx, holds []string) error {
 		}
 	}
 	return nil
-}
-
-// ReleaseExpired gives back the places (and store items) of up to limit
-// open holds whose expiry passed at now, and returns how many.
-func (s *Store) ReleaseExpired(ctx context.Context, now time.Time, limit int) (int, error) {
-	n := 0
-	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
-		n = 0
-		rows, err := tx.Query(ctx, `UPDATE race_holds SET `+released+`
-			WHERE id IN (SELECT id FROM race_holds WHERE status = 'open' AND expires_at <= ? LIMIT ?) AND status = 'open'
-			RETURNING id, event_id`, now.UnixMilli(), limit)
-		if err != nil {
-			return err
-		}
-		per := map[int64]int{}
-		var ids []string
-		for rows.Next() {
-			var id string
-			var ev int64
-			if err := rows.Scan(&id, &ev); err != nil {
-				rows.Close()
-				return err
-			}
-			per[ev]++
-			ids = append(ids, id)
-			n++
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		for ev, k := range per {
-			if _, err := tx.Exec(ctx, `UPDATE race_events SET taken = taken - ? WHERE id = ?`, k, ev); err != nil {
-				return err
-			}
-		}
-		return releaseLines(ctx, tx, ids)
-	})
-	return n, err
 }
 
 // StalePaying is up to limit holds left paying since before: a process

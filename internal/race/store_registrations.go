@@ -125,8 +125,9 @@ func (s *Store) AllEntrants(ctx context.Context, eventID int64) ([]Registration,
 	return s.regs(ctx, `WHERE event_id = ? ORDER BY bib`, eventID)
 }
 
-// Cancel cancels a confirmed registration of race and frees its place and
-// its store items; it returns the registration as it was.
+// Cancel cancels a confirmed registration of race and frees its place,
+// its store items and its code's use; it returns the registration as it
+// was.
 func (s *Store) Cancel(ctx context.Context, tx *db.Tx, raceID, id int64, now time.Time) (Registration, error) {
 	r, err := scanReg(tx.QueryRow(ctx, `UPDATE race_registrations SET status = 'cancelled', cancelled_at = ?
 		WHERE id = ? AND race_id = ? AND status = 'confirmed' RETURNING `+regCols, now.UnixMilli(), id, raceID))
@@ -139,10 +140,14 @@ func (s *Store) Cancel(ctx context.Context, tx *db.Tx, raceID, id int64, now tim
 	if _, err = tx.Exec(ctx, `UPDATE race_events SET taken = taken - 1, confirmed = confirmed - 1 WHERE id = ?`, r.EventID); err != nil {
 		return r, err
 	}
-	// Its store items go back to stock; the lines stay, the sale's record.
-	_, err = tx.Exec(ctx, `UPDATE race_items SET taken = taken - (SELECT hi.qty FROM race_hold_items hi
+	// Its store items go back to stock (the lines stay, the sale's
+	// record), and its code's use to the code.
+	if _, err = tx.Exec(ctx, `UPDATE race_items SET taken = taken - (SELECT hi.qty FROM race_hold_items hi
 		WHERE hi.hold_id = ? AND hi.item_id = race_items.id)
-		WHERE id IN (SELECT item_id FROM race_hold_items WHERE hold_id = ?)`, r.HoldID, r.HoldID)
+		WHERE id IN (SELECT item_id FROM race_hold_items WHERE hold_id = ?)`, r.HoldID, r.HoldID); err != nil {
+		return r, err
+	}
+	_, err = tx.Exec(ctx, `UPDATE race_codes SET used = used - 1 WHERE id = (SELECT code_id FROM race_holds WHERE id = ?)`, r.HoldID)
 	return r, err
 }
 

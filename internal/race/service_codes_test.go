@@ -1,0 +1,233 @@
+package race
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/db/dbtest"
+	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/jobs"
+	"github.com/tutti-dev/tutti/internal/pay"
+)
+
+// addCode adds a code to the fixture race as its director does.
+func (f *fixture) addCode(in CodeInput) error {
+	ctx := context.Background()
+	d, err := f.a.svc.Directed(ctx, &auth.User{ID: f.race.OwnerID}, f.race.Slug)
+	if err != nil {
+		return err
+	}
+	if err := f.a.svc.AddCode(ctx, d, in); err != nil {
+		return err
+	}
+	f.race, err = f.a.svc.Race(ctx, f.race.Slug)
+	return err
+}
+
+func (f *fixture) codeUsed(code string) int {
+	f.t.Helper()
+	c, err := f.a.store.CodeByName(context.Background(), f.d, f.race.ID, code)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return c.Used
+}
+
+func fieldMsg(err error, field string) string {
+	if e := errs.As(err); e != nil {
+		return e.Fields[field]
+	}
+	return ""
+}
+
+// Codes: an early-access code holds a place before the opening, once per
+// use; a discount code takes its percent off the entry, its uses counted
+// when applied and given back when the hold goes or the registration is
+// cancelled.
+func TestCodesEarlyAccessAndDiscounts(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		f := newFixture(t, d, 10, 3000)
+		ctx := context.Background()
+		if err := f.addCode(CodeInput{Code: "x"}); fieldMsg(err, "code") == "" {
+			t.Errorf("a one-letter code: %v; want a field error", err)
+		}
+		if err := f.addCode(CodeInput{Code: "NOTHING"}); fieldMsg(err, "percent") == "" {
+			t.Errorf("a code that gives nothing: %v; want a field error", err)
+		}
+		for _, in := range []CodeInput{{Code: "club-10", Percent: "10", MaxUses: "2"}, {Code: "EARLY", Early: true, MaxUses: "1"}} {
+			if err := f.addCode(in); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := f.addCode(CodeInput{Code: "Club-10", Percent: "5"}); fieldMsg(err, "code") == "" {
+			t.Errorf("the same code again: %v; want a field error", err)
+		}
+		if !f.race.EarlyCodes {
+			t.Fatal("the race page does not know of the early-access code")
+		}
+		f.clock.Add(-2 * time.Hour) // the opening is 11:00 UTC, an hour before now
+		ann, bo := f.user(), f.user()
+		if _, err := f.a.svc.Start(ctx, ann, f.race, f.event().ID); !errors.Is(err, errNotOpen) {
+			t.Fatalf("start before the opening: %v; want not open", err)
+		}
+		if _, err := f.a.svc.StartEarly(ctx, ann, f.race, f.event().ID, "CLUB-10"); fieldMsg(err, "code") == "" {
+			t.Errorf("a discount code as early access: %v; want a field error", err)
+		}
+		h, err := f.a.svc.StartEarly(ctx, ann, f.race, f.event().ID, " early ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.a.svc.StartEarly(ctx, bo, f.race, f.event().ID, "EARLY"); fieldMsg(err, "code") != "This code has been used up." {
+			t.Errorf("a used-up early code: %v", err)
+		}
+		if taken, _, _, live := f.counts(); taken != 1 || live != 1 || f.codeUsed("EARLY") != 1 {
+			t.Fatalf("taken %d live %d used %d; want 1, 1, 1", taken, live, f.codeUsed("EARLY"))
+		}
+		// Ann swaps her early code for the discount at payment; the early
+		// code's use goes back.
+		if err := f.fill(ctx, ann, h); err != nil {
+			t.Fatal(err)
+		}
+		en, _ := f.entry(ctx, ann, h)
+		if err := f.a.svc.ApplyCode(ctx, en, "nope-nope"); fieldMsg(err, "code") == "" {
+			t.Errorf("no such code: %v", err)
+		}
+		if err := f.a.svc.ApplyCode(ctx, en, "club-10"); err != nil {
+			t.Fatal(err)
+		}
+		if f.codeUsed("EARLY") != 0 || f.codeUsed("CLUB-10") != 1 {
+			t.Errorf("uses early %d club %d; want 0, 1", f.codeUsed("EARLY"), f.codeUsed("CLUB-10"))
+		}
+		if err := f.pay(ctx, ann, h, pay.CardPaid); err != nil {
+			t.Fatal(err)
+		}
+		f.drain()
+		reg, err := f.a.store.RegistrationByHold(ctx, h.ID)
+		if err != nil || reg.Amount != 2700 {
+			t.Fatalf("ann's registration: %+v, %v; want 27.00 charged", reg, err)
+		}
+		f.clock.Add(2 * time.Hour) // open now
+		cy, dee := f.user(), f.user()
+		hc, _ := f.a.svc.Start(ctx, cy, f.race, f.event().ID)
+		hd, _ := f.a.svc.Start(ctx, dee, f.race, f.event().ID)
+		for _, r := range []struct {
+			u *auth.User
+			h *Hold
+		}{{cy, hc}, {dee, hd}} {
+			if err := f.fill(ctx, r.u, r.h); err != nil {
+				t.Fatal(err)
+			}
+		}
+		en, _ = f.entry(ctx, cy, hc)
+		if err := f.a.svc.ApplyCode(ctx, en, "CLUB-10"); err != nil {
+			t.Fatal(err)
+		}
+		en, _ = f.entry(ctx, dee, hd)
+		if err := f.a.svc.ApplyCode(ctx, en, "CLUB-10"); fieldMsg(err, "code") != "This code has been used up." {
+			t.Fatalf("a third use of two: %v", err)
+		}
+		en, _ = f.entry(ctx, cy, hc)
+		if err := f.a.svc.Leave(ctx, en); err != nil {
+			t.Fatal(err)
+		}
+		en, _ = f.entry(ctx, dee, hd)
+		if err := f.a.svc.ApplyCode(ctx, en, "CLUB-10"); err != nil {
+			t.Fatalf("a use given back by cy's leaving: %v", err)
+		}
+		// Dee's hold runs out and she pays: the code went with the old
+		// hold, and she is told so before anything is charged.
+		f.clock.Add(21 * time.Minute)
+		if err := f.pay(ctx, dee, hd, pay.CardPaid); fieldMsg(err, "code") == "" {
+			t.Errorf("paying a renewed hold that lost its code: %v; want a field error", err)
+		}
+		if f.codeUsed("CLUB-10") != 1 {
+			t.Errorf("uses after dee's hold was renewed: %d; want 1 (ann's)", f.codeUsed("CLUB-10"))
+		}
+		// Then she leaves it to run out again: swept, nothing changes.
+		f.clock.Add(21 * time.Minute)
+		f.a.svc.writer.sweep()
+		if f.codeUsed("CLUB-10") != 1 {
+			t.Errorf("uses after dee's hold ran out: %d; want 1 (ann's)", f.codeUsed("CLUB-10"))
+		}
+		// Without a refund queue, cancelling ann's paid registration is
+		// refused and nothing changes, her code's use included; with
+		// one, the use goes back.
+		f.a.svc.jobs = nil
+		dir, err := f.a.svc.Directed(ctx, &auth.User{ID: f.race.OwnerID}, f.race.Slug)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.a.svc.Cancel(ctx, dir, reg.ID); err == nil {
+			t.Fatal("cancelling a paid registration without a refund queue succeeded")
+		}
+		if f.codeUsed("CLUB-10") != 1 {
+			t.Errorf("a refused cancellation gave the use back")
+		}
+		f.a.svc.jobs = jobs.New(d, jobs.Options{})
+		if _, err := f.a.svc.Cancel(ctx, dir, reg.ID); err != nil {
+			t.Fatal(err)
+		}
+		if f.codeUsed("CLUB-10") != 0 {
+			t.Errorf("uses after the cancellation: %d; want 0", f.codeUsed("CLUB-10"))
+		}
+	}, sets()...)
+}
+
+// Many runners apply the last uses of a code at once: exactly its uses
+// are taken, on SQLite and on PostgreSQL.
+func TestCodeUsesNeverOverspent(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		const runners, uses = 30, 7
+		f := newFixture(t, d, runners, 2000)
+		if err := f.addCode(CodeInput{Code: "HALF", Percent: "50", MaxUses: "7"}); err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		var got, short atomic.Int64
+		var wg sync.WaitGroup
+		errc := make(chan error, runners)
+		for range runners {
+			u := f.user()
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				h, err := f.a.svc.Start(ctx, u, f.race, f.event().ID)
+				if err == nil {
+					err = f.fill(ctx, u, h)
+				}
+				if err != nil {
+					errc <- err
+					return
+				}
+				en, _ := f.entry(ctx, u, h)
+				switch err := f.a.svc.ApplyCode(ctx, en, "half"); {
+				case err == nil:
+					got.Add(1)
+				case fieldMsg(err, "code") != "":
+					short.Add(1)
+				default:
+					errc <- err
+				}
+			}()
+		}
+		wg.Wait()
+		close(errc)
+		for err := range errc {
+			t.Errorf("a runner: %v", err)
+		}
+		var discounted int
+		if err := db.Scan(d.QueryRow(ctx, `SELECT count(*) FROM race_holds WHERE discount = 1000`), &discounted); err != nil {
+			t.Fatal(err)
+		}
+		if got.Load() != uses || short.Load() != runners-uses || f.codeUsed("HALF") != uses || discounted != uses {
+			t.Errorf("%d applied, %d refused, %d used, %d holds discounted; want %d, %d, %d, %d",
+				got.Load(), short.Load(), f.codeUsed("HALF"), discounted, uses, runners-uses, uses, uses)
+		}
+	}, sets()...)
+}

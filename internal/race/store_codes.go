@@ -1,0 +1,146 @@
+package race
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/errs"
+)
+
+// The codes' SQL (codes.go). A use is claimed by one conditional UPDATE
+// (max_uses = 0 OR used < max_uses) in the transaction that puts the code
+// on a hold, and given back when it leaves the hold (giveBack, Cancel).
+
+const codeCols = `id, code, percent, early, max_uses, used`
+
+func scanCode(sc interface{ Scan(...any) error }) (Code, error) {
+	var c Code
+	err := sc.Scan(&c.ID, &c.Code, &c.Percent, &c.Early, &c.MaxUses, &c.Used)
+	return c, db.Translate(err)
+}
+
+// Codes are race's codes, newest first.
+func (s *Store) Codes(ctx context.Context, raceID int64) ([]Code, error) {
+	rows, err := s.db.Query(ctx, `SELECT `+codeCols+` FROM race_codes WHERE race_id = ? ORDER BY id DESC`, raceID)
+	if err != nil {
+		return nil, fmt.Errorf("race: codes: %w", err)
+	}
+	defer rows.Close()
+	var out []Code
+	for rows.Next() {
+		c, err := scanCode(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// CodeByName is race's code c (as CleanCode stores it).
+func (s *Store) CodeByName(ctx context.Context, q db.Querier, raceID int64, code string) (Code, error) {
+	return scanCode(q.QueryRow(ctx, `SELECT `+codeCols+` FROM race_codes WHERE race_id = ? AND code = ?`, raceID, code))
+}
+
+// AddCode stores a new code of race; one of the same name is a field error.
+func (s *Store) AddCode(ctx context.Context, tx *db.Tx, raceID int64, c Code, now time.Time) error {
+	var n int
+	if err := db.Scan(tx.QueryRow(ctx, `SELECT count(*) FROM race_codes WHERE race_id = ?`, raceID), &n); err != nil {
+		return err
+	}
+	if n >= MaxCodes {
+		return errs.E(errs.Conflict, "A race has at most %d codes.", MaxCodes)
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO race_codes (race_id, code, percent, early, max_uses, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		raceID, c.Code, c.Percent, c.Early, c.MaxUses, now.UnixMilli())
+	if errors.Is(db.Translate(err), errs.ErrConflict) {
+		return errs.Fields(map[string]string{"code": "This race has that code already."})
+	}
+	return err
+}
+
+// DeleteCode deletes a code of race that no hold carries.
+func (s *Store) DeleteCode(ctx context.Context, tx *db.Tx, raceID, id int64) error {
+	res, err := tx.Exec(ctx, `DELETE FROM race_codes WHERE id = ? AND race_id = ? AND used = 0
+		AND NOT EXISTS (SELECT 1 FROM race_holds WHERE code_id = ?)`, id, raceID, id)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return errs.E(errs.Conflict, "Runners have used this code: it stays, as the record of their price.")
+	}
+	return nil
+}
+
+// errUsedUp refuses a code with no use left.
+var errUsedUp = errs.Fields(map[string]string{"code": "This code has been used up."})
+
+// claimUse takes a use of code id; errUsedUp if none is left.
+func claimUse(ctx context.Context, tx *db.Tx, id int64) error {
+	res, err := tx.Exec(ctx, `UPDATE race_codes SET used = used + 1 WHERE id = ? AND (max_uses = 0 OR used < max_uses)`, id)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return errUsedUp
+	}
+	return nil
+}
+
+// SetCode puts code c on an open hold of user's with discount (c nil: takes
+// the hold's code off), claiming c's use and giving the one it had back.
+func (s *Store) SetCode(ctx context.Context, tx *db.Tx, id string, userID int64, c *Code, discount int64) error {
+	// Read the code the hold has, locking its row on PostgreSQL.
+	var had sql.NullInt64
+	err := db.Scan(tx.QueryRow(ctx, `UPDATE race_holds SET step = step WHERE id = ? AND user_id = ? AND status = 'open'
+		RETURNING code_id`, id, userID), &had)
+	if errors.Is(err, errs.ErrNotFound) {
+		return ErrHoldMoved
+	}
+	if err != nil {
+		return err
+	}
+	var next any
+	if c != nil {
+		if had.Valid && had.Int64 == c.ID {
+			return nil
+		}
+		if err := claimUse(ctx, tx, c.ID); err != nil {
+			return err
+		}
+		next = c.ID
+	}
+	if had.Valid {
+		if _, err := tx.Exec(ctx, `UPDATE race_codes SET used = used - 1 WHERE id = ?`, had.Int64); err != nil {
+			return err
+		}
+	}
+	_, err = tx.Exec(ctx, `UPDATE race_holds SET code_id = ?, discount = ? WHERE id = ?`, next, discount, id)
+	return err
+}
+
+// ClaimEarly takes a place in h.EventID before it opens, with early-access
+// code c (its use claimed too), and stores h as an open hold carrying it;
+// false if no place was left or the event has closed. errUsedUp if the
+// code has no use left (nothing is taken).
+func (s *Store) ClaimEarly(ctx context.Context, tx *db.Tx, h *Hold, c *Code, now time.Time) (bool, error) {
+	res, err := tx.Exec(ctx, `UPDATE race_events SET taken = taken + 1 WHERE id = ? AND taken < cap AND closes_at > ?`,
+		h.EventID, now.UnixMilli())
+	if err != nil {
+		return false, err
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return false, nil
+	}
+	if err := claimUse(ctx, tx, c.ID); err != nil {
+		return false, err
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO race_holds (id, event_id, race_id, user_id, status, expires_at, email, amount, code_id, discount, created_at)
+		VALUES (?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?)`,
+		h.ID, h.EventID, h.RaceID, h.UserID, h.ExpiresAt.UnixMilli(), h.Email, h.Amount, c.ID, h.Discount, now.UnixMilli())
+	return err == nil, err
+}
