@@ -19,6 +19,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/pubsub"
 	"github.com/tutti-dev/tutti/internal/room"
 	"github.com/tutti-dev/tutti/internal/version"
+	"github.com/tutti-dev/tutti/internal/walltime"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -55,6 +56,9 @@ type Deps struct {
 	// HoldFor is how long a place is held for a runner in the wizard
 	// (0: DefaultHoldFor).
 	HoldFor time.Duration
+	// InviteFor is how long a waiting list's invitation keeps its place
+	// (0: DefaultInviteFor).
+	InviteFor time.Duration
 }
 
 // DefaultHoldFor is how long a place is held: ten wizard pages at the
@@ -84,6 +88,9 @@ func New(d Deps) (*App, error) {
 	if d.HoldFor <= 0 {
 		d.HoldFor = DefaultHoldFor
 	}
+	if d.InviteFor <= 0 {
+		d.InviteFor = DefaultInviteFor
+	}
 	if d.Log == nil {
 		d.Log = slog.New(slog.DiscardHandler)
 	}
@@ -105,10 +112,12 @@ func New(d Deps) (*App, error) {
 	a.results = cache.NewPages(d.Cache, "race:results", resultsTTL, 16<<20)
 	a.svc = &Service{store: a.store, db: d.DB, batch: d.DB.Batch(), pay: d.Pay, jobs: d.Jobs, users: d.Auth.ByUsername, now: d.Now,
 		holdFor: d.HoldFor, log: d.Log, changed: a.changed, versions: a.versions, races: newRaceCache()}
+	a.svc.inviteFor, a.svc.invited = d.InviteFor, a.invitations
 	a.svc.writer = newWriter(a.svc, d.Bus, d.Log)
 	a.svc.writer.also = a.confirmations
 	if d.Mail != nil {
 		a.svc.writer.after = func([]Registration) { d.Mail.Notify() }
+		a.svc.writer.invitedMail = d.Mail.Notify
 	}
 	if d.Jobs != nil {
 		d.Jobs.Handle(refundKind, a.svc.refund)
@@ -132,6 +141,33 @@ func (a *App) Store() *Store { return a.store }
 // changed raises race slug's stamp after a commit.
 func (a *App) changed(slug string, v int64) {
 	a.versions.Raise(versionScope, slug, version.Stamp{V: v})
+}
+
+// invitations queues each waiting list invitation's mail in the
+// inviting transaction.
+func (a *App) invitations(tx *db.Tx, inv []Invitation) error {
+	if a.Mail == nil {
+		return nil
+	}
+	ctx := context.Background()
+	for _, in := range inv {
+		var race, slug, event, tz string
+		if err := db.Scan(tx.QueryRow(ctx, `SELECT r.name, r.slug, e.name, r.tz FROM race_events e JOIN race_races r ON r.id = e.race_id
+			WHERE e.id = ?`, in.EventID), &race, &slug, &event, &tz); err != nil {
+			return err
+		}
+		loc, err := time.LoadLocation(tz)
+		if err != nil {
+			loc = time.UTC
+		}
+		text := "Hello,\n\nA place in " + race + ", " + event + " has come free, and it is kept for you until " +
+			walltime.Clock(in.ExpiresAt, loc, "Monday 2 January 2006, 15:04") + " (" + tz + ").\n\n" +
+			"Take it here: " + a.BaseURL + soldOutURL(slug, in.EventID) + "\n\nIf you do not want it, do nothing: it goes to the next runner on the list.\n"
+		if err := a.Mail.Enqueue(ctx, tx, mail.Message{To: in.Email, Subject: "A place for you: " + race + " · " + event, Text: text}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // confirmations queues each registration's confirmation mail in the

@@ -16,7 +16,8 @@
 //	POST /race/r/{slug}/entry/{hold}/leave         give the place up
 //	GET|POST /race/r/{slug}/early                 hold a place before an event opens, with an early-access code
 //	POST /race/r/{slug}/entry/{hold}/code          a discount code on the entry (remove=1: off)
-//	GET  /race/r/{slug}/events/{eid}/sold-out
+//	GET  /race/r/{slug}/events/{eid}/sold-out      sold out: the waiting list, and an invitation from it
+//	POST /race/r/{slug}/events/{eid}/waitlist      join it (leave=1: leave); POST .../invitation: take the kept place
 //	GET  /race/r/{slug}/admin[/basics|/events|/extras|/text]  the directors' wizard and the race's home
 //	POST .../admin/basics, /events, /events/{eid}, /events/{eid}/delete, /extras, /items, /items/{iid},
 //	     /items/{iid}/delete, /text, /publish, /directors
@@ -42,5 +43,8 @@
 // name search through race_results_fts on SQLite, a GIN index on
 // PostgreSQL), and the extras (extras.go): race_teams, race_items (taken:
 // units sold and held; CHECK taken <= stock) and race_hold_items (a hold's
-// store lines, claimed with it and given back when it is released).
+// store lines, claimed with it and given back when it is released);
+// race_codes (codes.go: uses claimed like places) and race_waitlist
+// (waitlist.go; race_events.waiting keeps others' claims off the places
+// that come back while anyone waits).
 package race

@@ -70,16 +70,23 @@ type Event struct {
 	ClosesAt  time.Time // registration closes
 	Price     int64     // in cents
 	Cap       int       // places
-	Taken     int       // confirmed and held places
+	Taken     int       // confirmed and held places, and those kept for invitations
 	Confirmed int
+	Waiting   int // runners on the waiting list not yet invited (waitlist.go)
 	// ResultsCount is how many results are imported (results.go);
 	// runners see them once ResultsPublishedAt is set.
 	ResultsCount       int
 	ResultsPublishedAt *time.Time
 }
 
-// Left is the places neither confirmed nor held.
-func (e *Event) Left() int { return max(e.Cap-e.Taken, 0) }
+// Left is the places neither confirmed nor held, nor kept for the
+// waiting list.
+func (e *Event) Left() int {
+	if e.Waiting > 0 {
+		return 0
+	}
+	return max(e.Cap-e.Taken, 0)
+}
 
 // ResultsOut reports whether runners can see the event's results.
 func (e *Event) ResultsOut() bool { return e.ResultsPublishedAt != nil && e.ResultsCount > 0 }
@@ -101,7 +108,7 @@ func (e *Event) Phase(now time.Time) Phase {
 		return NotOpen
 	case !now.Before(e.ClosesAt):
 		return Closed
-	case e.Taken >= e.Cap:
+	case e.Taken >= e.Cap || e.Waiting > 0: // a place that comes back goes to the list
 		return SoldOut
 	}
 	return Open

@@ -26,13 +26,8 @@ func (a *App) earlyShow(w http.ResponseWriter, r *http.Request) {
 // the waiting room: a runner with a code is let in by the code, and a
 // wrong code is refused before anything is held.
 func (a *App) earlyStart(w http.ResponseWriter, r *http.Request) {
-	u, ok := auth.RequireUser(w, r)
-	if !ok || !a.form(w, r) {
-		return
-	}
-	race, err := a.svc.Race(r.Context(), r.PathValue("slug"))
-	if err != nil {
-		a.Site.Error(w, r, err)
+	u, race, ok := a.signedInForm(w, r)
+	if !ok {
 		return
 	}
 	ev, code := queryEvent(r.PostForm.Get("event")), r.PostForm.Get("code")

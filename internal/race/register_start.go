@@ -79,16 +79,26 @@ func (a *App) registerAccount(w http.ResponseWriter, r *http.Request) {
 	a.redirect(w, r, next)
 }
 
-// registerStart holds a place in the chosen event and goes on to the
-// details; a runner registered already goes to their confirmation.
-func (a *App) registerStart(w http.ResponseWriter, r *http.Request) {
+// signedInForm is the signed-in runner's POST to race {slug}, its form
+// parsed; false after answering otherwise.
+func (a *App) signedInForm(w http.ResponseWriter, r *http.Request) (*auth.User, *Race, bool) {
 	u, ok := auth.RequireUser(w, r)
 	if !ok || !a.form(w, r) {
-		return
+		return nil, nil, false
 	}
 	race, err := a.svc.Race(r.Context(), r.PathValue("slug"))
 	if err != nil {
 		a.Site.Error(w, r, err)
+		return nil, nil, false
+	}
+	return u, race, true
+}
+
+// registerStart holds a place in the chosen event and goes on to the
+// details; a runner registered already goes to their confirmation.
+func (a *App) registerStart(w http.ResponseWriter, r *http.Request) {
+	u, race, ok := a.signedInForm(w, r)
+	if !ok {
 		return
 	}
 	ev := queryEvent(r.PostForm.Get("event"))
@@ -149,5 +159,73 @@ func (a *App) soldOut(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, errs.ErrNotFound)
 		return
 	}
-	a.Site.Render(w, r, http.StatusOK, SoldOutPage(a, auth.UserFrom(r.Context()), race, e))
+	// The counts as they are: the cached race's may be seconds old, and
+	// the runner came here because the claim found no place.
+	fresh, err := a.svc.FreshEvent(r.Context(), race, e.ID)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	e = fresh
+	u := auth.UserFrom(r.Context())
+	we, err := a.svc.WaitEntry(r.Context(), u, e.ID)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	a.Site.Render(w, r, http.StatusOK, SoldOutPage(a, u, race, e, we, flashWait(r), a.Now()))
+}
+
+// flashWait is the sold-out page's ?done= message after a redirect.
+func flashWait(r *http.Request) string {
+	switch r.URL.Query().Get("done") {
+	case "joined":
+		return "You are on the waiting list. We will e-mail you when a place is yours."
+	case "left":
+		return "You are off the waiting list."
+	}
+	return ""
+}
+
+// waitlistPost joins the {eid} event's waiting list (leave=1: leaves it).
+func (a *App) waitlistPost(w http.ResponseWriter, r *http.Request) {
+	u, race, ok := a.signedInForm(w, r)
+	if !ok {
+		return
+	}
+	id, err := pathInt(r, "eid")
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	done := "joined"
+	if r.PostForm.Get("leave") == "1" {
+		err, done = a.svc.LeaveWaitlist(r.Context(), u, id), "left"
+	} else {
+		err = a.svc.JoinWaitlist(r.Context(), u, race, id)
+	}
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	a.redirect(w, r, soldOutURL(race.Slug, id)+"?done="+done)
+}
+
+// invitationPost takes the place a waiting list's invitation kept.
+func (a *App) invitationPost(w http.ResponseWriter, r *http.Request) {
+	u, race, ok := a.signedInForm(w, r)
+	if !ok {
+		return
+	}
+	id, err := pathInt(r, "eid")
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	h, err := a.svc.StartInvited(r.Context(), u, race, id)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	a.redirect(w, r, a.stepURL(race, h))
 }

@@ -28,6 +28,8 @@ func (a *App) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /race/r/{slug}/early", a.earlyShow)
 	mux.HandleFunc("POST /race/r/{slug}/early", a.earlyStart)
 	mux.HandleFunc("GET /race/r/{slug}/events/{eid}/sold-out", a.soldOut)
+	mux.HandleFunc("POST /race/r/{slug}/events/{eid}/waitlist", a.waitlistPost)
+	mux.HandleFunc("POST /race/r/{slug}/events/{eid}/invitation", a.invitationPost)
 	entry := "/race/r/{slug}/entry/{hold}"
 	mux.HandleFunc("GET "+entry+"/details", a.detailsShow)
 	mux.HandleFunc("POST "+entry+"/details", a.detailsSave)
@@ -80,9 +82,10 @@ func raceURL(slug string) string        { return "/race/r/" + slug }
 func adminURL(slug string) string       { return "/race/r/" + slug + "/admin" }
 func entryURL(slug, hold string) string { return "/race/r/" + slug + "/entry/" + hold }
 func doneURL(slug, hold string) string  { return entryURL(slug, hold) + "/done" }
-func soldOutURL(slug string, ev int64) string {
-	return "/race/r/" + slug + "/events/" + strconv.FormatInt(ev, 10) + "/sold-out"
+func eventURL(slug string, ev int64) string {
+	return "/race/r/" + slug + "/events/" + strconv.FormatInt(ev, 10)
 }
+func soldOutURL(slug string, ev int64) string { return eventURL(slug, ev) + "/sold-out" }
 
 // pathInt is path value name as a positive id; anything else is not found.
 func pathInt(r *http.Request, name string) (int64, error) {

@@ -30,7 +30,12 @@ type Service struct {
 	users   func(ctx context.Context, name string) (*auth.User, error)
 	now     func() time.Time
 	holdFor time.Duration
-	log     *slog.Logger
+	// inviteFor is how long a waiting list's invitation keeps its place;
+	// invited queues the invitations' mails in their transaction (nil:
+	// none).
+	inviteFor time.Duration
+	invited   func(tx *db.Tx, inv []Invitation) error
+	log       *slog.Logger
 	// changed is told after a commit that changed what race slug shows.
 	changed func(slug string, v int64)
 	writer  *writer

@@ -34,14 +34,15 @@ func scanRace(sc interface{ Scan(...any) error }) (*Race, error) {
 	return &r, nil
 }
 
-const eventCols = `id, race_id, name, starts_at, opens_at, closes_at, price, cap, taken, confirmed, results_count, results_published_at`
+const eventCols = `id, race_id, name, starts_at, opens_at, closes_at, price, cap, taken, confirmed, results_count, results_published_at,
+	waiting`
 
 func scanEvent(sc interface{ Scan(...any) error }) (Event, error) {
 	var e Event
 	var starts, opens, closes int64
 	var results sql.NullInt64
 	err := sc.Scan(&e.ID, &e.RaceID, &e.Name, &starts, &opens, &closes, &e.Price, &e.Cap, &e.Taken, &e.Confirmed,
-		&e.ResultsCount, &results)
+		&e.ResultsCount, &results, &e.Waiting)
 	e.StartsAt, e.OpensAt, e.ClosesAt = ms(starts), ms(opens), ms(closes)
 	e.ResultsPublishedAt = msPtr(results)
 	return e, err

@@ -26,7 +26,9 @@ type writer struct {
 	also func(ctx context.Context, tx *db.Tx, regs []Registration) error
 	// after runs after each batch's commit.
 	after func(regs []Registration)
-	bus   *pubsub.Bus
+	// invitedMail runs after the sweep invited runners from waiting lists.
+	invitedMail func()
+	bus         *pubsub.Bus
 
 	kick  chan struct{}
 	stop  chan struct{}
@@ -183,7 +185,8 @@ func (w *writer) writeOnce() int {
 	return len(regs)
 }
 
-// sweep releases expired holds and settles stale paying ones.
+// sweep releases expired holds, invites from the waiting lists (the
+// places that came back) and settles stale paying ones.
 func (w *writer) sweep() {
 	ctx, cancel := context.WithTimeout(db.Uncounted(context.Background()), time.Minute)
 	defer cancel()
@@ -199,6 +202,14 @@ func (w *writer) sweep() {
 		}
 		if n < 1000 {
 			break
+		}
+	}
+	if inv, err := w.svc.invite(ctx); err != nil {
+		w.log.Error("race: inviting from the waiting lists", "err", err)
+	} else if len(inv) > 0 {
+		w.log.Info("race: invited from the waiting lists", "n", len(inv))
+		if w.invitedMail != nil {
+			w.invitedMail()
 		}
 	}
 	stale, err := w.svc.store.StalePaying(ctx, now.Add(-stalePaying), 100)

@@ -1,0 +1,203 @@
+package race
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/errs"
+)
+
+// The waiting list's SQL (waitlist.go). race_events.waiting counts the
+// runners waiting; the claims of places read it, so that a place that
+// comes back goes to the list. An invitation keeps a place (taken) until
+// it is used or expires.
+
+// WaitEntry is a runner's live place on an event's waiting list.
+type WaitEntry struct {
+	ID        int64
+	Status    string     // waiting, invited
+	ExpiresAt *time.Time // an invitation's end
+	Ahead     int        // waiting runners before this one
+}
+
+// WaitEntry is user's live entry on event's list; nil if none.
+func (s *Store) WaitEntry(ctx context.Context, eventID, userID int64) (*WaitEntry, error) {
+	var w WaitEntry
+	var exp sql.NullInt64
+	err := db.Scan(s.db.QueryRow(ctx, `SELECT id, status, expires_at FROM race_waitlist
+		WHERE event_id = ? AND user_id = ? AND status IN ('waiting', 'invited')`, eventID, userID), &w.ID, &w.Status, &exp)
+	if errors.Is(err, errs.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	w.ExpiresAt = msPtr(exp)
+	if w.Status == "waiting" {
+		err = db.Scan(s.db.QueryRow(ctx, `SELECT count(*) FROM race_waitlist WHERE event_id = ? AND status = 'waiting' AND id < ?`,
+			eventID, w.ID), &w.Ahead)
+	}
+	return &w, err
+}
+
+// JoinWaitlist puts user on event's list (once: a second join finds the
+// first).
+func (s *Store) JoinWaitlist(ctx context.Context, tx *db.Tx, eventID, userID int64, email string, now time.Time) error {
+	res, err := tx.Exec(ctx, `INSERT INTO race_waitlist (event_id, user_id, email, status, created_at) VALUES (?, ?, ?, 'waiting', ?)
+		ON CONFLICT DO NOTHING`, eventID, userID, email, now.UnixMilli())
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil // on it already
+	}
+	_, err = tx.Exec(ctx, `UPDATE race_events SET waiting = waiting + 1 WHERE id = ?`, eventID)
+	return err
+}
+
+// LeaveWaitlist takes user off event's list: a waiting place goes, an
+// invitation's kept place comes back.
+func (s *Store) LeaveWaitlist(ctx context.Context, tx *db.Tx, eventID, userID int64) error {
+	var status string
+	err := db.Scan(tx.QueryRow(ctx, `SELECT status FROM race_waitlist WHERE event_id = ? AND user_id = ? AND status IN ('waiting', 'invited')`,
+		eventID, userID), &status)
+	if errors.Is(err, errs.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	res, err := tx.Exec(ctx, `UPDATE race_waitlist SET status = 'left' WHERE event_id = ? AND user_id = ? AND status = ?`, eventID, userID, status)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil // moved meanwhile (invited, or left in another tab): unchanged
+	}
+	set := `waiting = waiting - 1`
+	if status == "invited" {
+		set = `taken = taken - 1`
+	}
+	_, err = tx.Exec(ctx, `UPDATE race_events SET `+set+` WHERE id = ?`, eventID)
+	return err
+}
+
+// Invitation is a waiting runner invited to take a kept place.
+type Invitation struct {
+	EventID   int64
+	UserID    int64
+	Email     string
+	ExpiresAt time.Time
+}
+
+// Invite expires invitations that ran out at now (their places come back)
+// and invites the next waiting runners of every event with places free,
+// each invitation keeping a place until until; also runs in the same
+// transaction (the invitations' mails). It returns the invitations made.
+func (s *Store) Invite(ctx context.Context, now, until time.Time, also func(tx *db.Tx, inv []Invitation) error) ([]Invitation, error) {
+	var out []Invitation
+	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
+		out = out[:0]
+		rows, err := tx.Query(ctx, `UPDATE race_waitlist SET status = 'expired' WHERE status = 'invited' AND expires_at <= ?
+			RETURNING event_id`, now.UnixMilli())
+		if err != nil {
+			return err
+		}
+		back := map[int64]int{}
+		for rows.Next() {
+			var ev int64
+			if err := rows.Scan(&ev); err != nil {
+				rows.Close()
+				return err
+			}
+			back[ev]++
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for ev, k := range back {
+			if _, err := tx.Exec(ctx, `UPDATE race_events SET taken = taken - ? WHERE id = ?`, k, ev); err != nil {
+				return err
+			}
+		}
+		type free struct{ event, n int64 }
+		var frees []free
+		rows, err = tx.Query(ctx, `SELECT id, CASE WHEN cap - taken < waiting THEN cap - taken ELSE waiting END
+			FROM race_events WHERE waiting > 0 AND taken < cap AND closes_at > ?`,
+			now.UnixMilli())
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var f free
+			if err := rows.Scan(&f.event, &f.n); err != nil {
+				rows.Close()
+				return err
+			}
+			frees = append(frees, f)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, f := range frees {
+			rows, err := tx.Query(ctx, `UPDATE race_waitlist SET status = 'invited', invited_at = ?, expires_at = ?
+				WHERE id IN (SELECT id FROM race_waitlist WHERE event_id = ? AND status = 'waiting' ORDER BY id LIMIT ?) AND status = 'waiting'
+				RETURNING user_id, email`, now.UnixMilli(), until.UnixMilli(), f.event, f.n)
+			if err != nil {
+				return err
+			}
+			k := 0
+			for rows.Next() {
+				inv := Invitation{EventID: f.event, ExpiresAt: until}
+				if err := rows.Scan(&inv.UserID, &inv.Email); err != nil {
+					rows.Close()
+					return err
+				}
+				out = append(out, inv)
+				k++
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			// The CHECK (taken <= cap) stands behind the count.
+			if _, err := tx.Exec(ctx, `UPDATE race_events SET taken = taken + ?, waiting = waiting - ? WHERE id = ?`, k, k, f.event); err != nil {
+				return fmt.Errorf("race: keep invited places: %w", err)
+			}
+		}
+		if also != nil && len(out) > 0 {
+			return also(tx, out)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// errNoInvitation: the runner has no invitation that still runs.
+var errNoInvitation = errs.E(errs.Conflict, "You have no invitation for this event that still runs.")
+
+// AcceptInvitation turns user's running invitation to event into an open
+// hold h on the place it kept (nothing is claimed again).
+func (s *Store) AcceptInvitation(ctx context.Context, tx *db.Tx, h *Hold, now time.Time) error {
+	res, err := tx.Exec(ctx, `UPDATE race_waitlist SET status = 'used' WHERE event_id = ? AND user_id = ? AND status = 'invited' AND expires_at > ?`,
+		h.EventID, h.UserID, now.UnixMilli())
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return errNoInvitation
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO race_holds (id, event_id, race_id, user_id, status, expires_at, email, amount, created_at)
+		VALUES (?, ?, ?, ?, 'open', ?, ?, ?, ?)`,
+		h.ID, h.EventID, h.RaceID, h.UserID, h.ExpiresAt.UnixMilli(), h.Email, h.Amount, now.UnixMilli())
+	return err
+}

@@ -1,0 +1,92 @@
+package race
+
+import (
+	"context"
+	"crypto/rand"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/errs"
+)
+
+// The waiting list: a runner who finds an event sold out may join its
+// list. While anyone waits, a place that comes back (a hold released, a
+// registration cancelled) is claimed by nobody else: the sweeper invites
+// the next runners on the list in the order they joined, keeping a place
+// for each until the invitation runs out (DefaultInviteFor), and mails
+// them a link. An invitation not used in time goes, its place to the next.
+
+// DefaultInviteFor is how long an invitation keeps its place.
+const DefaultInviteFor = 24 * time.Hour
+
+// JoinWaitlist puts u on event eventID's list; only a sold-out event has
+// one, and a runner registered or holding a place needs none.
+func (s *Service) JoinWaitlist(ctx context.Context, u *auth.User, r *Race, eventID int64) error {
+	e, err := s.FreshEvent(ctx, r, eventID)
+	if err != nil {
+		return err
+	}
+	if e.Phase(s.now()) != SoldOut {
+		return errs.E(errs.Conflict, "This event is not sold out: there is no waiting list to join.")
+	}
+	if reg, err := s.store.Registered(ctx, e.ID, u.ID); err != nil || reg != nil {
+		if err == nil {
+			err = errs.E(errs.Conflict, "You are registered for this event already.")
+		}
+		return err
+	}
+	return s.db.WithTx(ctx, func(tx *db.Tx) error { return s.store.JoinWaitlist(ctx, tx, e.ID, u.ID, u.Email, s.now()) })
+}
+
+// FreshEvent is event eventID of race r with its counts as they are now
+// (r's, cached, may be seconds old).
+func (s *Service) FreshEvent(ctx context.Context, r *Race, eventID int64) (*Event, error) {
+	if _, ok := r.Event(eventID); !ok {
+		return nil, errs.ErrNotFound
+	}
+	e, err := s.store.Event(ctx, eventID)
+	if err != nil {
+		return nil, err
+	}
+	return &e, nil
+}
+
+// LeaveWaitlist takes u off event eventID's list (an invitation's place
+// goes to the next runner).
+func (s *Service) LeaveWaitlist(ctx context.Context, u *auth.User, eventID int64) error {
+	return s.db.WithTx(ctx, func(tx *db.Tx) error { return s.store.LeaveWaitlist(ctx, tx, eventID, u.ID) })
+}
+
+// WaitEntry is u's place on event eventID's list; nil if none.
+func (s *Service) WaitEntry(ctx context.Context, u *auth.User, eventID int64) (*WaitEntry, error) {
+	if u == nil {
+		return nil, nil
+	}
+	return s.store.WaitEntry(ctx, eventID, u.ID)
+}
+
+// StartInvited gives u a hold on the place their invitation kept.
+func (s *Service) StartInvited(ctx context.Context, u *auth.User, r *Race, eventID int64) (*Hold, error) {
+	e, ok := r.Event(eventID)
+	if !ok {
+		return nil, errs.ErrNotFound
+	}
+	if h, err := s.store.LiveHold(ctx, s.db, e.ID, u.ID); err != nil || h != nil {
+		return h, err
+	}
+	now := s.now()
+	h := &Hold{ID: rand.Text(), EventID: e.ID, RaceID: r.ID, UserID: u.ID, Status: HoldOpen, ExpiresAt: now.Add(s.holdFor),
+		Entrant: Entrant{Email: u.Email}, Amount: e.Price}
+	if err := s.db.WithTx(ctx, func(tx *db.Tx) error { return s.store.AcceptInvitation(ctx, tx, h, now) }); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// invite is the sweeper's turn of the waiting lists: expired invitations
+// go, the next runners are invited (their mails queued with them).
+func (s *Service) invite(ctx context.Context) ([]Invitation, error) {
+	now := s.now()
+	return s.store.Invite(ctx, now, now.Add(s.inviteFor), s.invited)
+}

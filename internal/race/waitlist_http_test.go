@@ -1,0 +1,121 @@
+package race_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/tutti-dev/tutti/internal/app"
+	"github.com/tutti-dev/tutti/internal/app/apptest"
+)
+
+// The waiting list over HTTP, as runners walk it: the sold-out page offers
+// it (signed out: sign in first), a runner joins and sees her place; when
+// the holder of the last place gives it up, the sweep invites her and
+// mails her, and she takes the place and goes on to register.
+func TestWaitingListThroughTheSite(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		dir := signedIn(t, m, "dora")
+		slug := publishRace(t, dir, "1")
+		ann := signedIn(t, m, "ann")
+		_, page := ann.Get("/race/r/" + slug)
+		ev := eventID.FindStringSubmatch(page)
+		path, _ := ann.to(ann.Post("/race/r/"+slug+"/register", url.Values{"event": {ev[1]}}))
+		entry := strings.TrimSuffix(path, "/details")
+
+		soldOut := "/race/r/" + slug + "/events/" + ev[1] + "/sold-out"
+		visitor := &person{apptest.NewWeb(t, m), t}
+		res, body := visitor.Get(soldOut)
+		apptest.WantStatus(t, res, body, http.StatusOK)
+		if !strings.Contains(body, "Sign in to join the waiting list") {
+			t.Errorf("sold-out page signed out: %.2000s", body)
+		}
+		res, body = visitor.Post("/race/r/"+slug+"/events/"+ev[1]+"/waitlist", nil)
+		apptest.WantRedirect(t, res, body) // to the login page: nothing joined
+		bea := signedIn(t, m, "bea")
+		path, body = bea.to(bea.Post("/race/r/"+slug+"/register", url.Values{"event": {ev[1]}}))
+		if path != soldOut || !strings.Contains(body, "Join the waiting list") {
+			t.Fatalf("bea after a sold-out start: %s %.2000s", path, body)
+		}
+		_, body = bea.to(bea.Post("/race/r/"+slug+"/events/"+ev[1]+"/waitlist", nil))
+		if !strings.Contains(body, "You are on the waiting list") || !strings.Contains(body, "<strong>next</strong> in line") {
+			t.Fatalf("after joining: %.2000s", body)
+		}
+		// Ann gives her place up; within a sweep (10 s) it is bea's.
+		ann.to(ann.Post(entry+"/leave", nil))
+		deadline := time.Now().Add(25 * time.Second)
+		for !strings.Contains(body, "Take my place") && time.Now().Before(deadline) {
+			time.Sleep(500 * time.Millisecond)
+			_, body = bea.Get(soldOut)
+		}
+		if !strings.Contains(body, "Take my place") {
+			t.Fatalf("bea was not invited: %.2000s", body)
+		}
+		mailed := false
+		for deadline := time.Now().Add(15 * time.Second); !mailed && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			list, err := m.Mail.List(100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range list {
+				mailed = mailed || s.To == "<bea@example.com>" && strings.Contains(s.Subject, "A place for you")
+			}
+		}
+		if !mailed {
+			t.Error("no invitation mail to bea")
+		}
+		// Nobody else gets in meanwhile, nor takes bea's invitation.
+		res, body = ann.Post("/race/r/"+slug+"/register", url.Values{"event": {ev[1]}})
+		if apptest.WantRedirect(t, res, body) != soldOut {
+			t.Errorf("ann while bea is invited: not sold out")
+		}
+		res, body = ann.Post("/race/r/"+slug+"/events/"+ev[1]+"/invitation", nil)
+		apptest.WantStatus(t, res, body, http.StatusConflict)
+		path, _ = bea.to(bea.Post("/race/r/"+slug+"/events/"+ev[1]+"/invitation", nil))
+		if !strings.HasSuffix(path, "/details") {
+			t.Errorf("bea taking her place: %s", path)
+		}
+	})
+}
+
+// TestBrowserWaitingList: on a phone, a runner who finds the event sold
+// out joins its waiting list and sees her place in it.
+func TestBrowserWaitingList(t *testing.T) {
+	bea := apptest.Browser(t, 390, 844)
+	m := apptest.One(t)
+	dir := signedIn(t, m, "dora")
+	slug := publishRace(t, dir, "1")
+	ann := signedIn(t, m, "ann")
+	_, page := ann.Get("/race/r/" + slug)
+	ev := eventID.FindStringSubmatch(page)
+	ann.to(ann.Post("/race/r/"+slug+"/register", url.Values{"event": {ev[1]}}))
+	signedIn(t, m, "bea")
+	base := m.URL()
+	err := chromedp.Do(bea,
+		apptest.SignIn(base, "bea", "password-bea"),
+		chromedp.Navigate(base+"/race/r/"+slug+"/events/"+ev[1]+"/sold-out"),
+		chromedp.WaitVisible(`form[action$="/waitlist"] button`),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	apptest.Screenshot(t, bea, "race-sold-out-phone")
+	if err := chromedp.Do(bea,
+		chromedp.Click(`form[action$="/waitlist"] button`),
+		chromedp.WaitVisible(`.room-count`),
+	); err != nil {
+		t.Fatal(err)
+	}
+	got, err := chromedp.Run(bea, chromedp.Text(`main`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(got, "You are on the waiting list: next in line.") {
+		t.Errorf("sold-out page after joining: %q", got)
+	}
+	apptest.Screenshot(t, bea, "race-waiting-list-phone")
+}

@@ -1,0 +1,112 @@
+package race
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/db/dbtest"
+	"github.com/tutti-dev/tutti/internal/pay"
+)
+
+// The waiting list: a place that comes back goes to the runners on the
+// list in the order they joined, kept for each until the invitation runs
+// out, and to nobody else while anyone waits; an invitation not taken in
+// time goes, and its place with it.
+func TestWaitingListInvitesInOrder(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		f := newFixture(t, d, 2, 2000)
+		ctx := context.Background()
+		ann, bo, cy, dee, eve := f.user(), f.user(), f.user(), f.user(), f.user()
+		event := func() *Event {
+			e, err := f.a.store.Event(ctx, f.event().ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return &e
+		}
+		race := func() *Race { // as a request sees it, counts fresh
+			r := *f.race
+			r.Events = []Event{*event()}
+			return &r
+		}
+		if err := f.a.svc.JoinWaitlist(ctx, cy, race(), f.event().ID); err == nil {
+			t.Fatal("joined the waiting list of an event with places")
+		}
+		ha, err := f.a.svc.Start(ctx, ann, race(), f.event().ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.a.svc.Start(ctx, bo, race(), f.event().ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.a.svc.JoinWaitlist(ctx, cy, race(), f.event().ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.a.svc.JoinWaitlist(ctx, dee, race(), f.event().ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.a.svc.JoinWaitlist(ctx, cy, race(), f.event().ID); err != nil { // twice: once
+			t.Fatal(err)
+		}
+		if e := event(); e.Waiting != 2 || e.Phase(f.clock.Now()) != SoldOut {
+			t.Fatalf("waiting %d phase %v; want 2, sold out", e.Waiting, e.Phase(f.clock.Now()))
+		}
+		if we, err := f.a.svc.WaitEntry(ctx, dee, f.event().ID); err != nil || we == nil || we.Status != "waiting" || we.Ahead != 1 {
+			t.Fatalf("dee's entry %+v, %v; want waiting with 1 ahead", we, err)
+		}
+		// Ann leaves: her place is kept from eve for the list.
+		en, _ := f.entry(ctx, ann, ha)
+		if err := f.a.svc.Leave(ctx, en); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.a.svc.Start(ctx, eve, race(), f.event().ID); !errors.Is(err, ErrSoldOut) {
+			t.Fatalf("eve while runners wait: %v; want sold out", err)
+		}
+		f.a.svc.writer.sweep()
+		if e := event(); e.Taken != 2 || e.Waiting != 1 {
+			t.Fatalf("after inviting: taken %d waiting %d; want 2, 1", e.Taken, e.Waiting)
+		}
+		if _, err := f.a.svc.StartInvited(ctx, dee, race(), f.event().ID); !errors.Is(err, errNoInvitation) {
+			t.Errorf("dee, not invited yet, takes a place: %v", err)
+		}
+		we, err := f.a.svc.WaitEntry(ctx, cy, f.event().ID)
+		if err != nil || we == nil || we.Status != "invited" || !we.ExpiresAt.Equal(f.clock.Now().Add(DefaultInviteFor).Truncate(time.Millisecond)) {
+			t.Fatalf("cy's entry %+v, %v; want invited for a day", we, err)
+		}
+		hc, err := f.a.svc.StartInvited(ctx, cy, race(), f.event().ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.fill(ctx, cy, hc); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.pay(ctx, cy, hc, pay.CardPaid); err != nil {
+			t.Fatal(err)
+		}
+		f.drain()
+		if e := event(); e.Taken != 2 || e.Confirmed != 1 {
+			t.Fatalf("after cy registered: taken %d confirmed %d; want 2, 1", e.Taken, e.Confirmed)
+		}
+		// Bo's hold runs out: the place goes to dee, who lets her
+		// invitation run out too; then the event is open to anyone.
+		f.clock.Add(21 * time.Minute)
+		f.a.svc.writer.sweep()
+		if we, _ := f.a.svc.WaitEntry(ctx, dee, f.event().ID); we == nil || we.Status != "invited" {
+			t.Fatalf("dee's entry after bo's hold ran out: %+v; want invited", we)
+		}
+		f.clock.Add(DefaultInviteFor)
+		f.a.svc.writer.sweep()
+		if e := event(); e.Taken != 1 || e.Waiting != 0 || e.Phase(f.clock.Now()) != Open {
+			t.Fatalf("after dee's invitation ran out: taken %d waiting %d; want 1, 0, open", e.Taken, e.Waiting)
+		}
+		if _, err := f.a.svc.StartInvited(ctx, dee, race(), f.event().ID); !errors.Is(err, errNoInvitation) {
+			t.Errorf("dee after her invitation ran out: %v; want none", err)
+		}
+		if _, err := f.a.svc.Start(ctx, eve, race(), f.event().ID); err != nil {
+			t.Errorf("eve once nobody waits: %v", err)
+		}
+	}, sets()...)
+}
