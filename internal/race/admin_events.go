@@ -16,7 +16,7 @@ func eventForm(r *http.Request) EventInput {
 	f := r.PostForm
 	return EventInput{Name: f.Get("name"), StartTime: f.Get("start_time"), OpensDate: f.Get("opens_date"),
 		OpensTime: f.Get("opens_time"), ClosesDate: f.Get("closes_date"), ClosesTime: f.Get("closes_time"),
-		Price: f.Get("price"), Cap: f.Get("cap")}
+		Price: f.Get("price"), Cap: f.Get("cap"), Lottery: f.Get("lottery") == "on", DrawDate: f.Get("draw_date"), DrawTime: f.Get("draw_time")}
 }
 
 // newEventInput is the add form's defaults: registration open from now to

@@ -73,6 +73,10 @@ type Event struct {
 	Taken     int       // confirmed and held places, and those kept for invitations
 	Confirmed int
 	Waiting   int // runners on the waiting list not yet invited (waitlist.go)
+	// Lottery: the places are drawn (lottery.go) at DrawAt among the
+	// runners who entered since OpensAt; DrawnAt is when that happened.
+	Lottery         bool
+	DrawAt, DrawnAt *time.Time
 	// ResultsCount is how many results are imported (results.go);
 	// runners see them once ResultsPublishedAt is set.
 	ResultsCount       int
@@ -97,8 +101,9 @@ type Phase int
 const (
 	NotOpen Phase = iota // before OpensAt
 	Open
-	SoldOut // every place confirmed or held
-	Closed  // after ClosesAt
+	SoldOut  // every place confirmed or held (or a lottery being drawn)
+	Closed   // after ClosesAt
+	Entering // a lottery's entries are open (until DrawAt)
 )
 
 // Phase is the event's registration phase at now.
@@ -108,6 +113,10 @@ func (e *Event) Phase(now time.Time) Phase {
 		return NotOpen
 	case !now.Before(e.ClosesAt):
 		return Closed
+	case e.Lottery && e.DrawnAt == nil && e.DrawAt != nil && now.Before(*e.DrawAt):
+		return Entering
+	case e.Lottery && e.DrawnAt == nil: // drawn at the next sweep
+		return SoldOut
 	case e.Taken >= e.Cap || e.Waiting > 0: // a place that comes back goes to the list
 		return SoldOut
 	}
@@ -274,10 +283,12 @@ type EventInput struct {
 	ClosesDate, ClosesTime string
 	Price                  string // "45" or "45.50"
 	Cap                    string
+	Lottery                bool // the places are drawn at the draw time
+	DrawDate, DrawTime     string
 }
 
 // Validate checks an event of race r (fields name, start_time, opens,
-// closes, price, cap). Wall-clock times go through walltime's rule: a
+// closes, price, cap, draw). Wall-clock times go through walltime's rule: a
 // skipped time is the instant the clock jumps to, a repeated one its
 // first occurrence.
 func (in EventInput) Validate(r *Race) (Event, map[string]string) {
@@ -312,6 +323,16 @@ func (in EventInput) Validate(r *Race) (Event, map[string]string) {
 		f["cap"] = fmt.Sprintf("Give the number of places, from 1 to %d.", MaxCap)
 	}
 	e.Cap = c
+	if e.Lottery = in.Lottery; e.Lottery {
+		at, _, err := walltime.Parse(in.DrawDate, in.DrawTime, loc)
+		switch {
+		case err != nil:
+			f["draw"] = "Give when the places are drawn as a date and a time."
+		case f["opens"] == "" && f["closes"] == "" && (!at.After(e.OpensAt) || !at.Before(e.ClosesAt)):
+			f["draw"] = "Draw the places after registration opens and before it closes (runners enter until the draw)."
+		}
+		e.DrawAt = &at
+	}
 	return e, f
 }
 

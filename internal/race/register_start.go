@@ -180,7 +180,7 @@ func (a *App) soldOut(w http.ResponseWriter, r *http.Request) {
 func flashWait(r *http.Request) string {
 	switch r.URL.Query().Get("done") {
 	case "joined":
-		return "You are on the waiting list. We will e-mail you when a place is yours."
+		return "You are on the list. We will e-mail you when a place is yours."
 	case "left":
 		return "You are off the waiting list."
 	}
@@ -208,7 +208,11 @@ func (a *App) waitlistPost(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.redirect(w, r, soldOutURL(race.Slug, id)+"?done="+done)
+	back := soldOutURL(race.Slug, id)
+	if e, ok := race.Event(id); ok && e.Lottery {
+		back = lotteryURL(race.Slug, id)
+	}
+	a.redirect(w, r, back+"?done="+done)
 }
 
 // invitationPost takes the place a waiting list's invitation kept.

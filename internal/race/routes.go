@@ -28,6 +28,7 @@ func (a *App) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /race/r/{slug}/early", a.earlyShow)
 	mux.HandleFunc("POST /race/r/{slug}/early", a.earlyStart)
 	mux.HandleFunc("GET /race/r/{slug}/events/{eid}/sold-out", a.soldOut)
+	mux.HandleFunc("GET /race/r/{slug}/events/{eid}/lottery", a.soldOut) // the same page: the list and the draw
 	mux.HandleFunc("POST /race/r/{slug}/events/{eid}/waitlist", a.waitlistPost)
 	mux.HandleFunc("POST /race/r/{slug}/events/{eid}/invitation", a.invitationPost)
 	entry := "/race/r/{slug}/entry/{hold}"
@@ -86,6 +87,7 @@ func eventURL(slug string, ev int64) string {
 	return "/race/r/" + slug + "/events/" + strconv.FormatInt(ev, 10)
 }
 func soldOutURL(slug string, ev int64) string { return eventURL(slug, ev) + "/sold-out" }
+func lotteryURL(slug string, ev int64) string { return eventURL(slug, ev) + "/lottery" }
 
 // pathInt is path value name as a positive id; anything else is not found.
 func pathInt(r *http.Request, name string) (int64, error) {

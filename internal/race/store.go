@@ -35,20 +35,28 @@ func scanRace(sc interface{ Scan(...any) error }) (*Race, error) {
 }
 
 const eventCols = `id, race_id, name, starts_at, opens_at, closes_at, price, cap, taken, confirmed, results_count, results_published_at,
-	waiting`
+	waiting, lottery, draw_at, drawn_at`
 
 func scanEvent(sc interface{ Scan(...any) error }) (Event, error) {
 	var e Event
 	var starts, opens, closes int64
-	var results sql.NullInt64
+	var results, drawAt, drawnAt sql.NullInt64
 	err := sc.Scan(&e.ID, &e.RaceID, &e.Name, &starts, &opens, &closes, &e.Price, &e.Cap, &e.Taken, &e.Confirmed,
-		&e.ResultsCount, &results, &e.Waiting)
+		&e.ResultsCount, &results, &e.Waiting, &e.Lottery, &drawAt, &drawnAt)
 	e.StartsAt, e.OpensAt, e.ClosesAt = ms(starts), ms(opens), ms(closes)
-	e.ResultsPublishedAt = msPtr(results)
+	e.ResultsPublishedAt, e.DrawAt, e.DrawnAt = msPtr(results), msPtr(drawAt), msPtr(drawnAt)
 	return e, err
 }
 
 func ms(n int64) time.Time { return time.UnixMilli(n).UTC() }
+
+// msOrNil is t in unix milliseconds, or NULL.
+func msOrNil(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return t.UnixMilli()
+}
 
 func msPtr(n sql.NullInt64) *time.Time {
 	if !n.Valid {
@@ -212,18 +220,22 @@ func (s *Store) AddEvent(ctx context.Context, tx *db.Tx, e *Event, now time.Time
 	if n >= MaxEvents {
 		return errs.E(errs.Conflict, "A race has at most %d events.", MaxEvents)
 	}
-	return db.Scan(tx.QueryRow(ctx, `INSERT INTO race_events (race_id, name, starts_at, opens_at, closes_at, price, cap, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		e.RaceID, e.Name, e.StartsAt.UnixMilli(), e.OpensAt.UnixMilli(), e.ClosesAt.UnixMilli(), e.Price, e.Cap, now.UnixMilli()), &e.ID)
+	return db.Scan(tx.QueryRow(ctx, `INSERT INTO race_events (race_id, name, starts_at, opens_at, closes_at, price, cap, lottery, draw_at, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		e.RaceID, e.Name, e.StartsAt.UnixMilli(), e.OpensAt.UnixMilli(), e.ClosesAt.UnixMilli(), e.Price, e.Cap, e.Lottery, msOrNil(e.DrawAt),
+		now.UnixMilli()), &e.ID)
 }
 
 // UpdateEvent stores an event's form. The cap may not fall below the
 // places taken: that is checked in the same statement, so a registration
 // committed meanwhile counts.
 func (s *Store) UpdateEvent(ctx context.Context, tx *db.Tx, e Event) error {
-	res, err := tx.Exec(ctx, `UPDATE race_events SET name = ?, starts_at = ?, opens_at = ?, closes_at = ?, price = ?, cap = ?
+	// A drawn lottery stays drawn: its mode and draw time no longer change.
+	res, err := tx.Exec(ctx, `UPDATE race_events SET name = ?, starts_at = ?, opens_at = ?, closes_at = ?, price = ?, cap = ?,
+		lottery = CASE WHEN drawn_at IS NULL THEN ? ELSE lottery END, draw_at = CASE WHEN drawn_at IS NULL THEN ? ELSE draw_at END
 		WHERE id = ? AND race_id = ? AND taken <= ?`,
-		e.Name, e.StartsAt.UnixMilli(), e.OpensAt.UnixMilli(), e.ClosesAt.UnixMilli(), e.Price, e.Cap, e.ID, e.RaceID, e.Cap)
+		e.Name, e.StartsAt.UnixMilli(), e.OpensAt.UnixMilli(), e.ClosesAt.UnixMilli(), e.Price, e.Cap, e.Lottery, msOrNil(e.DrawAt),
+		e.ID, e.RaceID, e.Cap)
 	if err != nil {
 		return err
 	}

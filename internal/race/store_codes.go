@@ -128,7 +128,8 @@ func (s *Store) SetCode(ctx context.Context, tx *db.Tx, id string, userID int64,
 // false if no place was left or the event has closed. errUsedUp if the
 // code has no use left (nothing is taken).
 func (s *Store) ClaimEarly(ctx context.Context, tx *db.Tx, h *Hold, c *Code, now time.Time) (bool, error) {
-	res, err := tx.Exec(ctx, `UPDATE race_events SET taken = taken + 1 WHERE id = ? AND taken < cap AND waiting = 0 AND closes_at > ?`,
+	res, err := tx.Exec(ctx, `UPDATE race_events SET taken = taken + 1 WHERE id = ? AND taken < cap AND waiting = 0
+		AND NOT lottery AND closes_at > ?`,
 		h.EventID, now.UnixMilli())
 	if err != nil {
 		return false, err

@@ -57,11 +57,13 @@ func (s *Store) LiveHold(ctx context.Context, q db.Querier, eventID, userID int6
 }
 
 // claim takes a place in event for a hold, if one is left, nobody waits
-// for it on the waiting list, and the event takes registrations at now:
-// the one statement that decides a place.
+// for it on the waiting list, it is not a lottery's before its draw, and
+// the event takes registrations at now: the one statement that decides a
+// place.
 func claim(ctx context.Context, tx *db.Tx, eventID int64, now time.Time) (bool, error) {
 	res, err := tx.Exec(ctx, `UPDATE race_events SET taken = taken + 1
-		WHERE id = ? AND taken < cap AND waiting = 0 AND opens_at <= ? AND closes_at > ?`, eventID, now.UnixMilli(), now.UnixMilli())
+		WHERE id = ? AND taken < cap AND waiting = 0 AND (drawn_at IS NOT NULL OR NOT lottery) AND opens_at <= ? AND closes_at > ?`,
+		eventID, now.UnixMilli(), now.UnixMilli())
 	if err != nil {
 		return false, err
 	}

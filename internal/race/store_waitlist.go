@@ -38,8 +38,9 @@ func (s *Store) WaitEntry(ctx context.Context, eventID, userID int64) (*WaitEntr
 	}
 	w.ExpiresAt = msPtr(exp)
 	if w.Status == "waiting" {
-		err = db.Scan(s.db.QueryRow(ctx, `SELECT count(*) FROM race_waitlist WHERE event_id = ? AND status = 'waiting' AND id < ?`,
-			eventID, w.ID), &w.Ahead)
+		err = db.Scan(s.db.QueryRow(ctx, `SELECT count(*) FROM race_waitlist o, race_waitlist me WHERE me.id = ?
+			AND o.event_id = me.event_id AND o.status = 'waiting' AND (o.rank < me.rank OR o.rank = me.rank AND o.id < me.id)`,
+			w.ID), &w.Ahead)
 	}
 	return &w, err
 }
@@ -128,7 +129,7 @@ func (s *Store) Invite(ctx context.Context, now, until time.Time, also func(tx *
 		type free struct{ event, n int64 }
 		var frees []free
 		rows, err = tx.Query(ctx, `SELECT id, CASE WHEN cap - taken < waiting THEN cap - taken ELSE waiting END
-			FROM race_events WHERE waiting > 0 AND taken < cap AND closes_at > ?`,
+			FROM race_events WHERE waiting > 0 AND taken < cap AND closes_at > ? AND (drawn_at IS NOT NULL OR NOT lottery)`,
 			now.UnixMilli())
 		if err != nil {
 			return err
@@ -147,7 +148,8 @@ func (s *Store) Invite(ctx context.Context, now, until time.Time, also func(tx *
 		}
 		for _, f := range frees {
 			rows, err := tx.Query(ctx, `UPDATE race_waitlist SET status = 'invited', invited_at = ?, expires_at = ?
-				WHERE id IN (SELECT id FROM race_waitlist WHERE event_id = ? AND status = 'waiting' ORDER BY id LIMIT ?) AND status = 'waiting'
+				WHERE id IN (SELECT id FROM race_waitlist WHERE event_id = ? AND status = 'waiting' ORDER BY rank, id LIMIT ?)
+				AND status = 'waiting'
 				RETURNING user_id, email`, now.UnixMilli(), until.UnixMilli(), f.event, f.n)
 			if err != nil {
 				return err

@@ -21,13 +21,14 @@ import (
 const DefaultInviteFor = 24 * time.Hour
 
 // JoinWaitlist puts u on event eventID's list; only a sold-out event has
-// one, and a runner registered or holding a place needs none.
+// one, and a runner registered or holding a place needs none. A lottery's
+// entries are its list before the draw (lottery.go).
 func (s *Service) JoinWaitlist(ctx context.Context, u *auth.User, r *Race, eventID int64) error {
 	e, err := s.FreshEvent(ctx, r, eventID)
 	if err != nil {
 		return err
 	}
-	if e.Phase(s.now()) != SoldOut {
+	if p := e.Phase(s.now()); p != SoldOut && p != Entering {
 		return errs.E(errs.Conflict, "This event is not sold out: there is no waiting list to join.")
 	}
 	if reg, err := s.store.Registered(ctx, e.ID, u.ID); err != nil || reg != nil {

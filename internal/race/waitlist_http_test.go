@@ -3,6 +3,7 @@ package race_test
 import (
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -118,4 +119,70 @@ func TestBrowserWaitingList(t *testing.T) {
 		t.Errorf("sold-out page after joining: %q", got)
 	}
 	apptest.Screenshot(t, bea, "race-waiting-list-phone")
+
+	// A lottery event of the same race: its page, and entering it.
+	now := time.Now().In(mustZone(t, "America/New_York"))
+	res, body := dir.Post("/race/r/"+slug+"/admin/events", url.Values{"name": {"Marathon"}, "start_time": {"07:00"},
+		"opens_date": {now.Add(-time.Hour).Format(time.DateOnly)}, "opens_time": {now.Add(-time.Hour).Format("15:04")},
+		"closes_date": {now.AddDate(0, 1, 0).Format(time.DateOnly)}, "closes_time": {"12:00"}, "price": {"90"}, "cap": {"2"},
+		"lottery": {"on"}, "draw_date": {now.AddDate(0, 0, 7).Format(time.DateOnly)}, "draw_time": {"12:00"}})
+	apptest.WantRedirect(t, res, body)
+	if err := chromedp.Do(bea,
+		chromedp.Navigate(base+"/race/r/"+slug),
+		chromedp.Click(`a[href$="/lottery"]`),
+		chromedp.WaitVisible(`form[action$="/waitlist"] button`),
+	); err != nil {
+		t.Fatal(err)
+	}
+	apptest.Screenshot(t, bea, "race-lottery-phone")
+	if err := chromedp.Do(bea,
+		chromedp.Click(`form[action$="/waitlist"] button`),
+		chromedp.WaitVisible(`.room-count`),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := chromedp.Run(bea, chromedp.Text(`main`)); err != nil || !strings.Contains(got, "You are in the draw.") {
+		t.Errorf("lottery page after entering: %q, %v", got, err)
+	}
+}
+
+// A lottery event over HTTP: the race page offers its entry, a runner
+// enters (once) and is told she is in the draw; nobody can claim a place
+// before the draw; the director's form keeps the draw time.
+func TestLotteryThroughTheSite(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		dir := signedIn(t, m, "dora")
+		slug := publishRace(t, dir, "5")
+		admin := "/race/r/" + slug + "/admin"
+		now := time.Now().In(mustZone(t, "America/New_York"))
+		form := url.Values{"name": {"Marathon"}, "start_time": {"07:00"},
+			"opens_date": {now.Add(-time.Hour).Format(time.DateOnly)}, "opens_time": {now.Add(-time.Hour).Format("15:04")},
+			"closes_date": {now.AddDate(0, 1, 0).Format(time.DateOnly)}, "closes_time": {"12:00"}, "price": {"90"}, "cap": {"2"},
+			"lottery": {"on"}, "draw_date": {now.AddDate(0, 1, 1).Format(time.DateOnly)}, "draw_time": {"12:00"}}
+		res, body := dir.Post(admin+"/events", form)
+		apptest.WantStatus(t, res, body, http.StatusUnprocessableEntity)
+		if !strings.Contains(body, "Draw the places after registration opens") {
+			t.Errorf("a draw after the close: %.2000s", body)
+		}
+		form.Set("draw_date", now.AddDate(0, 0, 7).Format(time.DateOnly))
+		_, body = dir.to(dir.Post(admin+"/events", form))
+		if !strings.Contains(body, `name="lottery" value="on" checked`) {
+			t.Errorf("events page does not show the lottery: %.3000s", body)
+		}
+		rita := signedIn(t, m, "rita")
+		_, page := rita.Get("/race/r/" + slug)
+		lot := regexp.MustCompile(`href="(/race/r/[^"]+/events/(\d+)/lottery)"`).FindStringSubmatch(page)
+		if lot == nil || !strings.Contains(page, "Enter the lottery") {
+			t.Fatalf("race page without the lottery: %.3000s", page)
+		}
+		res, body = rita.Post("/race/r/"+slug+"/register", url.Values{"event": {lot[2]}})
+		if path := apptest.WantRedirect(t, res, body); !strings.Contains(path, "/events/"+lot[2]+"/") {
+			t.Errorf("a claim before the draw went to %s", path)
+		}
+		_, body = rita.to(rita.Post("/race/r/"+slug+"/events/"+lot[2]+"/waitlist", nil))
+		_, body = rita.to(rita.Post("/race/r/"+slug+"/events/"+lot[2]+"/waitlist", nil))
+		if !strings.Contains(body, "You are in the draw.") {
+			t.Errorf("lottery page after entering: %.2000s", body)
+		}
+	})
 }

@@ -185,8 +185,9 @@ func (w *writer) writeOnce() int {
 	return len(regs)
 }
 
-// sweep releases expired holds, invites from the waiting lists (the
-// places that came back) and settles stale paying ones.
+// sweep releases expired holds, draws the lotteries that are due, invites
+// from the waiting lists (the places that came back, a lottery's winners)
+// and settles stale paying ones.
 func (w *writer) sweep() {
 	ctx, cancel := context.WithTimeout(db.Uncounted(context.Background()), time.Minute)
 	defer cancel()
@@ -203,6 +204,11 @@ func (w *writer) sweep() {
 		if n < 1000 {
 			break
 		}
+	}
+	if n, err := w.svc.draw(ctx); err != nil {
+		w.log.Error("race: drawing lotteries", "err", err)
+	} else if n > 0 {
+		w.log.Info("race: lotteries drawn", "events", n)
 	}
 	if inv, err := w.svc.invite(ctx); err != nil {
 		w.log.Error("race: inviting from the waiting lists", "err", err)

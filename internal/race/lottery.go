@@ -1,0 +1,97 @@
+package race
+
+import (
+	"context"
+	crand "crypto/rand"
+	"math/rand/v2"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/db"
+)
+
+// Lottery mode: for an oversubscribed race, an event's places are drawn
+// instead of going to the fastest. From the opening to DrawAt runners
+// enter (the event's waiting list, waitlist.go; nobody claims a place
+// meanwhile); at DrawAt the sweeper draws: every entry gets a random rank,
+// and the waiting list's invitations then go out in rank order, the first
+// Cap entrants invited at once, the others waiting in the drawn order for
+// places that come back. Arriving first wins nothing.
+
+// draw draws every lottery whose draw time has come at now.
+func (s *Service) draw(ctx context.Context) (int, error) {
+	return s.store.Draw(ctx, s.now(), shuffler())
+}
+
+// shuffler is a random order from the system's secure source: a draw
+// nobody can predict from the server's start time or earlier draws.
+func shuffler() func(n int, swap func(i, j int)) {
+	var seed [32]byte
+	crand.Read(seed[:]) // never fails (crypto/rand)
+	r := rand.New(rand.NewChaCha8(seed))
+	return r.Shuffle
+}
+
+// Draw ranks the entries of every lottery event whose draw is due at now
+// in the order shuffle gives, marks it drawn, and returns how many events
+// it drew. Each event is drawn in its own transaction, once (drawn_at is
+// set under the statement that checks it is not).
+func (s *Store) Draw(ctx context.Context, now time.Time, shuffle func(n int, swap func(i, j int))) (int, error) {
+	rows, err := s.db.Query(ctx, `SELECT id FROM race_events WHERE lottery = ? AND drawn_at IS NULL AND draw_at <= ?`, true, now.UnixMilli())
+	if err != nil {
+		return 0, err
+	}
+	var due []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		due = append(due, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, ev := range due {
+		err := s.db.WithTx(ctx, func(tx *db.Tx) error {
+			res, err := tx.Exec(ctx, `UPDATE race_events SET drawn_at = ? WHERE id = ? AND drawn_at IS NULL`, now.UnixMilli(), ev)
+			if err != nil {
+				return err
+			}
+			if k, _ := res.RowsAffected(); k == 0 {
+				return nil // another instance drew it
+			}
+			rows, err := tx.Query(ctx, `SELECT id FROM race_waitlist WHERE event_id = ? AND status = 'waiting' ORDER BY id`, ev)
+			if err != nil {
+				return err
+			}
+			var ids []int64
+			for rows.Next() {
+				var id int64
+				if err := rows.Scan(&id); err != nil {
+					rows.Close()
+					return err
+				}
+				ids = append(ids, id)
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+			for rank, id := range ids {
+				if _, err := tx.Exec(ctx, `UPDATE race_waitlist SET rank = ? WHERE id = ?`, rank+1, id); err != nil {
+					return err
+				}
+			}
+			n++
+			return nil
+		})
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}

@@ -1,0 +1,111 @@
+package race
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/db/dbtest"
+)
+
+// A lottery: runners enter until the draw and nobody claims a place
+// meanwhile; at the draw the places go in the drawn order (here the
+// reverse of the entries', so the last to enter win), the rest wait in
+// that order for places that come back.
+func TestLotteryDrawsInTheDrawnOrder(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		const places, entrants = 3, 8
+		f := newFixture(t, d, 10, 2000)
+		ctx := context.Background()
+		dir, err := f.a.svc.Directed(ctx, &auth.User{ID: f.race.OwnerID}, f.race.Slug)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := EventInput{Name: "Marathon", StartTime: "08:00", OpensDate: "2027-03-01", OpensTime: "12:00",
+			ClosesDate: "2027-04-09", ClosesTime: "20:00", Price: "80", Cap: "3", Lottery: true, DrawDate: "2027-04-10", DrawTime: "09:00"}
+		if err := f.a.svc.AddEvent(ctx, dir, in); fieldMsg(err, "draw") == "" {
+			t.Errorf("a draw after the close: %v; want a field error", err)
+		}
+		in.DrawDate, in.DrawTime = "2027-03-02", "12:00"
+		if err := f.a.svc.AddEvent(ctx, dir, in); err != nil {
+			t.Fatal(err)
+		}
+		if f.race, err = f.a.svc.Race(ctx, f.race.Slug); err != nil {
+			t.Fatal(err)
+		}
+		var lot *Event
+		for i := range f.race.Events {
+			if f.race.Events[i].Lottery {
+				lot = &f.race.Events[i]
+			}
+		}
+		if lot == nil || lot.Phase(f.clock.Now()) != Entering {
+			t.Fatalf("lottery event %+v not taking entries", lot)
+		}
+		users := make([]*auth.User, entrants)
+		for i := range users {
+			users[i] = f.user()
+			if err := f.a.svc.JoinWaitlist(ctx, users[i], f.race, lot.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := f.a.svc.JoinWaitlist(ctx, users[0], f.race, lot.ID); err != nil { // twice: once
+			t.Fatal(err)
+		}
+		if _, err := f.a.svc.Start(ctx, f.user(), f.race, lot.ID); !errors.Is(err, ErrSoldOut) {
+			t.Errorf("a claim before the draw: %v; want refused", err)
+		}
+		// Not yet due: nothing drawn.
+		if n, err := f.a.store.Draw(ctx, f.clock.Now(), nil); err != nil || n != 0 {
+			t.Fatalf("a draw before its time: %d, %v", n, err)
+		}
+		f.clock.Add(25 * time.Hour)
+		reverse := func(n int, swap func(i, j int)) {
+			for i := 0; i < n/2; i++ {
+				swap(i, n-1-i)
+			}
+		}
+		if n, err := f.a.store.Draw(ctx, f.clock.Now(), reverse); err != nil || n != 1 {
+			t.Fatalf("the draw: %d, %v; want 1 event", n, err)
+		}
+		if n, err := f.a.store.Draw(ctx, f.clock.Now(), reverse); err != nil || n != 0 {
+			t.Fatalf("a second draw: %d, %v; want none", n, err)
+		}
+		if _, err := f.a.svc.invite(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var invited, waiting []int
+		for i, u := range users {
+			we, err := f.a.svc.WaitEntry(ctx, u, lot.ID)
+			if err != nil || we == nil {
+				t.Fatalf("entrant %d: %+v, %v", i, we, err)
+			}
+			switch we.Status {
+			case "invited":
+				invited = append(invited, i)
+			case "waiting":
+				waiting = append(waiting, i)
+				if want := entrants - 1 - places - i; we.Ahead != want {
+					t.Errorf("entrant %d has %d ahead; want %d (the drawn order)", i, we.Ahead, want)
+				}
+			}
+		}
+		if !slices.Equal(invited, []int{5, 6, 7}) || len(waiting) != entrants-places {
+			t.Errorf("invited %v, waiting %v; want the last three invited", invited, waiting)
+		}
+		e, err := f.a.store.Event(ctx, lot.ID)
+		if err != nil || e.Taken != places || e.Waiting != entrants-places {
+			t.Errorf("after the draw: taken %d waiting %d (%v); want %d, %d", e.Taken, e.Waiting, err, places, entrants-places)
+		}
+		if _, err := f.a.svc.StartInvited(ctx, users[7], f.race, lot.ID); err != nil {
+			t.Errorf("a winner takes her place: %v", err)
+		}
+		if _, err := f.a.svc.StartInvited(ctx, users[0], f.race, lot.ID); !errors.Is(err, errNoInvitation) {
+			t.Errorf("an entrant not drawn takes a place: %v", err)
+		}
+	}, sets()...)
+}
