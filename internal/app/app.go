@@ -136,7 +136,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		m.Close()
 		return nil, err
 	}
-	ad := auth.Deps{DB: d, Cache: m.Cache, Site: m.Site, Log: log, Files: m.Files, Limiter: limiter,
+	// One budget for the decoding of every uploaded picture of the process.
+	images := files.NewImageBudget(files.DefaultImageBudget)
+	ad := auth.Deps{DB: d, Cache: m.Cache, Site: m.Site, Log: log, Files: m.Files, Images: images, Limiter: limiter,
 		SecureCookies: strings.HasPrefix(cfg.BaseURL, "https://")}
 	if cfg.SessionStore == "redis" {
 		// Session tokens reach the store hashed (auth sets HashTokenInStore),
@@ -165,7 +167,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		return nil, err
 	}
 	core := module.Core{Config: cfg, Log: log, DB: d, Cache: m.Cache, Local: own, Site: m.Site, Bus: m.Bus,
-		Live: m.Live, Files: m.Files, Versions: versions, Limiter: limiter, Auth: m.Auth,
+		Live: m.Live, Files: m.Files, Images: images, Versions: versions, Limiter: limiter, Auth: m.Auth,
 		Jobs: m.Jobs, Mail: m.Mail, Pay: m.Pay, Rooms: rooms}
 	for _, mod := range Modules() {
 		c := core

@@ -94,6 +94,9 @@ type Core struct {
 	Live  *live.Group
 	Auth  *auth.Service
 	Files files.Storage
+	// Images bounds the memory that decoding uploaded pictures holds at
+	// once, for every app of the process (files.ReadImage, Process).
+	Images *files.ImageBudget
 	// Jobs is the durable background work (rows claimed by workers, on
 	// any instance), and the outbox that Mail sends from.
 	Jobs *jobs.Queue

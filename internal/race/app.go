@@ -13,6 +13,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/cache"
 	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/files"
 	"github.com/tutti-dev/tutti/internal/jobs"
 	"github.com/tutti-dev/tutti/internal/mail"
 	"github.com/tutti-dev/tutti/internal/pay"
@@ -59,6 +60,10 @@ type Deps struct {
 	// InviteFor is how long a waiting list's invitation keeps its place
 	// (0: DefaultInviteFor).
 	InviteFor time.Duration
+	// Files stores the races' logos (nil: no uploads); Images bounds the
+	// memory their decoding holds (nil: a budget of the app's own).
+	Files  files.Storage
+	Images *files.ImageBudget
 }
 
 // DefaultHoldFor is how long a place is held: ten wizard pages at the
@@ -91,6 +96,9 @@ func New(d Deps) (*App, error) {
 	if d.InviteFor <= 0 {
 		d.InviteFor = DefaultInviteFor
 	}
+	if d.Images == nil {
+		d.Images = files.NewImageBudget(files.DefaultImageBudget)
+	}
 	if d.Log == nil {
 		d.Log = slog.New(slog.DiscardHandler)
 	}
@@ -113,6 +121,7 @@ func New(d Deps) (*App, error) {
 	a.svc = &Service{store: a.store, db: d.DB, batch: d.DB.Batch(), pay: d.Pay, jobs: d.Jobs, users: d.Auth.ByUsername, now: d.Now,
 		holdFor: d.HoldFor, log: d.Log, changed: a.changed, versions: a.versions, races: newRaceCache()}
 	a.svc.inviteFor, a.svc.invited = d.InviteFor, a.invitations
+	a.svc.files, a.svc.images = d.Files, d.Images
 	a.svc.writer = newWriter(a.svc, d.Bus, d.Log)
 	a.svc.writer.also = a.confirmations
 	if d.Mail != nil {

@@ -2,6 +2,8 @@ package race_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -65,6 +67,18 @@ func TestBrowserDirectorAndRunner(t *testing.T) {
 		}
 	}
 	apptest.Screenshot(t, dora, "race-director-events")
+	// The logo, on the basics page.
+	logoFile := filepath.Join(t.TempDir(), "lakeside.png")
+	must(os.WriteFile(logoFile, picture(t, 320, 320), 0o600))
+	must(chromedp.Do(dora,
+		chromedp.Click(`nav.tabs a[href$="/admin/basics"]`),
+		chromedp.WaitVisible(`#logo`),
+		chromedp.SetUploadFiles(`#logo`, []string{logoFile}),
+		chromedp.Click(`form[action$="/logo"] button[type=submit]`),
+		chromedp.WaitVisible(`.logo-admin img.race-logo`),
+	))
+	apptest.Screenshot(t, dora, "race-director-logo")
+	must(chromedp.Do(dora, chromedp.Click(`nav.tabs a[href$="/admin/events"]`), chromedp.WaitVisible(`.event-admin`)))
 	// Extras: teams, a fundraiser, and a shirt in the store.
 	must(chromedp.Do(dora,
 		chromedp.Click(`a.btn[href$="/admin/extras"]`),

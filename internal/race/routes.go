@@ -55,6 +55,7 @@ func (a *App) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET "+admin, a.adminShow)
 	mux.HandleFunc("GET "+admin+"/basics", a.basicsShow)
 	mux.HandleFunc("POST "+admin+"/basics", a.basicsSave)
+	mux.Handle("POST "+admin+"/logo", web.MaxBody(logoBodyLimit, http.HandlerFunc(a.logoPost)))
 	mux.HandleFunc("GET "+admin+"/events", a.eventsShow)
 	mux.HandleFunc("POST "+admin+"/events", a.eventAdd)
 	mux.HandleFunc("POST "+admin+"/events/{eid}", a.eventSave)

@@ -13,6 +13,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/files"
 	"github.com/tutti-dev/tutti/internal/jobs"
 	"github.com/tutti-dev/tutti/internal/pay"
 	"github.com/tutti-dev/tutti/internal/version"
@@ -43,6 +44,10 @@ type Service struct {
 	// under its version (race_cache.go).
 	versions version.Versions
 	races    *otter.Cache[raceKey, *Race]
+	// files stores logos (nil: none can be uploaded); images bounds their
+	// decoding.
+	files  files.Storage
+	images *files.ImageBudget
 }
 
 // Not found and refusals that runners and directors see.
