@@ -155,6 +155,10 @@ func (a *App) entrantsCSV(w http.ResponseWriter, r *http.Request) {
 	if err == nil && len(d.Race.Items) > 0 {
 		lines, err = a.store.EventLines(r.Context(), e.ID)
 	}
+	var teams map[int64]string
+	if err == nil && d.Race.Teams {
+		teams, err = a.store.TeamNames(r.Context(), d.Race.ID)
+	}
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
@@ -168,7 +172,7 @@ func (a *App) entrantsCSV(w http.ResponseWriter, r *http.Request) {
 		"team", "donation", "store_items", "amount", "status", "registered_at", "registration"})
 	for _, g := range regs {
 		cells := []string{strconv.Itoa(g.Bib), g.FirstName, g.LastName, g.Email, g.BirthDate, g.Gender, g.City, g.Emergency,
-			g.TeamName, Money(g.Donation, ""), linesText(lines[g.HoldID]), Money(g.Amount, ""), g.Status,
+			teams[g.TeamID], Money(g.Donation, ""), linesText(lines[g.HoldID]), Money(g.Amount, ""), g.Status,
 			g.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"), strconv.FormatInt(g.ID, 10)}
 		for i := range cells {
 			cells[i] = text.CSVCell(cells[i])

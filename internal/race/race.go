@@ -179,8 +179,9 @@ type Registration struct {
 	UserID  int64
 	Bib     int
 	Entrant
-	Amount      int64 // the event's price, the donation and the store lines
-	TeamName    string
+	Amount      int64  // the event's price, the donation and the store lines
+	TeamID      int64  // 0 for none
+	TeamName    string // read where shown
 	Donation    int64
 	PaymentID   string
 	Status      string // confirmed, cancelled

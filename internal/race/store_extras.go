@@ -103,6 +103,25 @@ func (s *Store) Teams(ctx context.Context, raceID int64, limit int) ([]Team, err
 	return out, rows.Err()
 }
 
+// TeamNames are race's teams' names by id (the registrant list's export).
+func (s *Store) TeamNames(ctx context.Context, raceID int64) (map[int64]string, error) {
+	rows, err := s.db.Query(ctx, `SELECT id, name FROM race_teams WHERE race_id = ?`, raceID)
+	if err != nil {
+		return nil, fmt.Errorf("race: team names: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64]string{}
+	for rows.Next() {
+		var id int64
+		var name string
+		if err := rows.Scan(&id, &name); err != nil {
+			return nil, err
+		}
+		out[id] = name
+	}
+	return out, rows.Err()
+}
+
 // maxRaceTeams bounds the teams of a race, which runners create by typing.
 const maxRaceTeams = 5_000
 

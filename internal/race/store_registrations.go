@@ -14,8 +14,7 @@ import (
 )
 
 const regCols = `id, hold_id, race_id, event_id, user_id, bib, first_name, last_name, email, birth_date, gender, city, emergency,
-	amount, payment_id, status, created_at, cancelled_at, checked_in_at, donation,
-	coalesce((SELECT t.name FROM race_teams t WHERE t.id = race_registrations.team_id), '')`
+	amount, payment_id, status, created_at, cancelled_at, checked_in_at, donation, coalesce(team_id, 0)`
 
 func scanReg(sc interface{ Scan(...any) error }) (Registration, error) {
 	var r Registration
@@ -23,7 +22,7 @@ func scanReg(sc interface{ Scan(...any) error }) (Registration, error) {
 	var cancelled, checkedIn sql.NullInt64
 	err := sc.Scan(&r.ID, &r.HoldID, &r.RaceID, &r.EventID, &r.UserID, &r.Bib, &r.FirstName, &r.LastName, &r.Email,
 		&r.BirthDate, &r.Gender, &r.City, &r.Emergency, &r.Amount, &r.PaymentID, &r.Status, &created, &cancelled, &checkedIn,
-		&r.Donation, &r.TeamName)
+		&r.Donation, &r.TeamID)
 	r.CreatedAt, r.CancelledAt, r.CheckedInAt = ms(created), msPtr(cancelled), msPtr(checkedIn)
 	return r, db.Translate(err)
 }
@@ -48,6 +47,9 @@ func (s *Store) regs(ctx context.Context, q string, args ...any) ([]Registration
 // RegistrationByHold is the registration written from hold id.
 func (s *Store) RegistrationByHold(ctx context.Context, holdID string) (Registration, error) {
 	r, err := scanReg(s.db.QueryRow(ctx, `SELECT `+regCols+` FROM race_registrations WHERE hold_id = ?`, holdID))
+	if err == nil && r.TeamID != 0 { // the team's name only when it has one: the confirmation is on the rush's path
+		err = db.Scan(s.db.QueryRow(ctx, `SELECT name FROM race_teams WHERE id = ?`, r.TeamID), &r.TeamName)
+	}
 	if err != nil {
 		return r, fmt.Errorf("race registration of hold: %w", err)
 	}
