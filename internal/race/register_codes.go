@@ -19,7 +19,11 @@ func (a *App) earlyShow(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.Site.Render(w, r, http.StatusOK, EarlyPage(a, u, race, queryEvent(r.URL.Query().Get("event")), "", nil, "", a.Now()))
+	msg := ""
+	if r.URL.Query().Get("ran_out") == "1" {
+		msg = errEarlyRanOut.Message
+	}
+	a.Site.Render(w, r, http.StatusOK, EarlyPage(a, u, race, queryEvent(r.URL.Query().Get("event")), "", nil, msg, a.Now()))
 }
 
 // earlyStart holds a place with an early-access code. It is not behind

@@ -39,13 +39,16 @@ func (a *App) moved(w http.ResponseWriter, r *http.Request, race *Race, h *Hold,
 }
 
 // wizardErr answers a failed wizard write: sold out when the runner came
-// back too late, the current page when the hold moved on, else the error.
+// back too late, the current page when the hold moved on, the early-access
+// page when an early hold ran out before the opening, else the error.
 func (a *App) wizardErr(w http.ResponseWriter, r *http.Request, race *Race, h *Hold, err error) {
 	switch {
 	case errors.Is(err, ErrSoldOut):
 		a.redirect(w, r, soldOutURL(race.Slug, h.EventID))
 	case errors.Is(err, ErrHoldMoved) && h != nil:
 		a.redirect(w, r, a.stepURL(race, h))
+	case errors.Is(err, errEarlyRanOut) && h != nil:
+		a.redirect(w, r, raceURL(race.Slug)+"/early?event="+strconv.FormatInt(h.EventID, 10)+"&ran_out=1")
 	default:
 		a.Site.Error(w, r, err)
 	}

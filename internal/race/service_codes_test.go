@@ -231,3 +231,33 @@ func TestCodeUsesNeverOverspent(t *testing.T) {
 		}
 	}, sets()...)
 }
+
+// An early-access hold that runs out before the opening is not renewed as
+// an ordinary one (that would find the event not open, and say sold out):
+// its runner is told to hold a place again with the code, whose use came
+// back with the hold.
+func TestEarlyHoldRunsOutBeforeTheOpening(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		f := newFixture(t, d, 5, 1000)
+		if err := f.addCode(CodeInput{Code: "VIP-1", Early: true, MaxUses: "1"}); err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		f.clock.Add(-2 * time.Hour) // the opening is 11:00 UTC, an hour before now
+		ann := f.user()
+		h, err := f.a.svc.StartEarly(ctx, ann, f.race, f.event().ID, "vip-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.clock.Add(21 * time.Minute)
+		if err := f.fill(ctx, ann, h); !errors.Is(err, errEarlyRanOut) {
+			t.Fatalf("filling an early hold that ran out: %v; want errEarlyRanOut", err)
+		}
+		if f.codeUsed("VIP-1") != 0 {
+			t.Errorf("the code's use did not come back with the hold")
+		}
+		if _, err := f.a.svc.StartEarly(ctx, ann, f.race, f.event().ID, "VIP-1"); err != nil {
+			t.Errorf("holding again with the code: %v", err)
+		}
+	}, sets()...)
+}

@@ -183,9 +183,13 @@ func (h *Hold) Expired(now time.Time) bool {
 	return h.Status == HoldReleased || h.Status == HoldOpen && !now.Before(h.ExpiresAt)
 }
 
-// renew gives a hold that ran out a place again, if one is left: the
-// runner came back after its expiry. ErrSoldOut if none is.
-func (s *Service) renew(ctx context.Context, h *Hold) error {
+// errEarlyRanOut: an early-access hold ran out before the opening; its
+// code's use went back with it, and a renewal claims as anyone does.
+var errEarlyRanOut = errs.E(errs.Conflict, "Your place ran out before registration opened: hold one again with your early-access code.")
+
+// renew gives a hold of event e that ran out a place again, if one is
+// left: the runner came back after its expiry. ErrSoldOut if none is.
+func (s *Service) renew(ctx context.Context, e *Event, h *Hold) error {
 	now := s.now()
 	if h.Status == HoldOpen { // expired, not yet swept: release it first
 		if err := s.db.WithTx(ctx, func(tx *db.Tx) error { return s.store.Release(ctx, tx, h.ID, h.UserID) }); err != nil && !errors.Is(err, ErrHoldMoved) {
@@ -201,7 +205,10 @@ func (s *Service) renew(ctx context.Context, h *Hold) error {
 	if err != nil {
 		return err
 	}
-	if !got {
+	switch {
+	case !got && now.Before(e.OpensAt):
+		return errEarlyRanOut
+	case !got:
 		return ErrSoldOut
 	}
 	// The release gave its store lines back (and may have sent it back
@@ -225,7 +232,7 @@ func (s *Service) onOpen(ctx context.Context, en *Entry, step int, alone bool, w
 		return ErrHoldMoved
 	}
 	if h.Expired(s.now()) {
-		if err := s.renew(ctx, h); err != nil {
+		if err := s.renew(ctx, en.Event, h); err != nil {
 			return err
 		}
 		if h.Step < en.Race.needs(step) { // its store lines went back
@@ -292,7 +299,7 @@ func (s *Service) Pay(ctx context.Context, en *Entry, card string) error {
 	}
 	if h.Expired(s.now()) {
 		hadCode := h.CodeID != 0
-		if err := s.renew(ctx, h); err != nil {
+		if err := s.renew(ctx, en.Event, h); err != nil {
 			return err
 		}
 		switch {
