@@ -67,13 +67,26 @@ func TestCodesThroughTheWizard(t *testing.T) {
 		if !strings.Contains(body, "EARLY-BIRD") || !strings.Contains(body, "40.00 USD") {
 			t.Fatalf("payment page with the early code: %.2000s", body)
 		}
+		// Before the opening the early code stays on her place.
+		res, body = rita.Post(entry+"/code", url.Values{"code": {"club-25"}})
+		apptest.WantStatus(t, res, body, http.StatusUnprocessableEntity)
+		if !strings.Contains(body, "stays on until registration opens") {
+			t.Errorf("swapping the early code before the opening: %.2000s", body)
+		}
+		// The discount, on her entry to the 5K (open now).
+		ev := eventID.FindStringSubmatch(page)
+		path, _ = rita.to(rita.Post("/race/r/"+slug+"/register", url.Values{"event": {ev[1]}}))
+		entry = strings.TrimSuffix(path, "/details")
+		rita.to(rita.Post(entry+"/details", url.Values{"first_name": {"Rita"}, "last_name": {"Runner"}, "email": {"r@example.com"},
+			"birth_date": {"1988-02-03"}, "gender": {"F"}, "emergency": {"Al, 555 0100"}}))
+		rita.to(rita.Post(entry+"/waiver", url.Values{"accept": {"yes"}}))
 		res, body = rita.Post(entry+"/code", url.Values{"code": {"CLUB-99"}})
 		apptest.WantStatus(t, res, body, http.StatusUnprocessableEntity)
 		if !strings.Contains(body, "no such code") {
 			t.Errorf("a wrong code: %.2000s", body)
 		}
 		_, body = rita.to(rita.Post(entry+"/code", url.Values{"code": {"club-25"}}))
-		if !strings.Contains(body, "CLUB-25") || !strings.Contains(body, "30.00 USD") {
+		if !strings.Contains(body, "CLUB-25") || !strings.Contains(body, "19.13 USD") { // 25.50 less 25 %, rounded for the runner
 			t.Fatalf("payment page with the discount: %.2000s", body)
 		}
 		// Someone else cannot put a code on her entry.
@@ -81,7 +94,7 @@ func TestCodesThroughTheWizard(t *testing.T) {
 		res, body = otto.Post(entry+"/code", url.Values{"remove": {"1"}})
 		apptest.WantStatus(t, res, body, http.StatusNotFound)
 		_, body = rita.to(rita.Post(entry+"/code", url.Values{"remove": {"1"}}))
-		if strings.Contains(body, "CLUB-25") || !strings.Contains(body, "40.00 USD") {
+		if strings.Contains(body, "CLUB-25") || !strings.Contains(body, "25.50 USD") {
 			t.Errorf("payment page after removing the code: %.2000s", body)
 		}
 		_, body = rita.to(rita.Post(entry+"/code", url.Values{"code": {"CLUB-25"}}))

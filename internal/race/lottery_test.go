@@ -101,6 +101,16 @@ func TestLotteryDrawsInTheDrawnOrder(t *testing.T) {
 		if err != nil || e.Taken != places || e.Waiting != entrants-places {
 			t.Errorf("after the draw: taken %d waiting %d (%v); want %d, %d", e.Taken, e.Waiting, err, places, entrants-places)
 		}
+		// A runner joining after the draw waits behind every entrant.
+		late := f.user()
+		fresh := *f.race
+		fresh.Events = []Event{e}
+		if err := f.a.svc.JoinWaitlist(ctx, late, &fresh, lot.ID); err != nil {
+			t.Fatal(err)
+		}
+		if we, err := f.a.svc.WaitEntry(ctx, late, lot.ID); err != nil || we == nil || we.Ahead != entrants-places {
+			t.Errorf("a runner joining after the draw: %+v, %v; want %d ahead", we, err, entrants-places)
+		}
 		if _, err := f.a.svc.StartInvited(ctx, users[7], f.race, lot.ID); err != nil {
 			t.Errorf("a winner takes her place: %v", err)
 		}

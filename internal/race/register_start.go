@@ -227,9 +227,13 @@ func (a *App) invitationPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h, err := a.svc.StartInvited(r.Context(), u, race, id)
-	if err != nil {
+	var already *AlreadyRegistered
+	switch {
+	case errors.As(err, &already):
+		a.redirect(w, r, doneURL(race.Slug, already.Registration.HoldID)+"?already=1")
+	case err != nil:
 		a.Site.Error(w, r, err)
-		return
+	default:
+		a.redirect(w, r, a.stepURL(race, h))
 	}
-	a.redirect(w, r, a.stepURL(race, h))
 }

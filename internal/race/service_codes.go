@@ -51,6 +51,14 @@ func (s *Service) ApplyCode(ctx context.Context, en *Entry, code string) error {
 		}
 		c = &found
 	}
+	// A place held early stands on its early-access code's use: until the
+	// opening the code stays on the hold (taking it off would give the
+	// use back while the place stays, and let the next runner in early).
+	if h := en.Hold; h.CodeID != 0 && s.now().Before(en.Event.OpensAt) {
+		if had, err := s.store.CodeByName(ctx, s.db, en.Race.ID, h.Code); err == nil && had.Early {
+			return errs.Fields(map[string]string{"code": "Your place was held early with code " + h.Code + ": it stays on until registration opens."})
+		}
+	}
 	var discount int64
 	if c != nil {
 		discount = discountOf(en.Event.Price, c.Percent)

@@ -89,12 +89,19 @@ func TestCodesEarlyAccessAndDiscounts(t *testing.T) {
 		if taken, _, _, live := f.counts(); taken != 1 || live != 1 || f.codeUsed("EARLY") != 1 {
 			t.Fatalf("taken %d live %d used %d; want 1, 1, 1", taken, live, f.codeUsed("EARLY"))
 		}
-		// Ann swaps her early code for the discount at payment; the early
-		// code's use goes back.
+		// Before the opening her early code stays on her hold (taking it
+		// off would give its use back and let the next runner in early).
 		if err := f.fill(ctx, ann, h); err != nil {
 			t.Fatal(err)
 		}
 		en, _ := f.entry(ctx, ann, h)
+		if err := f.a.svc.ApplyCode(ctx, en, ""); fieldMsg(err, "code") == "" || f.codeUsed("EARLY") != 1 {
+			t.Fatalf("removing the early code before the opening: %v, used %d; want refused, 1", err, f.codeUsed("EARLY"))
+		}
+		// After the opening (her hold ran out meanwhile and is renewed as
+		// anyone's) she swaps it for the discount: the early use goes back.
+		f.clock.Add(61 * time.Minute)
+		en, _ = f.entry(ctx, ann, h)
 		if err := f.a.svc.ApplyCode(ctx, en, "nope-nope"); fieldMsg(err, "code") == "" {
 			t.Errorf("no such code: %v", err)
 		}

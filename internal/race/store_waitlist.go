@@ -48,8 +48,11 @@ func (s *Store) WaitEntry(ctx context.Context, eventID, userID int64) (*WaitEntr
 // JoinWaitlist puts user on event's list (once: a second join finds the
 // first).
 func (s *Store) JoinWaitlist(ctx context.Context, tx *db.Tx, eventID, userID int64, email string, now time.Time) error {
-	res, err := tx.Exec(ctx, `INSERT INTO race_waitlist (event_id, user_id, email, status, created_at) VALUES (?, ?, ?, 'waiting', ?)
-		ON CONFLICT DO NOTHING`, eventID, userID, email, now.UnixMilli())
+	// Last in line: after a lottery's draw too (its entrants hold ranks
+	// 1..n; a runner joining later must not go before them).
+	res, err := tx.Exec(ctx, `INSERT INTO race_waitlist (event_id, user_id, email, status, created_at, rank)
+		VALUES (?, ?, ?, 'waiting', ?, (SELECT coalesce(max(rank), 0) + 1 FROM race_waitlist WHERE event_id = ?))
+		ON CONFLICT DO NOTHING`, eventID, userID, email, now.UnixMilli(), eventID)
 	if err != nil {
 		return err
 	}

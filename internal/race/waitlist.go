@@ -37,6 +37,12 @@ func (s *Service) JoinWaitlist(ctx context.Context, u *auth.User, r *Race, event
 		}
 		return err
 	}
+	if h, err := s.store.LiveHold(ctx, s.db, e.ID, u.ID); err != nil || h != nil {
+		if err == nil {
+			err = errs.E(errs.Conflict, "You hold a place in this event already: finish registering with it.")
+		}
+		return err
+	}
 	return s.db.WithTx(ctx, func(tx *db.Tx) error { return s.store.JoinWaitlist(ctx, tx, e.ID, u.ID, u.Email, s.now()) })
 }
 
@@ -75,6 +81,16 @@ func (s *Service) StartInvited(ctx context.Context, u *auth.User, r *Race, event
 	}
 	if h, err := s.store.LiveHold(ctx, s.db, e.ID, u.ID); err != nil || h != nil {
 		return h, err
+	}
+	// Registered meanwhile (with a place of their own): the invitation's
+	// place goes to the next runner, and nobody registers twice.
+	if reg, err := s.store.Registered(ctx, e.ID, u.ID); err != nil {
+		return nil, err
+	} else if reg != nil {
+		if err := s.LeaveWaitlist(ctx, u, e.ID); err != nil {
+			return nil, err
+		}
+		return nil, &AlreadyRegistered{*reg}
 	}
 	now := s.now()
 	h := &Hold{ID: rand.Text(), EventID: e.ID, RaceID: r.ID, UserID: u.ID, Status: HoldOpen, ExpiresAt: now.Add(s.holdFor),

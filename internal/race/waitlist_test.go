@@ -42,6 +42,9 @@ func TestWaitingListInvitesInOrder(t *testing.T) {
 		if _, err := f.a.svc.Start(ctx, bo, race(), f.event().ID); err != nil {
 			t.Fatal(err)
 		}
+		if err := f.a.svc.JoinWaitlist(ctx, bo, race(), f.event().ID); err == nil {
+			t.Error("a runner holding a place joined the waiting list")
+		}
 		if err := f.a.svc.JoinWaitlist(ctx, cy, race(), f.event().ID); err != nil {
 			t.Fatal(err)
 		}
