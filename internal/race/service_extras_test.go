@@ -291,3 +291,89 @@ func TestStockNeverOversold(t *testing.T) {
 		}
 	}, sets()...)
 }
+
+// Two windows of one runner: the payment page read with one donation, the
+// donation changed in the other window, then the first pays. Charged is
+// never what the stale window showed: the stale total is refused with
+// nothing charged and the hold still open, whether the change came before
+// the payment page's form was sent (the total it carries) or between the
+// payment's read of the hold and its move to paying (the conditional
+// update); then the new total is charged once.
+func TestPaymentFromAStaleWindow(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		f := newFixture(t, d, 10, 3000)
+		f.withExtras(3)
+		ctx := context.Background()
+		ann := f.user()
+		h, err := f.a.svc.Start(ctx, ann, f.race, f.event().ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		en, _ := f.entry(ctx, ann, h)
+		if err := f.a.svc.SaveEntrant(ctx, en, EntrantInput{FirstName: "Ann", LastName: "Lee", Email: ann.Email,
+			BirthDate: "1990-05-01", Gender: "F", Emergency: "Bo, +49 30 1234567"}); err != nil {
+			t.Fatal(err)
+		}
+		for _, step := range []func(*Entry) error{
+			func(en *Entry) error { return f.a.svc.SaveTeam(ctx, en, "") },
+			func(en *Entry) error { return f.a.svc.SaveDonation(ctx, en, "1000", "") },
+		} {
+			en, _ = f.entry(ctx, ann, h)
+			if err := step(en); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := f.buy(ctx, ann, h, 0, 1); err != nil {
+			t.Fatal(err)
+		}
+		en, _ = f.entry(ctx, ann, h)
+		if err := f.a.svc.AcceptWaiver(ctx, en, true); err != nil {
+			t.Fatal(err)
+		}
+		// Window A reads the hold: 3000 + 1000 + 1500.
+		stale, _ := f.entry(ctx, ann, h)
+		stale.Hold.Lines, _ = f.a.store.Lines(ctx, h.ID)
+		if got := stale.Hold.Owed(stale.Event); got != 5500 {
+			t.Fatalf("owed %d; want 5500", got)
+		}
+		// Window B goes back and gives 2500 instead.
+		en, _ = f.entry(ctx, ann, h)
+		if err := f.a.svc.SaveDonation(ctx, en, "2500", ""); err != nil {
+			t.Fatal(err)
+		}
+		// A's form, sent with the total it showed.
+		fresh, _ := f.entry(ctx, ann, h)
+		if err := f.a.svc.Pay(ctx, fresh, pay.CardPaid, "5500"); !errors.Is(err, errTotalChanged) {
+			t.Fatalf("paying the shown 5500 after the change: %v; want errTotalChanged", err)
+		}
+		// A's payment with the hold it read before the change.
+		err = f.a.svc.Pay(ctx, stale, pay.CardPaid, "")
+		if !errors.Is(err, errTotalChanged) {
+			t.Fatalf("paying from the stale read: %v; want errTotalChanged", err)
+		}
+		if stale.Hold.Donation != 2500 {
+			t.Errorf("the stale entry read again: donation %d; want 2500", stale.Hold.Donation)
+		}
+		if got := stale.Hold.Owed(stale.Event); got != 7000 {
+			t.Errorf("the total shown after the refusal %d; want 7000", got)
+		}
+		if paid, err := f.gw.Paid(ctx); err != nil || len(paid) != 0 {
+			t.Fatalf("charges after the refusals %+v, %v; want none", paid, err)
+		}
+		if hold, _ := f.a.store.Hold(ctx, h.ID); hold.Status != HoldOpen {
+			t.Fatalf("hold %s after the refusals; want open", hold.Status)
+		}
+		fresh, _ = f.entry(ctx, ann, h)
+		if err := f.a.svc.Pay(ctx, fresh, pay.CardPaid, "7000"); err != nil {
+			t.Fatal(err)
+		}
+		f.drain()
+		reg, err := f.a.store.RegistrationByHold(ctx, h.ID)
+		if err != nil || reg.Amount != 7000 || reg.Donation != 2500 {
+			t.Fatalf("registration %+v, %v; want 7000 with 2500 given", reg, err)
+		}
+		if paid, err := f.gw.Paid(ctx); err != nil || len(paid) != 1 || paid[0].Amount != 7000 {
+			t.Fatalf("charges %+v, %v; want one of 7000", paid, err)
+		}
+	}, sets()...)
+}

@@ -289,7 +289,7 @@ func payKey(h *Hold) string { return "race-" + h.ID + "-" + strconv.Itoa(h.Attem
 // leaves it paying, to be sent again (same key) or settled by the sweeper.
 // The entry's hold is updated to what it now is: paid (or already paid or
 // done), or open again after a decline.
-func (s *Service) Pay(ctx context.Context, en *Entry, card string) error {
+func (s *Service) Pay(ctx context.Context, en *Entry, card, shown string) error {
 	r, e, h, u := en.Race, en.Event, en.Hold, en.User
 	switch {
 	case h.Status == HoldPaid || h.Status == HoldDone:
@@ -316,6 +316,9 @@ func (s *Service) Pay(ctx context.Context, en *Entry, card string) error {
 		}
 	}
 	amount := h.Owed(e)
+	if shown != "" && shown != strconv.FormatInt(amount, 10) {
+		return errTotalChanged // the page the runner paid from is stale
+	}
 	charge := pay.Charge{Key: payKey(h), Amount: amount, Currency: r.Currency, Method: card, Description: r.Name + " · " + e.Name}
 	if amount > 0 {
 		if err := charge.Check(); err != nil { // no card: the hold does not move
@@ -329,14 +332,14 @@ func (s *Service) Pay(ctx context.Context, en *Entry, card string) error {
 	var ok bool
 	err := s.batch.Do(ctx, func(ctx context.Context, tx *db.Tx) error {
 		var err error
-		ok, err = s.store.StartPaying(ctx, tx, h.ID, u.ID, amount, s.now())
+		ok, err = s.store.StartPaying(ctx, tx, h, u.ID, e.Price, amount, s.now())
 		return err
 	})
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return ErrHoldMoved
+		return s.notPaying(ctx, en)
 	}
 	h.Status, h.Amount = HoldPaying, amount
 	paymentID := ""
@@ -361,6 +364,31 @@ func (s *Service) Pay(ctx context.Context, en *Entry, card string) error {
 	}
 	h.Status, h.PaymentID = HoldPaid, paymentID
 	return nil
+}
+
+// errTotalChanged: the amount to pay is not the one on the runner's page.
+var errTotalChanged = errs.E(errs.Invalid, "The total has changed since this page was shown (in another window, or the price was changed). Check it and pay again.")
+
+// notPaying says why a hold did not start paying: it moved on, or what its
+// amount is made of changed between reading it and paying. en's hold and
+// event are read again for the page that says so.
+func (s *Service) notPaying(ctx context.Context, en *Entry) error {
+	h, err := s.store.Hold(ctx, en.Hold.ID)
+	if err != nil {
+		return err
+	}
+	if h.Status != HoldOpen {
+		return ErrHoldMoved
+	}
+	e, err := s.store.Event(ctx, h.EventID)
+	if err != nil {
+		return err
+	}
+	if h.Lines, err = s.store.Lines(ctx, h.ID); err != nil {
+		return err
+	}
+	en.Hold, en.Event = h, &e
+	return errTotalChanged
 }
 
 // markPaid commits the hand-off and wakes the writer.

@@ -127,7 +127,7 @@ func (f *fixture) pay(ctx context.Context, u *auth.User, h *Hold, card string) e
 	if err != nil {
 		return err
 	}
-	return f.a.svc.Pay(ctx, en, card)
+	return f.a.svc.Pay(ctx, en, card, "")
 }
 
 // counts is the event's counters and the registrations in the table.

@@ -137,11 +137,22 @@ func (s *Store) onOpen(ctx context.Context, tx *db.Tx, id string, userID int64, 
 var ErrHoldMoved = errs.E(errs.Conflict, "This registration has moved on (in another window, or its hold ran out). Reload the page.")
 
 // StartPaying moves an open (or already paying: a retried submit) hold of
-// user's to paying, at amount; false if it is neither.
-func (s *Store) StartPaying(ctx context.Context, tx *db.Tx, id string, userID, amount int64, now time.Time) (bool, error) {
+// user's to paying, at amount; false if it is neither, or if what amount
+// was worked out from has changed since it was read (the donation, the
+// store lines, the code's discount, the event's price: another window of
+// the runner's, or the director): the amount charged is always the one the
+// hold's row makes at the moment it starts paying.
+func (s *Store) StartPaying(ctx context.Context, tx *db.Tx, h *Hold, userID, price, amount int64, now time.Time) (bool, error) {
+	lines := int64(0)
+	for _, l := range h.Lines {
+		lines += int64(l.Qty) * l.Price
+	}
 	res, err := tx.Exec(ctx, `UPDATE race_holds SET status = 'paying', amount = ?, paying_at = ?
-		WHERE id = ? AND user_id = ? AND (status = 'paying' OR status = 'open' AND expires_at > ?)`,
-		amount, now.UnixMilli(), id, userID, now.UnixMilli())
+		WHERE id = ? AND user_id = ? AND (status = 'paying' OR status = 'open' AND expires_at > ?
+			AND donation = ? AND discount = ? AND COALESCE(code_id, 0) = ?
+			AND (SELECT price FROM race_events ev WHERE ev.id = race_holds.event_id) = ?
+			AND COALESCE((SELECT SUM(hi.qty * hi.price) FROM race_hold_items hi WHERE hi.hold_id = race_holds.id), 0) = ?)`,
+		amount, now.UnixMilli(), h.ID, userID, now.UnixMilli(), h.Donation, h.Discount, h.CodeID, price, lines)
 	if err != nil {
 		return false, err
 	}
