@@ -168,7 +168,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 	}
 	core := module.Core{Config: cfg, Log: log, DB: d, Cache: m.Cache, Local: own, Site: m.Site, Bus: m.Bus,
 		Live: m.Live, Files: m.Files, Images: images, Versions: versions, Limiter: limiter, Auth: m.Auth,
-		Jobs: m.Jobs, Mail: m.Mail, Pay: m.Pay, Rooms: rooms}
+		Jobs: m.Jobs, Mail: m.Mail, Pay: m.Pay, Rooms: rooms, Listening: m.listening}
 	for _, mod := range Modules() {
 		c := core
 		if c.Assets, err = mod.Assets(); err != nil {
@@ -347,6 +347,14 @@ func (m *Main) URL() string {
 		return strings.TrimRight(m.Config.BaseURL, "/")
 	}
 	return "http://" + m.Addr()
+}
+
+// listening is Addr, or "" before Listen.
+func (m *Main) listening() string {
+	if m.ln == nil {
+		return ""
+	}
+	return m.Addr()
 }
 
 // Addr is the listener's address once listening (host:port).

@@ -40,6 +40,58 @@ func SeedUsers(ctx context.Context, d *db.DB, n int, password string, now time.T
 	return ids, names, nil
 }
 
+// PlaceholderUsers creates n accounts for simulated people on a site that
+// is serving (a load rehearsal's runners): ids from the table's own
+// sequence, so that sign-ups meanwhile are safe (SeedUsers is for an idle
+// database), usernames prefix1..prefixN, e-mail addresses at domain, and a
+// random password nobody is told, hashed once. It returns their ids.
+func PlaceholderUsers(ctx context.Context, d *db.DB, prefix, domain string, n int, now time.Time) ([]int64, error) {
+	secret := make([]byte, 32)
+	rand.Read(secret)
+	hash, err := HashPassword(base64.RawURLEncoding.EncodeToString(secret))
+	if err != nil {
+		return nil, fmt.Errorf("auth: placeholder users: %w", err)
+	}
+	const chunk = 200
+	ids := make([]int64, 0, n)
+	for from := 0; from < n; from += chunk {
+		k := min(chunk, n-from)
+		args := make([]any, 0, 8*k)
+		values := make([]byte, 0, 24*k)
+		for i := from; i < from+k; i++ {
+			name := fmt.Sprintf("%s%d", prefix, i+1)
+			email := name + "@" + domain
+			if i > from {
+				values = append(values, ',')
+			}
+			values = append(values, "(?, ?, ?, ?, ?, ?, ?, ?)"...)
+			args = append(args, name, name, email, email, hash, fmt.Sprintf("Rehearsal runner %d", i+1), now.Unix(), now.Unix())
+		}
+		base := len(ids)
+		err := d.WithTx(ctx, func(tx *db.Tx) error {
+			ids = ids[:base] // a retried transaction starts again
+			rows, err := tx.Query(ctx, `INSERT INTO users (username, username_key, email, email_key, password_hash, display_name, created_at, updated_at)
+				VALUES `+string(values)+` RETURNING id`, args...)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var id int64
+				if err := rows.Scan(&id); err != nil {
+					return err
+				}
+				ids = append(ids, id)
+			}
+			return rows.Err()
+		})
+		if err != nil {
+			return nil, fmt.Errorf("auth: placeholder users: %w", err)
+		}
+	}
+	return ids, nil
+}
+
 // SeedSessions starts a signed-in session for each of the users, as a
 // sign-in would but without the password hash: for `tutti seed`, whose
 // simulated people arrive signed in (a rush of 50,000 runners is not a rush

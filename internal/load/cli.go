@@ -169,11 +169,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, scenarios
 		bar := progressbar.NewOptions64(int64(total/time.Second), progressbar.OptionSetWriter(stderr),
 			progressbar.OptionSetDescription(sc.Name), progressbar.OptionShowElapsedTimeOnFinish(),
 			progressbar.OptionSetPredictTime(false), progressbar.OptionClearOnFinish())
-		cfg.Progress = func(el time.Duration, arrivals, active, requests, errs int64) {
+		cfg.Progress = func(p Progress) {
+			el := p.Elapsed
 			phase := 0
 			var acc time.Duration
-			for i, p := range phases {
-				if acc += p.Duration; el < acc {
+			for i, ph := range phases {
+				if acc += ph.Duration; el < acc {
 					phase = i + 1
 					break
 				}
@@ -183,7 +184,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, scenarios
 				what = "finishing"
 			}
 			bar.Describe(fmt.Sprintf("%s %s: %d arrivals, %d alive, %d requests, %d errors",
-				sc.Name, what, arrivals, active, requests, errs))
+				sc.Name, what, p.Arrivals, p.Active, p.Requests, p.Errors))
 			bar.Set64(min(int64(el/time.Second), int64(total/time.Second)))
 		}
 	}

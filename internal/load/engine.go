@@ -85,7 +85,16 @@ type Config struct {
 	// MemoryEvery is how often the server's resident memory is read from
 	// its /metrics (Result.Server); 0: never.
 	MemoryEvery time.Duration
-	Progress    func(elapsed time.Duration, arrivals, active, requests, errors int64)
+	Progress    func(Progress) // told every second
+}
+
+// Progress is a running run's totals so far, told every second.
+type Progress struct {
+	Elapsed           time.Duration
+	Arrivals, Active  int64 // sessions begun; alive now
+	Requests, Errors  int64
+	Succeeded, Failed int64         // sessions ended well; ended otherwise
+	Duration          time.Duration // the phases' (or the closed run's) length, grace not counted
 }
 
 // runState is shared by every session of a run.
@@ -242,8 +251,9 @@ func Run(ctx context.Context, sc *Scenario, cfg Config) (*Result, error) {
 				rec.noteActive(now, active.Load())
 				gen.sample(active.Load())
 				if cfg.Progress != nil {
-					req, errs := rec.snapshot()
-					cfg.Progress(now.Sub(start), arrivals.Load(), active.Load(), req, errs)
+					p := rec.snapshot()
+					p.Elapsed, p.Arrivals, p.Active, p.Duration = now.Sub(start), arrivals.Load(), active.Load(), total
+					cfg.Progress(p)
 				}
 			}
 		}

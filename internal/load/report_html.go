@@ -31,6 +31,7 @@ func (res *Result) WriteHTML(path string) error {
 
 type chart struct {
 	Title, Unit string
+	End         string // the last second's label, at the right of the time axis
 	Max         float64
 	A, B        template.HTMLAttr // points="..."
 	HasB        bool
@@ -47,6 +48,7 @@ const chartW, chartH = 800.0, 200.0
 func (res *Result) chart(title, unit string, a, b func(Second) float64) chart {
 	c := chart{Title: title, Unit: unit, HasB: b != nil}
 	n := len(res.Timeline)
+	c.End = fmt.Sprintf("%d s", max(n-1, 0))
 	for _, s := range res.Timeline {
 		c.Max = math.Max(c.Max, a(s))
 		if b != nil {
@@ -76,7 +78,23 @@ func (res *Result) chart(title, unit string, a, b func(Second) float64) chart {
 	return c
 }
 
-var reportTmpl = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+// ChartSVG is one chart over the run's seconds, as the HTML report draws
+// it: a, and b if not nil, against time, as an inline SVG that scales to
+// its container (classes a and b colour the lines; the report's style
+// sheet, or the page's, sets them).
+func (res *Result) ChartSVG(title, unit string, a, b func(Second) float64) template.HTML {
+	var sb strings.Builder
+	if err := reportTmpl.ExecuteTemplate(&sb, "chart", res.chart(title, unit, a, b)); err != nil {
+		return ""
+	}
+	return template.HTML(sb.String())
+}
+
+var reportTmpl = template.Must(template.New("report").Parse(`{{define "chart"}}<svg viewBox="-50 -10 860 230" width="860" height="230" style="max-width:100%;height:auto" role="img" aria-label="{{.Title}}">
+{{range .Ticks}}<line class="grid" x1="0" x2="800" y1="{{.Y}}" y2="{{.Y}}"/><text x="-8" y="{{.Y}}" text-anchor="end">{{.Label}}</text>{{end}}
+<text x="0" y="216" text-anchor="start">0 s</text><text x="800" y="216" text-anchor="end">{{.End}}</text>
+<polyline class="a" {{.A}}/>{{if .HasB}}<polyline class="b" {{.B}}/>{{end}}
+</svg>{{end}}<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>tutti load: {{.R.Settings.Scenario}}</title>
 <style>
 body{font:14px/1.4 system-ui,sans-serif;margin:2rem;color:#1d1d1f}
@@ -89,10 +107,7 @@ text{font-size:11px;fill:#666}
 <p>Target {{.R.Settings.Target}}, started {{.R.Settings.StartedAt.Format "2006-01-02 15:04:05 UTC"}}, {{.R.Seconds}} s.
 Requests {{.R.Totals.Requests}} ({{.R.Totals.RequestsPerSec}}/s), errors {{.R.Totals.Errors}}, sessions {{.R.Totals.Sessions}} ({{.R.Totals.SessionsFailed}} failed).</p>
 {{range .Charts}}<h2>{{.Title}}</h2>
-<svg width="860" height="230" viewBox="-50 -10 860 230" role="img" aria-label="{{.Title}}">
-{{range .Ticks}}<line class="grid" x1="0" x2="800" y1="{{.Y}}" y2="{{.Y}}"/><text x="-8" y="{{.Y}}" text-anchor="end">{{.Label}}</text>{{end}}
-<polyline class="a" {{.A}}/>{{if .HasB}}<polyline class="b" {{.B}}/>{{end}}
-</svg>{{end}}
+{{template "chart" .}}{{end}}
 <h2>Requests</h2>
 <table><tr><th>request</th><th>highest 10s mean</th><th>lowest 10s mean</th><th>highest rate</th><th>mean</th><th>count</th><th>errors</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th></tr>
 {{range .R.Requests}}<tr><td>{{.Name}}</td><td>{{.Highest10s}} ms</td><td>{{.Lowest10s}} ms</td><td>{{.HighestRate}}/s</td><td>{{.Mean}} ms</td><td>{{.Count}}</td><td>{{.Errors}}</td><td>{{.P50}}</td><td>{{.P90}}</td><td>{{.P99}}</td><td>{{.P999}}</td><td>{{.Max}}</td></tr>

@@ -219,15 +219,22 @@ func (r *recorder) noteActive(at time.Time, active int64) {
 	b.active = max(b.active, active)
 }
 
-// snapshot is a running total for the progress bar.
-func (r *recorder) snapshot() (requests, errors int64) {
+// snapshot is the running totals for the progress bar.
+func (r *recorder) snapshot() Progress {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	var p Progress
 	for _, b := range r.buckets {
-		requests += b.requests
-		errors += b.errors
+		p.Requests += b.requests
+		p.Errors += b.errors
+		for _, n := range b.sessions {
+			p.Succeeded += n
+		}
 	}
-	return requests, errors
+	for _, n := range r.outcomes {
+		p.Failed += n
+	}
+	return p
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -66,11 +66,12 @@ func TestWithoutSMTPMailIsWrittenAsEMLFiles(t *testing.T) {
 	}
 	link := "https://tutti.example.org/account/reset/" + strings.Repeat("Ab3_", 12) // longer than a QP line
 	enqueue(t, d, m, mail.Message{To: "zoé@example.com", Subject: "Réinitialiser", Text: "Open this link:\n\n" + link + "\n"},
-		mail.Message{To: "b@example.com", Subject: "second", Text: "hi"})
+		mail.Message{To: "b@example.com", Subject: "second", Text: "hi"},
+		mail.Message{To: "Rehearsal <r1-7@rehearsal.tutti.INVALID>", Subject: "dropped", Text: "no such address"})
 	runAll(t, q)
 	list, err := m.List(10)
 	if err != nil || len(list) != 2 {
-		t.Fatalf("List: %v, %v; want 2 messages", list, err)
+		t.Fatalf("List: %v, %v; want 2 messages (the .invalid one dropped)", list, err)
 	}
 	var got *mail.Stored
 	for _, s := range list {

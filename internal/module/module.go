@@ -117,6 +117,10 @@ type Core struct {
 	// Assets is the app's own static files (its Module's Assets), to serve
 	// at Assets.Prefix() and link by Assets.URL; nil without Static.
 	Assets *web.Assets
+	// Listening is the address the process's listener has once it
+	// listens ("host:port", the port chosen if the configuration said
+	// :0); "" before.
+	Listening func() string
 }
 
 // App is a built app: it mounts its routes.

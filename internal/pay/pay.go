@@ -39,6 +39,10 @@ type Gateway interface {
 	// whose charge's answer was lost (a crash between charging and
 	// storing) is settled later.
 	Find(ctx context.Context, key string) (Payment, error)
+	// MovesNoMoney reports whether the gateway is in a test mode, where
+	// test cards are accepted and nothing is really charged: a load
+	// rehearsal's simulated runners pay only through such a gateway.
+	MovesNoMoney() bool
 }
 
 // Refund is money given back.

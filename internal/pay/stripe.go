@@ -16,7 +16,8 @@ import (
 // Idempotency-Key. The Method is a PaymentMethod id that the payer's
 // browser got from Stripe.js (the server never sees a card number).
 type Stripe struct {
-	c *stripe.Client
+	c    *stripe.Client
+	test bool // a test-mode key: no money moves
 }
 
 // NewStripe makes the gateway for secret key sk. url "" is Stripe's API;
@@ -28,8 +29,11 @@ func NewStripe(sk, url string, hc *http.Client) *Stripe {
 	if url != "" {
 		cfg.URL = stripe.String(url)
 	}
-	return &Stripe{c: stripe.NewClient(sk, stripe.WithBackends(stripe.NewBackendsWithConfig(cfg)))}
+	return &Stripe{c: stripe.NewClient(sk, stripe.WithBackends(stripe.NewBackendsWithConfig(cfg))), test: strings.HasPrefix(sk, "sk_test_")}
 }
+
+// MovesNoMoney implements Gateway: true for a test-mode key.
+func (s *Stripe) MovesNoMoney() bool { return s.test }
 
 // Name implements Gateway.
 func (s *Stripe) Name() string { return "stripe" }

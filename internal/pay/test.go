@@ -48,6 +48,9 @@ type Test struct {
 // Name implements Gateway.
 func (t *Test) Name() string { return "test" }
 
+// MovesNoMoney implements Gateway: the stand-in never does.
+func (t *Test) MovesNoMoney() bool { return true }
+
 func (t *Test) now() time.Time {
 	if t.Now != nil {
 		return t.Now()
