@@ -70,6 +70,8 @@ func flash(r *http.Request) string {
 		return "Co-director added."
 	case "code":
 		return "Saved: runners can use the codes listed now."
+	case "comment":
+		return "Comment saved."
 	case "cancelled":
 		return "Registration cancelled; the place is free again and the payment refunded."
 	}

@@ -64,6 +64,10 @@ type Deps struct {
 	// memory their decoding holds (nil: a budget of the app's own).
 	Files  files.Storage
 	Images *files.ImageBudget
+	// Listening is the instance's listen address once it listens: a load
+	// rehearsal's runners reach it over loopback (rehearsal.go); nil, ""
+	// or not on loopback: none can run here.
+	Listening func() string
 }
 
 // DefaultHoldFor is how long a place is held: ten wizard pages at the
@@ -122,6 +126,8 @@ func New(d Deps) (*App, error) {
 		holdFor: d.HoldFor, log: d.Log, changed: a.changed, versions: a.versions, races: newRaceCache()}
 	a.svc.inviteFor, a.svc.invited = d.InviteFor, a.invitations
 	a.svc.files, a.svc.images = d.Files, d.Images
+	a.svc.bg, a.svc.stop = context.WithCancel(context.Background())
+	a.svc.listening = d.Listening
 	a.svc.writer = newWriter(a.svc, d.Bus, d.Log)
 	a.svc.writer.also = a.confirmations
 	if d.Mail != nil {
@@ -139,7 +145,10 @@ func New(d Deps) (*App, error) {
 
 // Close stops the registration writer (after the batch under way); paid
 // holds left are written by the next start or another instance.
-func (a *App) Close() { a.svc.writer.Close() }
+func (a *App) Close() {
+	a.svc.stop() // a rehearsal's runners stop, and its report is stored
+	a.svc.writer.Close()
+}
 
 // Service is the app's service layer, for tools and tests.
 func (a *App) Service() *Service { return a.svc }

@@ -1,6 +1,7 @@
 package race
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -78,8 +79,10 @@ const wizardPages = 5
 type wizard struct {
 	ids          *SeedIDs
 	event        int64
+	events       []int64 // if any: each runner picks one of these at random
 	delay, click [2]time.Duration
 	assets       bool
+	domain       string       // the runners' e-mail domain ("": the seed's)
 	next         atomic.Int64 // the next runner's session
 }
 
@@ -145,6 +148,10 @@ func (w *wizard) register(ctx context.Context, c *load.Client) error {
 	}
 	c.SetCookies([]*http.Cookie{{Name: auth.CookieName, Value: w.ids.Sessions[i]}})
 	race := raceURL(w.ids.Race)
+	event, domain := w.event, cmp.Or(w.domain, "seed.tutti.test")
+	if len(w.events) > 0 {
+		event = w.events[c.Intn(len(w.events))]
+	}
 	p, err := c.Get(ctx, "race_page", race)
 	if err != nil {
 		return err
@@ -157,7 +164,7 @@ func (w *wizard) register(ctx context.Context, c *load.Client) error {
 	if err := c.Think(ctx, w.click[0], w.click[1]); err != nil {
 		return err
 	}
-	if p, err = c.Get(ctx, "event_page", race+"/register?event="+strconv.FormatInt(w.event, 10)); err != nil {
+	if p, err = c.Get(ctx, "event_page", race+"/register?event="+strconv.FormatInt(event, 10)); err != nil {
 		return err
 	}
 	// The waiting room, as the browser follows its Refresh until the turn
@@ -170,11 +177,11 @@ func (w *wizard) register(ctx context.Context, c *load.Client) error {
 		fill       func(f *load.Form)
 		extra      bool // a page of the race's extras: there only if it offers them
 	}{
-		{"hold", "/register", func(f *load.Form) { f.Set("event", strconv.FormatInt(w.event, 10)) }, false},
+		{"hold", "/register", func(f *load.Form) { f.Set("event", strconv.FormatInt(event, 10)) }, false},
 		{"details", "/details", func(f *load.Form) {
 			f.Set("first_name", "Runner")
 			f.Set("last_name", strconv.FormatInt(i, 10))
-			f.Set("email", fmt.Sprintf("runner%d@seed.tutti.test", i))
+			f.Set("email", fmt.Sprintf("runner%d@%s", i, domain))
 			f.Set("birth_date", "1990-05-17")
 			f.Set("gender", Genders[i%int64(len(Genders))].Value)
 			f.Set("city", "Rush City")

@@ -37,6 +37,9 @@ type Race struct {
 	// EarlyCodes: the race has early-access codes (codes.go), so its
 	// page offers a way in before an event opens.
 	EarlyCodes bool
+	// RehearsalOf is the race this one is a load rehearsal's copy of
+	// (rehearsal.go); 0 for a real race.
+	RehearsalOf int64
 }
 
 // Published reports whether runners can see the race.

@@ -48,6 +48,12 @@ type Service struct {
 	// decoding.
 	files  files.Storage
 	images *files.ImageBudget
+	// listening is the instance's listen address, whose loopback URL a
+	// rehearsal's runners reach it at (nil: none); bg ends with the app
+	// (Close).
+	listening func() string
+	bg        context.Context
+	stop      context.CancelFunc
 }
 
 // Not found and refusals that runners and directors see.

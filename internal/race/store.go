@@ -21,13 +21,13 @@ type Store struct {
 func NewStore(d *db.DB) *Store { return &Store{db: d} }
 
 const raceCols = `id, slug, owner_id, name, location, race_date, tz, description, info, waiver, logo, currency, published_at, version,
-	teams, fundraiser, EXISTS (SELECT 1 FROM race_codes c WHERE c.race_id = race_races.id AND c.early)`
+	teams, fundraiser, EXISTS (SELECT 1 FROM race_codes c WHERE c.race_id = race_races.id AND c.early), COALESCE(rehearsal_of, 0)`
 
 func scanRace(sc interface{ Scan(...any) error }) (*Race, error) {
 	var r Race
 	var pub sql.NullInt64
 	if err := sc.Scan(&r.ID, &r.Slug, &r.OwnerID, &r.Name, &r.Location, &r.Date, &r.TZ, &r.Description, &r.Info,
-		&r.Waiver, &r.Logo, &r.Currency, &pub, &r.Version, &r.Teams, &r.Fundraiser, &r.EarlyCodes); err != nil {
+		&r.Waiver, &r.Logo, &r.Currency, &pub, &r.Version, &r.Teams, &r.Fundraiser, &r.EarlyCodes, &r.RehearsalOf); err != nil {
 		return nil, err
 	}
 	r.PublishedAt = msPtr(pub)
@@ -272,12 +272,12 @@ type RaceRow struct {
 
 // Upcoming lists published races from date on, soonest first.
 func (s *Store) Upcoming(ctx context.Context, q db.Querier, from string, limit int) ([]RaceRow, error) {
-	return s.raceRows(ctx, q, `WHERE r.published_at IS NOT NULL AND r.race_date >= ?`, `ORDER BY r.race_date, r.id LIMIT ?`, from, limit)
+	return s.raceRows(ctx, q, `WHERE r.published_at IS NOT NULL AND r.rehearsal_of IS NULL AND r.race_date >= ?`, `ORDER BY r.race_date, r.id LIMIT ?`, from, limit)
 }
 
 // DirectedBy lists the races user directs, newest race day first.
 func (s *Store) DirectedBy(ctx context.Context, userID int64) ([]RaceRow, error) {
-	return s.raceRows(ctx, s.db, `JOIN race_directors d ON d.race_id = r.id AND d.user_id = ?`, `ORDER BY r.race_date DESC, r.id DESC LIMIT 100`, userID)
+	return s.raceRows(ctx, s.db, `JOIN race_directors d ON d.race_id = r.id AND d.user_id = ? WHERE r.rehearsal_of IS NULL`, `ORDER BY r.race_date DESC, r.id DESC LIMIT 100`, userID)
 }
 
 func (s *Store) raceRows(ctx context.Context, q db.Querier, where, order string, args ...any) ([]RaceRow, error) {

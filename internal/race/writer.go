@@ -218,6 +218,11 @@ func (w *writer) sweep() {
 			w.invitedMail()
 		}
 	}
+	if n, err := w.svc.refundRehearsals(ctx); err != nil {
+		w.log.Error("race: refunding rehearsals' registrations", "err", err)
+	} else if n > 0 {
+		w.log.Info("race: rehearsals' registrations refunded", "n", n)
+	}
 	stale, err := w.svc.store.StalePaying(ctx, now.Add(-stalePaying), 100)
 	if err != nil {
 		w.log.Error("race: finding stale payments", "err", err)

@@ -1,0 +1,210 @@
+package race
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/errs"
+)
+
+const rehearsalCols = `id, race_id, COALESCE(copy_id, 0), created_by, created_at, settings, status, heartbeat_at, progress,
+	report <> '', error, comment, finished_at`
+
+func scanRehearsal(sc interface{ Scan(...any) error }) (*Rehearsal, error) {
+	var rh Rehearsal
+	var created, beat int64
+	var settings, progress string
+	var finished sql.NullInt64
+	if err := sc.Scan(&rh.ID, &rh.RaceID, &rh.CopyID, &rh.CreatedBy, &created, &settings, &rh.Status, &beat, &progress,
+		&rh.HasReport, &rh.Error, &rh.Comment, &finished); err != nil {
+		return nil, err
+	}
+	rh.CreatedAt, rh.HeartbeatAt, rh.FinishedAt = ms(created), ms(beat), msPtr(finished)
+	if err := json.Unmarshal([]byte(settings), &rh.Settings); err != nil {
+		return nil, fmt.Errorf("race: rehearsal %d settings: %w", rh.ID, err)
+	}
+	if err := json.Unmarshal([]byte(progress), &rh.Progress); err != nil {
+		return nil, fmt.Errorf("race: rehearsal %d progress: %w", rh.ID, err)
+	}
+	return &rh, nil
+}
+
+// Rehearsals are race's rehearsals, newest first.
+func (s *Store) Rehearsals(ctx context.Context, raceID int64, limit int) ([]*Rehearsal, error) {
+	return db.All(ctx, s.db, s.db, func(rows *sql.Rows) (*Rehearsal, error) { return scanRehearsal(rows) },
+		`SELECT `+rehearsalCols+` FROM race_rehearsals WHERE race_id = ? ORDER BY id DESC LIMIT ?`, raceID, limit)
+}
+
+// Rehearsal is rehearsal id of race.
+func (s *Store) Rehearsal(ctx context.Context, raceID, id int64) (*Rehearsal, error) {
+	return scanRehearsal(s.db.QueryRow(ctx, `SELECT `+rehearsalCols+` FROM race_rehearsals WHERE id = ? AND race_id = ?`, id, raceID))
+}
+
+// RehearsalReport is rehearsal id's stored report (JSON); "" if none yet.
+func (s *Store) RehearsalReport(ctx context.Context, id int64) (string, error) {
+	var rep string
+	err := db.Scan(s.db.QueryRow(ctx, `SELECT report FROM race_rehearsals WHERE id = ?`, id), &rep)
+	return rep, err
+}
+
+// liveRehearsal is the state of a rehearsal under way.
+const liveRehearsal = `status IN ('preparing', 'running', 'stopping')`
+
+// AddRehearsal stores a new rehearsal of rh.RaceID, preparing, unless one
+// is under way on the site (its heartbeat newer than since): a rehearsal
+// is measured alone. It sets rh.ID.
+func (s *Store) AddRehearsal(ctx context.Context, rh *Rehearsal, since time.Time) error {
+	settings, err := json.Marshal(rh.Settings)
+	if err != nil {
+		return err
+	}
+	return s.db.WithTx(ctx, func(tx *db.Tx) error {
+		var busy int
+		if err := db.Scan(tx.QueryRow(ctx, `SELECT count(*) FROM race_rehearsals WHERE `+liveRehearsal+` AND heartbeat_at > ?`,
+			since.UnixMilli()), &busy); err != nil {
+			return err
+		}
+		if busy > 0 {
+			return errs.E(errs.Conflict, "A rehearsal is under way on this site; start this one when it has ended (a rehearsal is measured alone).")
+		}
+		return db.Scan(tx.QueryRow(ctx, `INSERT INTO race_rehearsals (race_id, created_by, created_at, settings, refund_delay_s, status, heartbeat_at)
+			VALUES (?, ?, ?, ?, ?, 'preparing', ?) RETURNING id`, rh.RaceID, rh.CreatedBy, rh.CreatedAt.UnixMilli(), string(settings),
+			rh.Settings.RefundDelay, rh.CreatedAt.UnixMilli()), &rh.ID)
+	})
+}
+
+// CopyRace stores the rehearsal copy of src for rehearsal id: published,
+// never listed (rehearsal_of), its events open from opens to closes with
+// the same places, prices and extras, nobody registered, no codes, no
+// waiting list or lottery; owned and directed by director. It returns the
+// copy with its events.
+func (s *Store) CopyRace(ctx context.Context, tx *db.Tx, src *Race, id, director int64, opens, closes, now time.Time) (*Race, error) {
+	c := *src
+	slug := src.Slug
+	if len(slug) > 48 {
+		slug = slug[:48]
+	}
+	c.Slug = slug + "-rehearsal-" + strconv.FormatInt(id, 10)
+	c.OwnerID, c.Version, c.PublishedAt, c.EarlyCodes, c.RehearsalOf = director, 1, &now, false, src.ID
+	if err := db.Scan(tx.QueryRow(ctx, `INSERT INTO race_races (slug, owner_id, name, location, race_date, tz, description, info, waiver,
+		logo, currency, published_at, teams, fundraiser, rehearsal_of, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		c.Slug, director, c.Name, c.Location, c.Date, c.TZ, c.Description, c.Info, c.Waiver, c.Logo, c.Currency, now.UnixMilli(),
+		c.Teams, c.Fundraiser, src.ID, now.UnixMilli(), now.UnixMilli()), &c.ID); err != nil {
+		return nil, err
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO race_directors (race_id, user_id, created_at) VALUES (?, ?, ?)`, c.ID, director, now.UnixMilli()); err != nil {
+		return nil, err
+	}
+	c.Events = nil
+	for _, e := range src.Events {
+		e.RaceID, e.OpensAt, e.ClosesAt = c.ID, opens, closes
+		e.Taken, e.Confirmed, e.Waiting, e.Lottery, e.DrawAt, e.DrawnAt = 0, 0, 0, false, nil, nil
+		e.ResultsCount, e.ResultsPublishedAt = 0, nil
+		if err := s.AddEvent(ctx, tx, &e, now); err != nil {
+			return nil, err
+		}
+		c.Events = append(c.Events, e)
+	}
+	c.Items = nil
+	for _, it := range src.Items {
+		if _, err := tx.Exec(ctx, `INSERT INTO race_items (race_id, name, price, stock, created_at) VALUES (?, ?, ?, ?, ?)`,
+			c.ID, it.Name, it.Price, it.Stock, now.UnixMilli()); err != nil {
+			return nil, err
+		}
+	}
+	_, err := tx.Exec(ctx, `UPDATE race_rehearsals SET copy_id = ? WHERE id = ?`, c.ID, id)
+	return &c, err
+}
+
+// RehearsalBeat records a running rehearsal's gauges and heartbeat, and
+// moves it to status (running, or done or failed with report and error at
+// the end); it returns the status it has then: "stopping" is a
+// director's request to stop, read by the instance running it; ErrNotFound
+// if it is no longer under way (abandoned: see AbandonRehearsals).
+func (s *Store) RehearsalBeat(ctx context.Context, id int64, status string, p RehearsalProgress, report, failure string, now time.Time) (string, error) {
+	progress, err := json.Marshal(p)
+	if err != nil {
+		return "", err
+	}
+	var finished, rep any
+	if status == "done" || status == "failed" {
+		finished = now.UnixMilli()
+	}
+	if report != "" {
+		rep = report
+	}
+	var was string
+	err = s.db.WithTx(ctx, func(tx *db.Tx) error {
+		return db.Scan(tx.QueryRow(ctx, `UPDATE race_rehearsals SET progress = ?, heartbeat_at = ?,
+		status = CASE WHEN status = 'stopping' AND ? THEN 'stopping' ELSE ? END,
+		report = COALESCE(?, report), error = ?, finished_at = COALESCE(?, finished_at)
+		WHERE id = ? AND `+liveRehearsal+` RETURNING status`,
+			string(progress), now.UnixMilli(), status == "running", status, rep, failure, finished, id), &was)
+	})
+	return was, err
+}
+
+// StopRehearsal asks the instance running rehearsal id of race to stop it.
+func (s *Store) StopRehearsal(ctx context.Context, raceID, id int64) error {
+	_, err := s.db.Exec(ctx, `UPDATE race_rehearsals SET status = 'stopping' WHERE id = ? AND race_id = ? AND status IN ('preparing', 'running')`, id, raceID)
+	return err
+}
+
+// SetRehearsalComment stores the director's comment on a rehearsal.
+func (s *Store) SetRehearsalComment(ctx context.Context, raceID, id int64, comment string) error {
+	res, err := s.db.Exec(ctx, `UPDATE race_rehearsals SET comment = ? WHERE id = ? AND race_id = ?`, comment, id, raceID)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return errs.ErrNotFound
+	}
+	return nil
+}
+
+// AbandonRehearsals ends the rehearsals whose instance stopped beating
+// before since (it died, or was stopped): failed, said why.
+func (s *Store) AbandonRehearsals(ctx context.Context, since, now time.Time) (int, error) {
+	res, err := s.db.Exec(ctx, `UPDATE race_rehearsals SET status = 'failed', finished_at = ?,
+		error = 'The instance running it stopped before it ended; its runners stopped with it.'
+		WHERE `+liveRehearsal+` AND heartbeat_at < ?`, now.UnixMilli(), since.UnixMilli())
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
+// dueRefund is a rehearsal registration to refund: its race (the copy)
+// and its id.
+type dueRefund struct {
+	race int64
+	slug string
+	reg  int64
+}
+
+// DueRefunds are up to limit confirmed registrations of rehearsal copies
+// whose refund delay has passed at now.
+func (s *Store) DueRefunds(ctx context.Context, now time.Time, limit int) ([]dueRefund, error) {
+	return db.All(ctx, s.db, s.db, func(rows *sql.Rows) (d dueRefund, err error) {
+		return d, rows.Scan(&d.race, &d.slug, &d.reg)
+	}, `SELECT c.id, c.slug, r.id FROM race_rehearsals rh
+		JOIN race_races c ON c.id = rh.copy_id
+		JOIN race_registrations r ON r.race_id = c.id AND r.status = 'confirmed'
+		WHERE r.created_at <= ? - rh.refund_delay_s * 1000
+		ORDER BY r.id LIMIT ?`, now.UnixMilli(), limit)
+}
+
+// RehearsalCounts are the registrations a rehearsal's copy has: made in
+// all, and refunded (cancelled) of them.
+func (s *Store) RehearsalCounts(ctx context.Context, copyID int64) (made, refunded int, err error) {
+	err = db.Scan(s.db.QueryRow(ctx, `SELECT count(*), COALESCE(SUM(CASE WHEN status = 'cancelled' THEN 1 ELSE 0 END), 0)
+		FROM race_registrations WHERE race_id = ?`, copyID), &made, &refunded)
+	return made, refunded, err
+}
