@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/maypok86/otter/v2"
@@ -54,6 +55,10 @@ type Service struct {
 	listening func() string
 	bg        context.Context
 	stop      context.CancelFunc
+	// forgotten is the races each account deletion changed (map[string]int64,
+	// slug to version), by user, from the deleting transaction to its
+	// commit (account.go).
+	forgotten sync.Map
 }
 
 // Not found and refusals that runners and directors see.

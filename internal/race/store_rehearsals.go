@@ -12,7 +12,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/errs"
 )
 
-const rehearsalCols = `id, race_id, COALESCE(copy_id, 0), created_by, created_at, settings, status, heartbeat_at, progress,
+const rehearsalCols = `id, race_id, COALESCE(copy_id, 0), COALESCE(created_by, 0), created_at, settings, status, heartbeat_at, progress,
 	report <> '', error, comment, finished_at`
 
 func scanRehearsal(sc interface{ Scan(...any) error }) (*Rehearsal, error) {

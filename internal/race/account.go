@@ -1,0 +1,155 @@
+package race
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/errs"
+)
+
+// An account's deletion (module.AccountHook) gives back everything the
+// account held in race, in the deleting transaction: the rows go with the
+// user (ON DELETE CASCADE), but the counts they made would stay: the places
+// of its holds, invitations and registrations, its store units and code
+// uses, its places in waiting lists. Its races go to a co-director; a race
+// it directs alone, or a payment of its under way, refuses the deletion
+// with a reason. Its confirmed registrations are cancelled, and paid ones
+// refunded, as a director's cancellation does.
+
+// ForgetAccount implements module.AccountHook.
+func (a *App) ForgetAccount(ctx context.Context, tx *db.Tx, userID int64) error {
+	touched, err := a.svc.forget(ctx, tx, userID)
+	if err != nil {
+		return err
+	}
+	a.svc.forgotten.Store(userID, touched)
+	return nil
+}
+
+// AccountForgotten implements module.AccountHook: the races whose counts
+// changed show it on the next request.
+func (a *App) AccountForgotten(_ context.Context, userID int64) {
+	if v, ok := a.svc.forgotten.LoadAndDelete(userID); ok {
+		for slug, version := range v.(map[string]int64) {
+			a.changed(slug, version)
+		}
+	}
+	if a.Jobs != nil {
+		a.Jobs.Notify() // the refunds
+	}
+}
+
+// forget is ForgetAccount's work: it returns the races it changed, with
+// their new versions.
+func (s *Service) forget(ctx context.Context, tx *db.Tx, userID int64) (map[string]int64, error) {
+	// Races: to the longest-serving other director; refused if none.
+	type owned struct {
+		id   int64
+		name string
+		heir int64
+	}
+	races, err := db.All(ctx, s.db, tx, func(rows *sql.Rows) (o owned, err error) {
+		var heir *int64
+		err = rows.Scan(&o.id, &o.name, &heir)
+		if heir != nil {
+			o.heir = *heir
+		}
+		return o, err
+	}, `SELECT r.id, r.name, (SELECT d.user_id FROM race_directors d WHERE d.race_id = r.id AND d.user_id <> ?
+		ORDER BY d.created_at, d.user_id LIMIT 1) FROM race_races r WHERE r.owner_id = ? AND r.rehearsal_of IS NULL ORDER BY r.id`, userID, userID)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range races {
+		if o.heir == 0 {
+			return nil, errs.E(errs.Conflict, "You direct %q alone: add a co-director to hand it over to, then delete your account.", o.name)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE race_races SET owner_id = ? WHERE id = ?`, o.heir, o.id); err != nil {
+			return nil, err
+		}
+	}
+	// Rehearsal copies follow their race.
+	if _, err := tx.Exec(ctx, `UPDATE race_races SET owner_id = (SELECT o.owner_id FROM race_races o WHERE o.id = race_races.rehearsal_of)
+		WHERE owner_id = ? AND rehearsal_of IS NOT NULL`, userID); err != nil {
+		return nil, err
+	}
+	var paying int
+	if err := db.Scan(tx.QueryRow(ctx, `SELECT count(*) FROM race_holds WHERE user_id = ? AND status IN ('paying', 'paid')`, userID), &paying); err != nil {
+		return nil, err
+	}
+	if paying > 0 {
+		return nil, errs.E(errs.Conflict, "A race payment of yours is being completed. Try again in a minute.")
+	}
+	events := map[int64]bool{}
+	// Holds: released, with their store units and code uses.
+	rs, err := releasing(ctx, tx, `UPDATE race_holds SET `+released+` WHERE user_id = ? AND status = 'open'
+		RETURNING id, event_id, code_id`, userID)
+	if err != nil {
+		return nil, err
+	}
+	if err := giveBack(ctx, tx, rs); err != nil {
+		return nil, err
+	}
+	for _, r := range rs {
+		events[r.event] = true
+	}
+	// Waiting lists: a place in the line goes, an invitation's kept place
+	// comes back.
+	waits, err := db.All(ctx, s.db, tx, func(rows *sql.Rows) (ev int64, err error) {
+		return ev, rows.Scan(&ev)
+	}, `SELECT event_id FROM race_waitlist WHERE user_id = ? AND status IN ('waiting', 'invited')`, userID)
+	if err != nil {
+		return nil, err
+	}
+	for _, ev := range waits {
+		if err := s.store.LeaveWaitlist(ctx, tx, ev, userID); err != nil {
+			return nil, err
+		}
+		events[ev] = true
+	}
+	// Registrations: cancelled (the place, store units and code use back)
+	// and refunded.
+	type reg struct{ race, id int64 }
+	regs, err := db.All(ctx, s.db, tx, func(rows *sql.Rows) (r reg, err error) {
+		return r, rows.Scan(&r.race, &r.id)
+	}, `SELECT race_id, id FROM race_registrations WHERE user_id = ? AND status = 'confirmed'`, userID)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range regs {
+		c, err := s.store.Cancel(ctx, tx, r.race, r.id, s.now())
+		if err != nil {
+			return nil, err
+		}
+		events[c.EventID] = true
+		if c.Amount == 0 || c.PaymentID == "" {
+			continue
+		}
+		if s.jobs == nil {
+			return nil, errs.E(errs.Conflict, "Your paid race registration cannot be refunded here; ask the race's director to cancel it first.")
+		}
+		if _, err := s.jobs.Enqueue(ctx, tx, refundKind, refundJob{Registration: c.ID, Payment: c.PaymentID}); err != nil {
+			return nil, err
+		}
+	}
+	// Every race whose counts changed: a new version.
+	touched := map[string]int64{}
+	for ev := range events {
+		var id int64
+		var slug string
+		if err := db.Scan(tx.QueryRow(ctx, `SELECT r.id, r.slug FROM race_races r JOIN race_events e ON e.race_id = r.id WHERE e.id = ?`, ev), &id, &slug); err != nil {
+			return nil, fmt.Errorf("race: forget: event %d: %w", ev, err)
+		}
+		if _, ok := touched[slug]; ok {
+			continue
+		}
+		v, err := s.store.bump(ctx, tx, id, s.now())
+		if err != nil {
+			return nil, err
+		}
+		touched[slug] = v
+	}
+	return touched, nil
+}
