@@ -292,6 +292,34 @@ func TestStockNeverOversold(t *testing.T) {
 	}, sets()...)
 }
 
+// throughExtras walks u's hold h of a race with extras from the details to
+// the waiver (accepted if waiver), a request a page: no team, donation
+// amount, qty of the first item.
+func (f *fixture) throughExtras(ctx context.Context, u *auth.User, h *Hold, amount string, qty int, waiver bool) error {
+	steps := []func(*Entry) error{
+		func(en *Entry) error {
+			return f.a.svc.SaveEntrant(ctx, en, EntrantInput{FirstName: "Ann", LastName: u.Username, Email: u.Email,
+				BirthDate: "1990-05-01", Gender: "F", Emergency: "Bo, +49 30 1234567"})
+		},
+		func(en *Entry) error { return f.a.svc.SaveTeam(ctx, en, "") },
+		func(en *Entry) error { return f.a.svc.SaveDonation(ctx, en, amount, "") },
+		func(*Entry) error { return f.buy(ctx, u, h, 0, qty) },
+	}
+	if waiver {
+		steps = append(steps, func(en *Entry) error { return f.a.svc.AcceptWaiver(ctx, en, true) })
+	}
+	for _, step := range steps {
+		en, err := f.entry(ctx, u, h)
+		if err != nil {
+			return err
+		}
+		if err := step(en); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Two windows of one runner: the payment page read with one donation, the
 // donation changed in the other window, then the first pays. Charged is
 // never what the stale window showed: the stale total is refused with
@@ -309,25 +337,7 @@ func TestPaymentFromAStaleWindow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		en, _ := f.entry(ctx, ann, h)
-		if err := f.a.svc.SaveEntrant(ctx, en, EntrantInput{FirstName: "Ann", LastName: "Lee", Email: ann.Email,
-			BirthDate: "1990-05-01", Gender: "F", Emergency: "Bo, +49 30 1234567"}); err != nil {
-			t.Fatal(err)
-		}
-		for _, step := range []func(*Entry) error{
-			func(en *Entry) error { return f.a.svc.SaveTeam(ctx, en, "") },
-			func(en *Entry) error { return f.a.svc.SaveDonation(ctx, en, "1000", "") },
-		} {
-			en, _ = f.entry(ctx, ann, h)
-			if err := step(en); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := f.buy(ctx, ann, h, 0, 1); err != nil {
-			t.Fatal(err)
-		}
-		en, _ = f.entry(ctx, ann, h)
-		if err := f.a.svc.AcceptWaiver(ctx, en, true); err != nil {
+		if err := f.throughExtras(ctx, ann, h, "1000", 1, true); err != nil {
 			t.Fatal(err)
 		}
 		// Window A reads the hold: 3000 + 1000 + 1500.
@@ -337,7 +347,7 @@ func TestPaymentFromAStaleWindow(t *testing.T) {
 			t.Fatalf("owed %d; want 5500", got)
 		}
 		// Window B goes back and gives 2500 instead.
-		en, _ = f.entry(ctx, ann, h)
+		en, _ := f.entry(ctx, ann, h)
 		if err := f.a.svc.SaveDonation(ctx, en, "2500", ""); err != nil {
 			t.Fatal(err)
 		}
