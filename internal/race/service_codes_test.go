@@ -268,3 +268,55 @@ func TestEarlyHoldRunsOutBeforeTheOpening(t *testing.T) {
 		}
 	}, sets()...)
 }
+
+// A discount is a percent of the price: a hold carrying a 20 % code when
+// the director raises the price from 30.00 to 50.00 pays 40.00, not
+// 50.00 less the 6.00 worked out at the old price; the payment page read
+// at the old price is refused, nothing charged.
+func TestDiscountFollowsAPriceChange(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		f := newFixture(t, d, 10, 3000)
+		if err := f.addCode(CodeInput{Code: "CLUB", Percent: "20"}); err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		ann := f.user()
+		h, err := f.a.svc.Start(ctx, ann, f.race, f.event().ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.fill(ctx, ann, h); err != nil {
+			t.Fatal(err)
+		}
+		en, _ := f.entry(ctx, ann, h)
+		if err := f.a.svc.ApplyCode(ctx, en, "club"); err != nil {
+			t.Fatal(err)
+		}
+		old, _ := f.entry(ctx, ann, h)
+		if got := old.Hold.Owed(old.Event); got != 2400 {
+			t.Fatalf("owed with the code %d; want 2400", got)
+		}
+		dir, err := f.a.svc.Directed(ctx, &auth.User{ID: f.race.OwnerID}, f.race.Slug)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := eventInput(dir.Race, &dir.Race.Events[0])
+		in.Price = "50.00"
+		if err := f.a.svc.UpdateEvent(ctx, dir, f.event().ID, in); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.a.svc.Pay(ctx, old, pay.CardPaid, "2400"); !errors.Is(err, errTotalChanged) {
+			t.Fatalf("paying the old total: %v; want errTotalChanged", err)
+		}
+		now, _ := f.entry(ctx, ann, h)
+		if got := now.Hold.Owed(now.Event); got != 4000 || now.Hold.Discount != 1000 {
+			t.Fatalf("owed after the price change %d (discount %d); want 4000 (1000)", got, now.Hold.Discount)
+		}
+		if err := f.a.svc.Pay(ctx, now, pay.CardPaid, "4000"); err != nil {
+			t.Fatal(err)
+		}
+		if paid, err := f.gw.Paid(ctx); err != nil || len(paid) != 1 || paid[0].Amount != 4000 {
+			t.Fatalf("charges %+v, %v; want one of 4000", paid, err)
+		}
+	}, sets()...)
+}

@@ -247,7 +247,12 @@ func (s *Store) UpdateEvent(ctx context.Context, tx *db.Tx, e Event) error {
 		return &errs.Error{Kind: errs.Invalid, Message: "Check the places.",
 			Fields: map[string]string{"cap": fmt.Sprintf("%d places are taken or held already: the cap cannot be lower.", cur.Taken)}}
 	}
-	return nil
+	// A discount is a percent of the price: the holds not yet paying
+	// that carry a code get theirs again at the new price (discountOf's
+	// rounding: integer division, prices and percents are positive).
+	_, err = tx.Exec(ctx, `UPDATE race_holds SET discount = ? * (SELECT c.percent FROM race_codes c WHERE c.id = race_holds.code_id) / 100
+		WHERE event_id = ? AND code_id IS NOT NULL AND status = 'open'`, e.Price, e.ID)
+	return err
 }
 
 // DeleteEvent deletes an event nobody has registered for or holds.
