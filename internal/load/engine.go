@@ -33,6 +33,16 @@ type Phase struct {
 	Count    int
 }
 
+// Rates are the open model's phases of d each, one for each arrival rate
+// (new sessions a second): a scenario's default ramp.
+func Rates(d time.Duration, rates ...float64) []Phase {
+	ps := make([]Phase, len(rates))
+	for i, r := range rates {
+		ps[i] = Phase{Duration: d, Rate: r}
+	}
+	return ps
+}
+
 // Scenario is an app's load test.
 type Scenario struct {
 	Name, Description string

@@ -18,9 +18,7 @@ func LoadScenario(opts load.Options) (*load.Scenario, error) {
 		Name:        "meet",
 		Description: "schedule.me's six sessions (view poll x10) over seven phases, 2 to 128 new sessions/s",
 	}
-	for _, r := range []float64{2, 4, 8, 16, 32, 64, 128} {
-		sc.Phases = append(sc.Phases, load.Phase{Duration: time.Minute, Rate: r})
-	}
+	sc.Phases = load.Rates(time.Minute, 2, 4, 8, 16, 32, 64, 128)
 	if opts.Target == nil { // listing only
 		return sc, nil
 	}

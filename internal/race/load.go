@@ -56,9 +56,7 @@ func burstScenario(opts load.Options) (*load.Scenario, error) {
 func capacityScenario(opts load.Options) (*load.Scenario, error) {
 	sc := &load.Scenario{Name: "race-capacity",
 		Description: "registrations with no think time at 100 to 700 new runners/s, 20 s a phase [opts: delay=0s-0s, assets=0, from=0]"}
-	for _, r := range []float64{100, 200, 300, 400, 500, 600, 700} {
-		sc.Phases = append(sc.Phases, load.Phase{Duration: 20 * time.Second, Rate: r})
-	}
+	sc.Phases = load.Rates(20*time.Second, 100, 200, 300, 400, 500, 600, 700)
 	if opts.Target == nil {
 		return sc, nil
 	}

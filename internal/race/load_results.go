@@ -20,9 +20,7 @@ import (
 func resultsScenario(opts load.Options) (*load.Scenario, error) {
 	sc := &load.Scenario{Name: "race-results",
 		Description: "results pages (x3), name searches (x1) and search-box suggestions (x5) at 500 to 2,000 sessions/s [opts: race=SLUG, event=ID; default: the seeded results]"}
-	for _, r := range []float64{500, 1000, 2000} {
-		sc.Phases = append(sc.Phases, load.Phase{Duration: 30 * time.Second, Rate: r})
-	}
+	sc.Phases = load.Rates(30*time.Second, 500, 1000, 2000)
 	if opts.Target == nil { // listing only
 		return sc, nil
 	}

@@ -43,13 +43,7 @@ func LoadScenarios() map[string]load.Factory {
 }
 
 // defaultPhases are the open model's arrival rates when none are given.
-func defaultPhases(rates ...float64) []load.Phase {
-	var ps []load.Phase
-	for _, r := range rates {
-		ps = append(ps, load.Phase{Duration: 30 * time.Second, Rate: r})
-	}
-	return ps
-}
+func defaultPhases(rates ...float64) []load.Phase { return load.Rates(30*time.Second, rates...) }
 
 func indexScenario(opts load.Options) (*load.Scenario, error) {
 	return &load.Scenario{
