@@ -16,9 +16,17 @@ import (
 
 // resultsRoutes mounts the results pages (Routes calls it).
 func (a *App) resultsRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /race/r/{slug}/results", a.resultsShow)
-	mux.HandleFunc("GET /race/r/{slug}/results/{eid}", a.resultsShow)
-	mux.HandleFunc("GET /race/r/{slug}/results/{eid}/names", a.resultsNames)
+	// Visitors' results pages and suggestions are everyone's alike:
+	// served ahead of sessions; a signed-in director's preview of results
+	// not published yet goes through the mux.
+	for pattern, h := range map[string]http.HandlerFunc{
+		"GET /race/r/{slug}/results":             a.resultsShow,
+		"GET /race/r/{slug}/results/{eid}":       a.resultsShow,
+		"GET /race/r/{slug}/results/{eid}/names": a.resultsNames,
+	} {
+		a.Site.EarlyVisitors(pattern, h)
+		mux.HandleFunc(pattern, h)
+	}
 	admin := "/race/r/{slug}/admin/events/{eid}/results"
 	mux.HandleFunc("GET "+admin, a.resultsAdmin)
 	mux.Handle("POST "+admin, web.MaxBody(resultsBodyLimit, http.HandlerFunc(a.resultsImport)))

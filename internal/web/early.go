@@ -15,6 +15,18 @@ func (s *Site) Early(pattern string, h http.Handler) {
 	s.early[pattern] = h
 }
 
+// EarlyVisitors is Early for the requests that carry no cookie: a page
+// that is everyone's alike for visitors, but which a signed-in user may
+// see otherwise (a director's preview of what is not public yet), is
+// served to visitors ahead of sessions and to everyone else by the mux.
+func (s *Site) EarlyVisitors(pattern string, h http.Handler) {
+	s.Early(pattern, h)
+	if s.visitors == nil {
+		s.visitors = map[string]bool{}
+	}
+	s.visitors[pattern] = true
+}
+
 // EarlyLane sends the requests an Early pattern matches through ms (request
 // ids, metrics, recovery, security headers: what every answer needs) to
 // their handler, and everything else to full (which adds sessions, the
@@ -29,7 +41,7 @@ func (s *Site) EarlyLane(full http.Handler, ms ...Middleware) http.Handler {
 	}
 	light := Chain(early, ms...)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, pattern := early.Handler(r); pattern != "" {
+		if _, pattern := early.Handler(r); pattern != "" && (!s.visitors[pattern] || len(r.Header["Cookie"]) == 0) {
 			light.ServeHTTP(w, r)
 			return
 		}
