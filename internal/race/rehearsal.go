@@ -46,7 +46,15 @@ const (
 	rehearsalAbandoned = 2 * time.Minute
 	// rehearsalDomain is its runners' e-mail domain (mail.Undeliverable).
 	rehearsalDomain = "rehearsal.tutti.invalid"
+	// rehearsalKeep is how long a rehearsal's copy and runners stay after
+	// it ended (and its registrations were refunded), for the director to
+	// look at, before the sweep removes them.
+	rehearsalKeep = time.Hour
 )
+
+// rehearsalPrefix begins the usernames and addresses of rehearsal id's
+// runners ("rh12r": no other rehearsal's begins so).
+func rehearsalPrefix(id int64) string { return "rh" + strconv.FormatInt(id, 10) + "r" }
 
 var commentField = text.Field{Name: "The comment", Max: 2000, Multiline: true}
 
@@ -138,6 +146,11 @@ type Rehearsal struct {
 	Progress                      RehearsalProgress
 	HasReport                     bool
 	Error, Comment                string
+	// Made and Refunded are the copy's registrations, kept when the copy
+	// went (CopyID 0 then); CleanedAt is when the last of its runners'
+	// accounts went.
+	Made, Refunded int
+	CleanedAt      *time.Time
 }
 
 // Live reports whether the rehearsal is under way at now.
@@ -242,7 +255,7 @@ func (s *Service) Rehearsal(ctx context.Context, d *Directing, id int64) (*Rehea
 // many of them are refunded.
 func (s *Service) RehearsalRefunds(ctx context.Context, rh *Rehearsal) (made, refunded int, err error) {
 	if rh.CopyID == 0 {
-		return 0, 0, nil
+		return rh.Made, rh.Refunded, nil
 	}
 	return s.store.RehearsalCounts(ctx, rh.CopyID)
 }
@@ -315,7 +328,7 @@ func (s *Service) rehearse(rh *Rehearsal, src *Race, director int64, self string
 	}
 	set := rh.Settings
 	now := s.now()
-	ids, err := auth.PlaceholderUsers(ctx, s.db, "rh"+strconv.FormatInt(rh.ID, 10)+"r", rehearsalDomain, set.Runners, now)
+	ids, err := auth.PlaceholderUsers(ctx, s.db, rehearsalPrefix(rh.ID), rehearsalDomain, set.Runners, now)
 	if err != nil {
 		fail(err)
 		return
@@ -421,8 +434,9 @@ func cmpErr(err, otherwise error) error {
 }
 
 // refundRehearsals cancels and refunds the rehearsal registrations whose
-// refund delay has passed, and gives up rehearsals whose instance died:
-// part of the sweep.
+// refund delay has passed, gives up rehearsals whose instance died, and
+// removes the copies and runners of rehearsals long over: part of the
+// sweep.
 func (s *Service) refundRehearsals(ctx context.Context) (int, error) {
 	now := s.now()
 	if _, err := s.store.AbandonRehearsals(ctx, now.Add(-rehearsalAbandoned), now); err != nil {
@@ -442,6 +456,13 @@ func (s *Service) refundRehearsals(ctx context.Context) (int, error) {
 			return n, err
 		}
 		n++
+	}
+	// An hour after a rehearsal ended with everything refunded, its copy
+	// and its runners' accounts go.
+	if k, err := s.store.CleanRehearsals(ctx, now, now.Add(-rehearsalKeep), 5000); err != nil {
+		return n, err
+	} else if k > 0 {
+		s.log.Info("race: rehearsals' runner accounts removed", "n", k)
 	}
 	return n, nil
 }

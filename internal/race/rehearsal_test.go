@@ -2,6 +2,7 @@ package race
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/db/dbtest"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/jobs"
 	"github.com/tutti-dev/tutti/internal/pay"
 )
 
@@ -104,6 +106,17 @@ func TestRehearsalRefusedWhereItCannotBeSafe(t *testing.T) {
 	}, sets()...)
 }
 
+// addRehearsal stores a rehearsal of the fixture's race, begun now.
+func (f *fixture) addRehearsal() *Rehearsal {
+	f.t.Helper()
+	now := f.clock.Now()
+	rh := &Rehearsal{RaceID: f.race.ID, CreatedBy: f.race.OwnerID, CreatedAt: now, Settings: DefaultRehearsal}
+	if err := f.a.store.AddRehearsal(context.Background(), rh, now.Add(-rehearsalAbandoned)); err != nil {
+		f.t.Fatal(err)
+	}
+	return rh
+}
+
 // A director's stop reaches the instance at its next heartbeat; a
 // rehearsal whose instance stopped beating is given up by the sweep, and
 // another may start.
@@ -113,10 +126,7 @@ func TestRehearsalStopAndAbandon(t *testing.T) {
 		ctx := context.Background()
 		st := f.a.store
 		now := f.clock.Now()
-		rh := &Rehearsal{RaceID: f.race.ID, CreatedBy: f.race.OwnerID, CreatedAt: now, Settings: DefaultRehearsal}
-		if err := st.AddRehearsal(ctx, rh, now.Add(-rehearsalAbandoned)); err != nil {
-			t.Fatal(err)
-		}
+		rh := f.addRehearsal()
 		if got, err := st.RehearsalBeat(ctx, rh.ID, "running", RehearsalProgress{Stage: "running", Arrived: 3}, "", "", now); err != nil || got != "running" {
 			t.Fatalf("beat: %q, %v", got, err)
 		}
@@ -143,6 +153,103 @@ func TestRehearsalStopAndAbandon(t *testing.T) {
 		other.CreatedAt = f.clock.Now()
 		if err := st.AddRehearsal(ctx, other, f.clock.Now().Add(-rehearsalAbandoned)); err != nil {
 			t.Errorf("a new rehearsal after the dead one: %v", err)
+		}
+	}, sets()...)
+}
+
+// After a rehearsal: its registration is refunded after the refund delay,
+// its copy and runners stay for an hour after the end for the director,
+// then the sweep removes them, keeping the counts; the race itself and
+// other accounts stay.
+func TestRehearsalCleanedUpAfterAnHour(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		f := newFixture(t, d, 10, 3000)
+		f.a.svc.jobs = jobs.New(d, jobs.Options{}) // refunds queued, not run here
+		ctx := context.Background()
+		st := f.a.store
+		now := f.clock.Now()
+		rh := f.addRehearsal()
+		ids, err := auth.PlaceholderUsers(ctx, d, rehearsalPrefix(rh.ID), rehearsalDomain, 3, now)
+		if err != nil || len(ids) != 3 {
+			t.Fatalf("runners %v, %v", ids, err)
+		}
+		var cp *Race
+		if err := d.WithTx(ctx, func(tx *db.Tx) error {
+			var err error
+			cp, err = st.CopyRace(ctx, tx, f.race, rh.ID, f.race.OwnerID, now.Add(-time.Minute), now.Add(2*time.Hour), now)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		// One runner registers in the copy, through the service.
+		u := &auth.User{ID: ids[0], Username: rehearsalPrefix(rh.ID) + "1", Email: rehearsalPrefix(rh.ID) + "1@" + rehearsalDomain}
+		race, err := f.a.svc.published(ctx, cp.Slug)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := f.a.svc.Start(ctx, u, race, cp.Events[0].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		entry := func() *Entry {
+			en, err := f.a.svc.Entry(ctx, u, cp.Slug, h.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return en
+		}
+		if err := f.a.svc.SaveEntrant(ctx, entry(), EntrantInput{FirstName: "Rehearsal", LastName: "Runner", Email: u.Email,
+			BirthDate: "1990-05-01", Gender: "F", Emergency: "Bo, +49 30 1234567"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.a.svc.AcceptWaiver(ctx, entry(), true); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.a.svc.Pay(ctx, entry(), pay.CardPaid, ""); err != nil {
+			t.Fatal(err)
+		}
+		f.drain()
+		if _, err := st.RehearsalBeat(ctx, rh.ID, "done", RehearsalProgress{Stage: "ended"}, `{}`, "", now); err != nil {
+			t.Fatal(err)
+		}
+		runners := func() (n int) {
+			if err := db.Scan(d.QueryRow(ctx, `SELECT count(*) FROM users WHERE email_key LIKE ?`, "%@"+rehearsalDomain), &n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		// Half an hour on: refunded (its delay is a minute), kept.
+		f.clock.Add(30 * time.Minute)
+		f.a.svc.writer.sweep()
+		got, err := st.Rehearsal(ctx, f.race.ID, rh.ID)
+		if err != nil || got.CopyID != cp.ID || runners() != 3 {
+			t.Fatalf("after 30 min: copy %d, %d runners, %v; want the copy and 3 runners kept", got.CopyID, runners(), err)
+		}
+		if made, refunded, err := f.a.svc.RehearsalRefunds(ctx, got); err != nil || made != 1 || refunded != 1 {
+			t.Fatalf("after 30 min: %d made, %d refunded, %v; want 1 and 1", made, refunded, err)
+		}
+		if c, err := f.a.svc.jobs.Counts(ctx); err != nil || c.Ready != 1 {
+			t.Errorf("refund jobs %+v, %v; want 1", c, err)
+		}
+		// An hour and more after the end: the copy and the runners go.
+		f.clock.Add(31 * time.Minute)
+		f.a.svc.writer.sweep()
+		got, err = st.Rehearsal(ctx, f.race.ID, rh.ID)
+		if err != nil || got.CopyID != 0 || got.Made != 1 || got.Refunded != 1 || got.CleanedAt == nil {
+			t.Fatalf("after 61 min: %+v, %v; want the copy gone, 1 made and refunded, cleaned", got, err)
+		}
+		if n := runners(); n != 0 {
+			t.Errorf("%d rehearsal runners left", n)
+		}
+		if _, err := st.RaceBySlug(ctx, d, cp.Slug); !errors.Is(err, errs.ErrNotFound) {
+			t.Errorf("the copy: %v; want gone", err)
+		}
+		if _, err := st.RaceBySlug(ctx, d, f.race.Slug); err != nil {
+			t.Errorf("the race itself: %v", err)
+		}
+		var owners int
+		if err := db.Scan(d.QueryRow(ctx, `SELECT count(*) FROM users WHERE id = ?`, f.race.OwnerID), &owners); err != nil || owners != 1 {
+			t.Errorf("the director's account: %d, %v", owners, err)
 		}
 	}, sets()...)
 }

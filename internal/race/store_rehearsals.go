@@ -13,18 +13,18 @@ import (
 )
 
 const rehearsalCols = `id, race_id, COALESCE(copy_id, 0), COALESCE(created_by, 0), created_at, settings, status, heartbeat_at, progress,
-	report <> '', error, comment, finished_at`
+	report <> '', error, comment, finished_at, made, refunded, cleaned_at`
 
 func scanRehearsal(sc interface{ Scan(...any) error }) (*Rehearsal, error) {
 	var rh Rehearsal
 	var created, beat int64
 	var settings, progress string
-	var finished sql.NullInt64
+	var finished, cleaned sql.NullInt64
 	if err := sc.Scan(&rh.ID, &rh.RaceID, &rh.CopyID, &rh.CreatedBy, &created, &settings, &rh.Status, &beat, &progress,
-		&rh.HasReport, &rh.Error, &rh.Comment, &finished); err != nil {
+		&rh.HasReport, &rh.Error, &rh.Comment, &finished, &rh.Made, &rh.Refunded, &cleaned); err != nil {
 		return nil, err
 	}
-	rh.CreatedAt, rh.HeartbeatAt, rh.FinishedAt = ms(created), ms(beat), msPtr(finished)
+	rh.CreatedAt, rh.HeartbeatAt, rh.FinishedAt, rh.CleanedAt = ms(created), ms(beat), msPtr(finished), msPtr(cleaned)
 	if err := json.Unmarshal([]byte(settings), &rh.Settings); err != nil {
 		return nil, fmt.Errorf("race: rehearsal %d settings: %w", rh.ID, err)
 	}
@@ -207,4 +207,61 @@ func (s *Store) RehearsalCounts(ctx context.Context, copyID int64) (made, refund
 	err = db.Scan(s.db.QueryRow(ctx, `SELECT count(*), COALESCE(SUM(CASE WHEN status = 'cancelled' THEN 1 ELSE 0 END), 0)
 		FROM race_registrations WHERE race_id = ?`, copyID), &made, &refunded)
 	return made, refunded, err
+}
+
+// rehearsalEnded are the ended rehearsals whose end is before a time.
+const rehearsalEnded = `status IN ('done', 'failed') AND finished_at <= ?`
+
+// CleanRehearsals tidies up after rehearsals that ended before before:
+// the copy of each whose registrations are all refunded and whose holds are
+// all over goes (its rows with it), its counts kept in the rehearsal's row;
+// then, once its copy is gone, up to limit of its runners' accounts a
+// call, cleaned_at set when none is left. It returns the accounts deleted.
+func (s *Store) CleanRehearsals(ctx context.Context, now, before time.Time, limit int) (int, error) {
+	type copied struct{ id, copy int64 }
+	done, err := db.All(ctx, s.db, s.db, func(rows *sql.Rows) (c copied, err error) { return c, rows.Scan(&c.id, &c.copy) },
+		`SELECT rh.id, rh.copy_id FROM race_rehearsals rh WHERE rh.copy_id IS NOT NULL AND `+rehearsalEnded+`
+		AND NOT EXISTS (SELECT 1 FROM race_registrations r WHERE r.race_id = rh.copy_id AND r.status = 'confirmed')
+		AND NOT EXISTS (SELECT 1 FROM race_holds h WHERE h.race_id = rh.copy_id AND h.status IN ('open', 'paying', 'paid'))
+		ORDER BY rh.id LIMIT 10`, before.UnixMilli())
+	if err != nil {
+		return 0, err
+	}
+	for _, c := range done {
+		if err := s.db.WithTx(ctx, func(tx *db.Tx) error {
+			if _, err := tx.Exec(ctx, `UPDATE race_rehearsals SET
+				made = (SELECT count(*) FROM race_registrations WHERE race_id = ?),
+				refunded = (SELECT count(*) FROM race_registrations WHERE race_id = ? AND status = 'cancelled')
+				WHERE id = ?`, c.copy, c.copy, c.id); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, `DELETE FROM race_races WHERE id = ? AND rehearsal_of IS NOT NULL`, c.copy)
+			return err
+		}); err != nil {
+			return 0, fmt.Errorf("race: removing rehearsal %d's copy: %w", c.id, err)
+		}
+	}
+	ids, err := db.All(ctx, s.db, s.db, func(rows *sql.Rows) (id int64, err error) { return id, rows.Scan(&id) },
+		`SELECT id FROM race_rehearsals WHERE copy_id IS NULL AND cleaned_at IS NULL AND `+rehearsalEnded+` ORDER BY id LIMIT 10`,
+		before.UnixMilli())
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, id := range ids {
+		pattern := rehearsalPrefix(id) + "%@" + rehearsalDomain
+		res, err := s.db.Exec(ctx, `DELETE FROM users WHERE id IN (SELECT id FROM users WHERE email_key LIKE ? LIMIT ?)`, pattern, limit-n)
+		if err != nil {
+			return n, fmt.Errorf("race: removing rehearsal %d's runners: %w", id, err)
+		}
+		k, _ := res.RowsAffected()
+		n += int(k)
+		if n >= limit {
+			break
+		}
+		if _, err := s.db.Exec(ctx, `UPDATE race_rehearsals SET cleaned_at = ? WHERE id = ?`, now.UnixMilli(), id); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
