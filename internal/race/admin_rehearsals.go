@@ -26,8 +26,8 @@ func (a *App) rehearsalsShow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in := DefaultRehearsal.Input()
-	if len(d.Race.Events) > 0 {
-		in.Event = i64(d.Race.Events[0].ID)
+	if up := d.Race.Upcoming(a.Now()); len(up) > 0 {
+		in.Event = i64(up[0].ID)
 	}
 	a.rehearsalsPage(w, r, d, http.StatusOK, in, nil, "")
 }

@@ -88,8 +88,9 @@ func (s RehearsalSettings) Input() RehearsalInput {
 		Within: i(s.Within), ClickMin: i(s.ClickMin), ClickMax: i(s.ClickMax), RefundDelay: i(s.RefundDelay), Assets: s.Assets}
 }
 
-// Validate checks the form against race r (its events); errors by field.
-func (in RehearsalInput) Validate(r *Race) (RehearsalSettings, map[string]string) {
+// Validate checks the form against race r's events to come at now;
+// errors by field.
+func (in RehearsalInput) Validate(r *Race, now time.Time) (RehearsalSettings, map[string]string) {
 	f := map[string]string{}
 	num := func(field, v string, least, most int) int {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
@@ -112,18 +113,19 @@ func (in RehearsalInput) Validate(r *Race) (RehearsalSettings, map[string]string
 	if f["click_min"] == "" && f["click_max"] == "" && s.ClickMax < s.ClickMin {
 		f["click_max"] = "At least the shortest."
 	}
+	upcoming := r.Upcoming(now)
 	if ev, err := strconv.ParseInt(strings.TrimSpace(in.Event), 10, 64); err != nil {
 		f["event"] = "Choose an event."
-	} else if _, ok := r.Event(ev); ev != 0 && !ok {
-		f["event"] = "Choose an event of this race."
+	} else if e, ok := r.Event(ev); ev != 0 && (!ok || !e.StartsAt.After(now)) {
+		f["event"] = "Choose an event of this race that has not started."
 	} else {
 		s.Event = ev
 	}
 	switch {
 	case r.RehearsalOf != 0:
 		f["event"] = "This is a rehearsal's copy: rehearse the race itself."
-	case len(r.Events) == 0:
-		f["event"] = "The race has no event to rehearse yet."
+	case len(upcoming) == 0:
+		f["event"] = "The race has no event to come to rehearse."
 	}
 	return s, f
 }
@@ -212,6 +214,17 @@ func readReport(js string) (*RehearsalReport, error) {
 	return rep, nil
 }
 
+// Upcoming are r's events that have not started at now.
+func (r *Race) Upcoming(now time.Time) []Event {
+	var out []Event
+	for _, e := range r.Events {
+		if e.StartsAt.After(now) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // SelfURL is the loopback URL at which an instance listening on addr
 // reaches itself; an error if it does not listen on loopback.
 func SelfURL(addr string) (string, error) {
@@ -283,7 +296,7 @@ func (s *Service) StopRehearsal(ctx context.Context, d *Directing, id int64) err
 // and starts it on this instance: it makes the runners' accounts and the
 // copy of the race, then runs them, in the background.
 func (s *Service) StartRehearsal(ctx context.Context, d *Directing, in RehearsalInput) (*Rehearsal, error) {
-	set, f := in.Validate(d.Race)
+	set, f := in.Validate(d.Race, s.now())
 	if len(f) > 0 {
 		return nil, errs.Fields(f)
 	}
@@ -346,9 +359,10 @@ func (s *Service) rehearse(rh *Rehearsal, src *Race, director int64, self string
 	phase, grace := set.runLength()
 	now = s.now()
 	var cp *Race
+	var copied map[int64]int64
 	err = s.db.WithTx(ctx, func(tx *db.Tx) error {
 		var err error
-		cp, err = s.store.CopyRace(ctx, tx, src, rh.ID, director, now.Add(-time.Minute), now.Add(phase+grace+time.Hour), now)
+		cp, copied, err = s.store.CopyRace(ctx, tx, src, rh.ID, director, now.Add(-time.Minute), now.Add(phase+grace+time.Hour), now)
 		return err
 	})
 	if err != nil {
@@ -358,13 +372,19 @@ func (s *Service) rehearse(rh *Rehearsal, src *Race, director int64, self string
 	w := &wizard{ids: &SeedIDs{Race: cp.Slug, Sessions: tokens}, assets: set.Assets, domain: rehearsalDomain,
 		delay: [2]time.Duration{time.Duration(set.PageMin) * time.Second, time.Duration(set.PageMax) * time.Second},
 		click: [2]time.Duration{time.Duration(set.ClickMin) * time.Second, time.Duration(set.ClickMax) * time.Second}}
-	for i, e := range src.Events {
-		if e.ID == set.Event {
-			w.event = cp.Events[i].ID
+	for _, e := range src.Events {
+		id, ok := copied[e.ID]
+		switch {
+		case !ok:
+		case e.ID == set.Event:
+			w.event = id
+		case set.Event == 0:
+			w.events = append(w.events, id)
 		}
-		if set.Event == 0 {
-			w.events = append(w.events, cp.Events[i].ID)
-		}
+	}
+	if w.event == 0 && len(w.events) == 0 {
+		fail(errors.New("the event rehearsed has started since"))
+		return
 	}
 	target, err := url.Parse(self)
 	if err != nil {

@@ -47,7 +47,7 @@ func TestRehearsalFromTheConsole(t *testing.T) {
 		bad.Set("event", "999999")
 		res, body = dir.Post(console, bad)
 		apptest.WantStatus(t, res, body, http.StatusUnprocessableEntity)
-		for _, want := range []string{"A whole number from 1 to 50000.", "At least the shortest.", "Choose an event of this race."} {
+		for _, want := range []string{"A whole number from 1 to 50000.", "At least the shortest.", "Choose an event of this race that has not started."} {
 			if !strings.Contains(body, want) {
 				t.Errorf("bad settings: no %q in %.3000s", want, body)
 			}

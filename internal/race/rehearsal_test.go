@@ -16,13 +16,15 @@ import (
 )
 
 func TestRehearsalSettingsValidate(t *testing.T) {
-	r := &Race{Events: []Event{{ID: 7, Name: "10K"}, {ID: 9, Name: "Half"}}}
+	now := time.Date(2027, 3, 1, 12, 0, 0, 0, time.UTC)
+	r := &Race{Events: []Event{{ID: 7, Name: "10K", StartsAt: now.AddDate(0, 1, 0)}, {ID: 9, Name: "Half", StartsAt: now.AddDate(0, 1, 0)},
+		{ID: 5, Name: "Last year's 10K", StartsAt: now.AddDate(-1, 0, 0)}}}
 	ok := RehearsalInput{Event: "7", Runners: "500", PageMin: "15", PageMax: "60", Within: "30", ClickMin: "5", ClickMax: "30", RefundDelay: "3600", Assets: true}
-	s, f := ok.Validate(r)
+	s, f := ok.Validate(r, now)
 	if len(f) > 0 || s != (RehearsalSettings{Event: 7, Runners: 500, PageMin: 15, PageMax: 60, Within: 30, ClickMin: 5, ClickMax: 30, RefundDelay: 3600, Assets: true}) {
 		t.Fatalf("valid settings: %+v %v", s, f)
 	}
-	if s, f := (RehearsalInput{Event: "0", Runners: "1", PageMin: "0", PageMax: "0", Within: "1", ClickMin: "0", ClickMax: "0", RefundDelay: "0"}).Validate(r); len(f) > 0 || s.Event != 0 {
+	if s, f := (RehearsalInput{Event: "0", Runners: "1", PageMin: "0", PageMax: "0", Within: "1", ClickMin: "0", ClickMax: "0", RefundDelay: "0"}).Validate(r, now); len(f) > 0 || s.Event != 0 {
 		t.Errorf("a random event: %+v %v", s, f)
 	}
 	for _, c := range []struct {
@@ -39,16 +41,17 @@ func TestRehearsalSettingsValidate(t *testing.T) {
 		{func(in *RehearsalInput) { in.RefundDelay = "604801" }, "refund_delay"},
 		{func(in *RehearsalInput) { in.Event = "8" }, "event"},
 		{func(in *RehearsalInput) { in.Event = "x" }, "event"},
+		{func(in *RehearsalInput) { in.Event = "5" }, "event"}, // started
 	} {
 		in := ok
 		c.change(&in)
-		if _, f := in.Validate(r); f[c.field] == "" || len(f) != 1 {
+		if _, f := in.Validate(r, now); f[c.field] == "" || len(f) != 1 {
 			t.Errorf("%+v: errors %v; want one at %s", in, f, c.field)
 		}
 	}
 	cp := *r
 	cp.RehearsalOf = 3
-	if _, f := ok.Validate(&cp); f["event"] == "" {
+	if _, f := ok.Validate(&cp, now); f["event"] == "" {
 		t.Error("a rehearsal of a rehearsal's copy was not refused")
 	}
 }
@@ -173,13 +176,21 @@ func TestRehearsalCleanedUpAfterAnHour(t *testing.T) {
 		if err != nil || len(ids) != 3 {
 			t.Fatalf("runners %v, %v", ids, err)
 		}
+		// The race as the director sees it, with last year's event too:
+		// the copy has the event to come alone.
+		src := *f.race
+		src.Events = append(src.Events, Event{ID: 99999, Name: "Last year", StartsAt: now.AddDate(-1, 0, 0), Cap: 5})
 		var cp *Race
+		var copied map[int64]int64
 		if err := d.WithTx(ctx, func(tx *db.Tx) error {
 			var err error
-			cp, err = st.CopyRace(ctx, tx, f.race, rh.ID, f.race.OwnerID, now.Add(-time.Minute), now.Add(2*time.Hour), now)
+			cp, copied, err = st.CopyRace(ctx, tx, &src, rh.ID, f.race.OwnerID, now.Add(-time.Minute), now.Add(2*time.Hour), now)
 			return err
 		}); err != nil {
 			t.Fatal(err)
+		}
+		if len(cp.Events) != 1 || len(copied) != 1 || copied[f.event().ID] != cp.Events[0].ID || cp.Events[0].Cap != 10 {
+			t.Fatalf("copy's events %+v, %v; want the 10K alone, 10 places", cp.Events, copied)
 		}
 		// One runner registers in the copy, through the service.
 		u := &auth.User{ID: ids[0], Username: rehearsalPrefix(rh.ID) + "1", Email: rehearsalPrefix(rh.ID) + "1@" + rehearsalDomain}

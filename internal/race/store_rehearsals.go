@@ -81,9 +81,10 @@ func (s *Store) AddRehearsal(ctx context.Context, rh *Rehearsal, since time.Time
 // CopyRace stores the rehearsal copy of src for rehearsal id: published,
 // never listed (rehearsal_of), its events open from opens to closes with
 // the same places, prices and extras, nobody registered, no codes, no
-// waiting list or lottery; owned and directed by director. It returns the
-// copy with its events.
-func (s *Store) CopyRace(ctx context.Context, tx *db.Tx, src *Race, id, director int64, opens, closes, now time.Time) (*Race, error) {
+// waiting list or lottery; owned and directed by director. Events that
+// have started are left out: a rehearsal is of an opening to come. It
+// returns the copy with its events, and their ids by the originals'.
+func (s *Store) CopyRace(ctx context.Context, tx *db.Tx, src *Race, id, director int64, opens, closes, now time.Time) (*Race, map[int64]int64, error) {
 	c := *src
 	slug := src.Slug
 	if len(slug) > 48 {
@@ -96,30 +97,36 @@ func (s *Store) CopyRace(ctx context.Context, tx *db.Tx, src *Race, id, director
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		c.Slug, director, c.Name, c.Location, c.Date, c.TZ, c.Description, c.Info, c.Waiver, c.Logo, c.Currency, now.UnixMilli(),
 		c.Teams, c.Fundraiser, src.ID, now.UnixMilli(), now.UnixMilli()), &c.ID); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if _, err := tx.Exec(ctx, `INSERT INTO race_directors (race_id, user_id, created_at) VALUES (?, ?, ?)`, c.ID, director, now.UnixMilli()); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c.Events = nil
+	copied := map[int64]int64{}
 	for _, e := range src.Events {
+		if !e.StartsAt.After(now) {
+			continue
+		}
+		from := e.ID
 		e.RaceID, e.OpensAt, e.ClosesAt = c.ID, opens, closes
 		e.Taken, e.Confirmed, e.Waiting, e.Lottery, e.DrawAt, e.DrawnAt = 0, 0, 0, false, nil, nil
 		e.ResultsCount, e.ResultsPublishedAt = 0, nil
 		if err := s.AddEvent(ctx, tx, &e, now); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		c.Events = append(c.Events, e)
+		copied[from] = e.ID
 	}
 	c.Items = nil
 	for _, it := range src.Items {
 		if _, err := tx.Exec(ctx, `INSERT INTO race_items (race_id, name, price, stock, created_at) VALUES (?, ?, ?, ?, ?)`,
 			c.ID, it.Name, it.Price, it.Stock, now.UnixMilli()); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	_, err := tx.Exec(ctx, `UPDATE race_rehearsals SET copy_id = ? WHERE id = ?`, c.ID, id)
-	return &c, err
+	return &c, copied, err
 }
 
 // RehearsalBeat records a running rehearsal's gauges and heartbeat, and

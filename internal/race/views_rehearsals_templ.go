@@ -310,7 +310,7 @@ func RehearsalsPage(a *App, u *auth.User, r *Race, list []*Rehearsal, in Rehears
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			for _, e := range r.Events {
+			for _, e := range r.Upcoming(now) {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "<option value=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
