@@ -37,7 +37,7 @@ func (s *Service) emailPost(w http.ResponseWriter, r *http.Request) {
 	}
 	email := strings.TrimSpace(r.PostForm.Get("new_email"))
 	fields := map[string]string{}
-	if msg := CheckEmail(email); msg != "" {
+	if msg := CheckAccountEmail(email); msg != "" {
 		fields["new_email"] = msg
 	} else if EmailKey(email) == EmailKey(u.Email) {
 		fields["new_email"] = "That is already your address."

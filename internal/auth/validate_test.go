@@ -22,6 +22,20 @@ func TestCheckUsername(t *testing.T) {
 	}
 }
 
+// An account's own address may not be in the reserved .invalid domain
+// (load rehearsals' runners have those); any other use may.
+func TestCheckAccountEmail(t *testing.T) {
+	for in, ok := range map[string]bool{"rh1r1@rehearsal.tutti.invalid": false, "a@EXAMPLE.INVALID": false,
+		"a@invalid.example.com": true, "a@example.com": true, "a@b": false} {
+		if got := CheckAccountEmail(in) == ""; got != ok {
+			t.Errorf("CheckAccountEmail(%q) ok = %v; want %v", in, got, ok)
+		}
+	}
+	if CheckEmail("a@example.invalid") != "" {
+		t.Error("CheckEmail refused an .invalid address")
+	}
+}
+
 func TestCheckEmail(t *testing.T) {
 	cases := []struct {
 		in string
