@@ -249,8 +249,9 @@ func Run(ctx context.Context, sc *Scenario, cfg Config) (*Result, error) {
 		}
 		rec.session(s.Name, due, time.Now(), sessionOutcome(hard, err))
 	}
-	progressDone := make(chan struct{})
+	progressDone, progressStopped := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(progressStopped)
 		t := time.NewTicker(time.Second)
 		defer t.Stop()
 		for {
@@ -341,6 +342,7 @@ func Run(ctx context.Context, sc *Scenario, cfg Config) (*Result, error) {
 	gen.sample(active.Load()) // a run shorter than a second has one sample
 	wg.Wait()
 	close(progressDone)
+	<-progressStopped // no Progress call after Run returns
 	res := rec.result(sc, cfg, time.Since(start)-cfg.Warmup)
 	res.Server = stopMemory()
 	res.Generator = gen.result()

@@ -75,6 +75,16 @@ func (s *Service) forget(ctx context.Context, tx *db.Tx, userID int64) (map[stri
 		WHERE owner_id = ? AND rehearsal_of IS NOT NULL`, userID); err != nil {
 		return nil, err
 	}
+	// The account's live holds and waiting-list rows, locked (a no-op
+	// update takes their row locks on PostgreSQL; SQLite has one writer):
+	// a payment starting or an invitation going out meanwhile waits for
+	// this transaction and then finds them gone.
+	if _, err := tx.Exec(ctx, `UPDATE race_holds SET step = step WHERE user_id = ? AND status IN ('open', 'paying', 'paid')`, userID); err != nil {
+		return nil, err
+	}
+	if _, err := tx.Exec(ctx, `UPDATE race_waitlist SET status = status WHERE user_id = ? AND status IN ('waiting', 'invited')`, userID); err != nil {
+		return nil, err
+	}
 	var paying int
 	if err := db.Scan(tx.QueryRow(ctx, `SELECT count(*) FROM race_holds WHERE user_id = ? AND status IN ('paying', 'paid')`, userID), &paying); err != nil {
 		return nil, err

@@ -147,6 +147,13 @@ func New(d Deps) (*App, error) {
 // holds left are written by the next start or another instance.
 func (a *App) Close() {
 	a.svc.stop() // a rehearsal's runners stop, and its report is stored
+	done := make(chan struct{})
+	go func() { a.svc.rehearsals.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		a.Log.Warn("race: a rehearsal did not end within 20 s of the shutdown")
+	}
 	a.svc.writer.Close()
 }
 

@@ -300,6 +300,9 @@ func (s *Service) StartRehearsal(ctx context.Context, d *Directing, in Rehearsal
 	if len(f) > 0 {
 		return nil, errs.Fields(f)
 	}
+	if s.jobs == nil {
+		return nil, errs.E(errs.Conflict, "This site has no background jobs to refund a rehearsal's registrations with, so it cannot run one.")
+	}
 	if !s.pay.MovesNoMoney() {
 		return nil, errs.E(errs.Conflict, "Rehearsals pay with test cards, and this site's payment gateway (%s) moves real money: rehearse on a site set up with a test gateway.", s.pay.Name())
 	}
@@ -317,7 +320,11 @@ func (s *Service) StartRehearsal(ctx context.Context, d *Directing, in Rehearsal
 		return nil, err
 	}
 	src := *d.Race
-	go s.rehearse(rh, &src, d.User.ID, self)
+	s.rehearsals.Add(1)
+	go func() {
+		defer s.rehearsals.Done()
+		s.rehearse(rh, &src, d.User.ID, self)
+	}()
 	return rh, nil
 }
 
@@ -469,7 +476,7 @@ func (s *Service) refundRehearsals(ctx context.Context) (int, error) {
 	n := 0
 	for _, d := range due {
 		_, err := s.Cancel(ctx, &Directing{Race: &Race{ID: d.race, Slug: d.slug}}, d.reg)
-		if e := errs.As(err); e != nil && e.Kind == errs.Conflict {
+		if errors.Is(err, errCancelledAlready) {
 			continue // cancelled meanwhile (another instance's sweep)
 		}
 		if err != nil {

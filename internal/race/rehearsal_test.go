@@ -79,8 +79,8 @@ type realMoney struct{ pay.Gateway }
 
 func (realMoney) MovesNoMoney() bool { return false }
 
-// Refusals before anything is stored: a gateway that moves money, an
-// instance that does not listen on loopback.
+// Refusals before anything is stored: no jobs to refund with, a gateway
+// that moves money, an instance that does not listen on loopback.
 func TestRehearsalRefusedWhereItCannotBeSafe(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		f := newFixture(t, d, 10, 3000)
@@ -91,6 +91,12 @@ func TestRehearsalRefusedWhereItCannotBeSafe(t *testing.T) {
 		}
 		in := DefaultRehearsal.Input()
 		in.Event = i64(f.event().ID)
+		f.a.svc.listening = func() string { return "127.0.0.1:1" }
+		_, err = f.a.svc.StartRehearsal(ctx, dir, in)
+		if e := errs.As(err); e == nil || e.Kind != errs.Conflict || !strings.Contains(e.Message, "no background jobs") {
+			t.Errorf("without jobs to refund with: %v", err)
+		}
+		f.a.svc.jobs = jobs.New(d, jobs.Options{})
 		f.a.svc.pay = realMoney{f.gw}
 		f.a.svc.listening = func() string { return "127.0.0.1:1" }
 		_, err = f.a.svc.StartRehearsal(ctx, dir, in)
@@ -142,6 +148,16 @@ func TestRehearsalStopAndAbandon(t *testing.T) {
 		}
 		if got, err := st.RehearsalBeat(ctx, rh.ID, "running", RehearsalProgress{Stage: "running", Arrived: 5}, "", "", now); err != nil || got != "stopping" {
 			t.Fatalf("beat after the stop: %q, %v; want stopping", got, err)
+		}
+		// A stop while it prepares (accounts, the copy) holds too.
+		if _, err := d.Exec(ctx, `UPDATE race_rehearsals SET status = 'preparing' WHERE id = ?`, rh.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.StopRehearsal(ctx, f.race.ID, rh.ID); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := st.RehearsalBeat(ctx, rh.ID, "preparing", RehearsalProgress{Stage: "copy", Arrived: 5}, "", "", now); err != nil || got != "stopping" {
+			t.Fatalf("preparing beat after the stop: %q, %v; want stopping", got, err)
 		}
 		// The instance dies: no beat for longer than rehearsalAbandoned.
 		f.clock.Add(rehearsalAbandoned + time.Second)

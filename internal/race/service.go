@@ -52,9 +52,10 @@ type Service struct {
 	// listening is the instance's listen address, whose loopback URL a
 	// rehearsal's runners reach it at (nil: none); bg ends with the app
 	// (Close).
-	listening func() string
-	bg        context.Context
-	stop      context.CancelFunc
+	listening  func() string
+	bg         context.Context
+	stop       context.CancelFunc
+	rehearsals sync.WaitGroup // the rehearsals this instance runs
 	// forgotten is the races each account deletion changed (map[string]int64,
 	// slug to version), by user, from the deleting transaction to its
 	// commit (account.go).

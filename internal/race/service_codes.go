@@ -59,11 +59,7 @@ func (s *Service) ApplyCode(ctx context.Context, en *Entry, code string) error {
 			return errs.Fields(map[string]string{"code": "Your place was held early with code " + h.Code + ": it stays on until registration opens."})
 		}
 	}
-	var discount int64
-	if c != nil {
-		discount = discountOf(en.Event.Price, c.Percent)
-	}
 	return s.onOpen(ctx, en, stepWaiver+1, true, func(ctx context.Context, tx *db.Tx) error {
-		return s.store.SetCode(ctx, tx, en.Hold.ID, en.User.ID, c, discount)
+		return s.store.SetCode(ctx, tx, en.Hold.ID, en.User.ID, c)
 	})
 }

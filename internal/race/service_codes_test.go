@@ -318,5 +318,23 @@ func TestDiscountFollowsAPriceChange(t *testing.T) {
 		if paid, err := f.gw.Paid(ctx); err != nil || len(paid) != 1 || paid[0].Amount != 4000 {
 			t.Fatalf("charges %+v, %v; want one of 4000", paid, err)
 		}
+		// A code applied from a page read at the old price (a cached
+		// event): the discount is the new price's.
+		bo := f.user()
+		hb, err := f.a.svc.Start(ctx, bo, f.race, f.event().ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.fill(ctx, bo, hb); err != nil {
+			t.Fatal(err)
+		}
+		stale, _ := f.entry(ctx, bo, hb)
+		stale.Event.Price = 3000
+		if err := f.a.svc.ApplyCode(ctx, stale, "CLUB"); err != nil {
+			t.Fatal(err)
+		}
+		if h, _ := f.a.store.Hold(ctx, hb.ID); h.Discount != 1000 {
+			t.Errorf("discount applied from a stale page %d; want 1000 (20 %% of 50.00)", h.Discount)
+		}
 	}, sets()...)
 }

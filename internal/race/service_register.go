@@ -98,7 +98,7 @@ func (s *Service) start(ctx context.Context, u *auth.User, r *Race, eventID int6
 		Entrant: Entrant{Email: u.Email}, Amount: e.Price}
 	if early != nil {
 		// Alone, not batched: it may fail for its own input (used up).
-		h.CodeID, h.Code, h.Discount = early.ID, early.Code, discountOf(e.Price, early.Percent)
+		h.CodeID, h.Code = early.ID, early.Code // its discount: ClaimEarly, at the price of the moment
 		var got bool
 		err := s.db.WithTx(ctx, func(tx *db.Tx) error {
 			var err error

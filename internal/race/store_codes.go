@@ -91,9 +91,11 @@ func claimUse(ctx context.Context, tx *db.Tx, id int64) error {
 	return nil
 }
 
-// SetCode puts code c on an open hold of user's with discount (c nil: takes
-// the hold's code off), claiming c's use and giving the one it had back.
-func (s *Store) SetCode(ctx context.Context, tx *db.Tx, id string, userID int64, c *Code, discount int64) error {
+// SetCode puts code c on an open hold of user's (c nil: takes the hold's
+// code off), claiming c's use and giving the one it had back; the discount
+// is c's percent of the event's price as it is in the database then (a
+// price changed meanwhile counts: see UpdateEvent).
+func (s *Store) SetCode(ctx context.Context, tx *db.Tx, id string, userID int64, c *Code) error {
 	// Read the code the hold has, locking its row on PostgreSQL.
 	var had sql.NullInt64
 	err := db.Scan(tx.QueryRow(ctx, `UPDATE race_holds SET step = step WHERE id = ? AND user_id = ? AND status = 'open'
@@ -105,7 +107,9 @@ func (s *Store) SetCode(ctx context.Context, tx *db.Tx, id string, userID int64,
 		return err
 	}
 	var next any
+	percent := 0
 	if c != nil {
+		percent = c.Percent
 		if had.Valid && had.Int64 == c.ID {
 			return nil
 		}
@@ -119,7 +123,8 @@ func (s *Store) SetCode(ctx context.Context, tx *db.Tx, id string, userID int64,
 			return err
 		}
 	}
-	_, err = tx.Exec(ctx, `UPDATE race_holds SET code_id = ?, discount = ? WHERE id = ?`, next, discount, id)
+	_, err = tx.Exec(ctx, `UPDATE race_holds SET code_id = ?,
+		discount = (SELECT ev.price FROM race_events ev WHERE ev.id = race_holds.event_id) * ? / 100 WHERE id = ?`, next, percent, id)
 	return err
 }
 
@@ -140,8 +145,9 @@ func (s *Store) ClaimEarly(ctx context.Context, tx *db.Tx, h *Hold, c *Code, now
 	if err := claimUse(ctx, tx, c.ID); err != nil {
 		return false, err
 	}
-	_, err = tx.Exec(ctx, `INSERT INTO race_holds (id, event_id, race_id, user_id, status, expires_at, email, amount, code_id, discount, created_at)
-		VALUES (?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?)`,
-		h.ID, h.EventID, h.RaceID, h.UserID, h.ExpiresAt.UnixMilli(), h.Email, h.Amount, c.ID, h.Discount, now.UnixMilli())
+	// The discount: c's percent of the price as it is now in the database.
+	err = db.Scan(tx.QueryRow(ctx, `INSERT INTO race_holds (id, event_id, race_id, user_id, status, expires_at, email, amount, code_id, discount, created_at)
+		VALUES (?, ?, ?, ?, 'open', ?, ?, ?, ?, (SELECT ev.price FROM race_events ev WHERE ev.id = ?) * ? / 100, ?) RETURNING discount`,
+		h.ID, h.EventID, h.RaceID, h.UserID, h.ExpiresAt.UnixMilli(), h.Email, h.Amount, c.ID, h.EventID, c.Percent, now.UnixMilli()), &h.Discount)
 	return err == nil, err
 }

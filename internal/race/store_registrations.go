@@ -127,6 +127,10 @@ func (s *Store) AllEntrants(ctx context.Context, eventID int64) ([]Registration,
 	return s.regs(ctx, `WHERE event_id = ? ORDER BY bib`, eventID)
 }
 
+// errCancelledAlready: a registration cancelled twice (two directors, two
+// sweeps).
+var errCancelledAlready = errs.E(errs.Conflict, "This registration is cancelled already.")
+
 // Cancel cancels a confirmed registration of race and frees its place,
 // its store items and its code's use; it returns the registration as it
 // was.
@@ -134,7 +138,7 @@ func (s *Store) Cancel(ctx context.Context, tx *db.Tx, raceID, id int64, now tim
 	r, err := scanReg(tx.QueryRow(ctx, `UPDATE race_registrations SET status = 'cancelled', cancelled_at = ?
 		WHERE id = ? AND race_id = ? AND status = 'confirmed' RETURNING `+regCols, now.UnixMilli(), id, raceID))
 	if errors.Is(err, errs.ErrNotFound) {
-		return r, errs.E(errs.Conflict, "This registration is cancelled already.")
+		return r, errCancelledAlready
 	}
 	if err != nil {
 		return r, err

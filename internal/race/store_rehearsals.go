@@ -55,6 +55,9 @@ func (s *Store) RehearsalReport(ctx context.Context, id int64) (string, error) {
 // liveRehearsal is the state of a rehearsal under way.
 const liveRehearsal = `status IN ('preparing', 'running', 'stopping')`
 
+// rehearsalLock is the advisory lock key under which a rehearsal starts.
+const rehearsalLock = "7431890226"
+
 // AddRehearsal stores a new rehearsal of rh.RaceID, preparing, unless one
 // is under way on the site (its heartbeat newer than since): a rehearsal
 // is measured alone. It sets rh.ID.
@@ -64,6 +67,14 @@ func (s *Store) AddRehearsal(ctx context.Context, rh *Rehearsal, since time.Time
 		return err
 	}
 	return s.db.WithTx(ctx, func(tx *db.Tx) error {
+		// One at a time: SQLite has one writer; PostgreSQL's read
+		// committed would let two instances both count none, so they
+		// take a lock of the transaction's first.
+		if tx.Dialect() == db.Postgres {
+			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(`+rehearsalLock+`)`); err != nil {
+				return err
+			}
+		}
 		var busy int
 		if err := db.Scan(tx.QueryRow(ctx, `SELECT count(*) FROM race_rehearsals WHERE `+liveRehearsal+` AND heartbeat_at > ?`,
 			since.UnixMilli()), &busy); err != nil {
@@ -91,7 +102,9 @@ func (s *Store) CopyRace(ctx context.Context, tx *db.Tx, src *Race, id, director
 		slug = slug[:48]
 	}
 	c.Slug = slug + "-rehearsal-" + strconv.FormatInt(id, 10)
-	c.OwnerID, c.Version, c.PublishedAt, c.EarlyCodes, c.RehearsalOf = director, 1, &now, false, src.ID
+	// Not the logo: the copy's own basics page could replace or remove the
+	// file, which is the race's.
+	c.OwnerID, c.Version, c.PublishedAt, c.EarlyCodes, c.RehearsalOf, c.Logo = director, 1, &now, false, src.ID, ""
 	if err := db.Scan(tx.QueryRow(ctx, `INSERT INTO race_races (slug, owner_id, name, location, race_date, tz, description, info, waiver,
 		logo, currency, published_at, teams, fundraiser, rehearsal_of, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
@@ -152,7 +165,7 @@ func (s *Store) RehearsalBeat(ctx context.Context, id int64, status string, p Re
 		status = CASE WHEN status = 'stopping' AND ? THEN 'stopping' ELSE ? END,
 		report = COALESCE(?, report), error = ?, finished_at = COALESCE(?, finished_at)
 		WHERE id = ? AND `+liveRehearsal+` RETURNING status`,
-			string(progress), now.UnixMilli(), status == "running", status, rep, failure, finished, id), &was)
+			string(progress), now.UnixMilli(), status != "done" && status != "failed", status, rep, failure, finished, id), &was)
 	})
 	return was, err
 }
@@ -236,13 +249,17 @@ func (s *Store) CleanRehearsals(ctx context.Context, now, before time.Time, limi
 	}
 	for _, c := range done {
 		if err := s.db.WithTx(ctx, func(tx *db.Tx) error {
-			if _, err := tx.Exec(ctx, `UPDATE race_rehearsals SET
+			res, err := tx.Exec(ctx, `UPDATE race_rehearsals SET
 				made = (SELECT count(*) FROM race_registrations WHERE race_id = ?),
 				refunded = (SELECT count(*) FROM race_registrations WHERE race_id = ? AND status = 'cancelled')
-				WHERE id = ?`, c.copy, c.copy, c.id); err != nil {
+				WHERE id = ? AND copy_id = ?`, c.copy, c.copy, c.id, c.copy)
+			if err != nil {
 				return err
 			}
-			_, err := tx.Exec(ctx, `DELETE FROM race_races WHERE id = ? AND rehearsal_of IS NOT NULL`, c.copy)
+			if n, _ := res.RowsAffected(); n == 0 {
+				return nil // another instance's sweep did it
+			}
+			_, err = tx.Exec(ctx, `DELETE FROM race_races WHERE id = ? AND rehearsal_of IS NOT NULL`, c.copy)
 			return err
 		}); err != nil {
 			return 0, fmt.Errorf("race: removing rehearsal %d's copy: %w", c.id, err)
