@@ -228,4 +228,11 @@ func TestBrowserRehearsalConsole(t *testing.T) {
 		t.Fatal(err)
 	}
 	apptest.Screenshot(t, phone, "race-rehearsal-report-phone")
+	if err := chromedp.Do(phone,
+		chromedp.Navigate(console),
+		chromedp.WaitVisible(`#runners`),
+	); err != nil {
+		t.Fatal(err)
+	}
+	apptest.Screenshot(t, phone, "race-rehearsal-console-phone")
 }
