@@ -27,7 +27,7 @@ while curl -fsS -b "$jar" "$page/progress" | grep -q '"live":true'; do sleep 2; 
 curl -fsS -b "$jar" "$page" | python3 -c '
 import html, re, sys
 s = sys.stdin.read()
-for v, k in re.findall(r"<span class=\"gauge-value\" id=\"\">([^<]*)</span> <span class=\"gauge-label\">([^<]*)</span>", s):
+for v, k in re.findall(r"<span class=\"gauge-value\">([^<]*)</span> <span class=\"gauge-label\">([^<]*)</span>", s):
     print(f"{html.unescape(k)}: {html.unescape(v)}")
 print("request count failed mean p50 p90 p99 max (ms)")
 for row in re.findall(r"<tr><td>(\w+)</td>((?:<td>[\d.]+</td>){7})</tr>", s):

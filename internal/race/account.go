@@ -3,7 +3,6 @@ package race
 import (
 	"context"
 	"database/sql"
-	"fmt"
 
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
@@ -129,37 +128,34 @@ func (s *Service) forget(ctx context.Context, tx *db.Tx, userID int64) (map[stri
 		return nil, err
 	}
 	for _, r := range regs {
-		c, err := s.store.Cancel(ctx, tx, r.race, r.id, s.now())
+		c, err := s.cancelIn(ctx, tx, r.race, r.id)
 		if err != nil {
 			return nil, err
 		}
 		events[c.EventID] = true
-		if c.Amount == 0 || c.PaymentID == "" {
-			continue
-		}
-		if s.jobs == nil {
-			return nil, errs.E(errs.Conflict, "Your paid race registration cannot be refunded here; ask the race's director to cancel it first.")
-		}
-		if _, err := s.jobs.Enqueue(ctx, tx, refundKind, refundJob{Registration: c.ID, Payment: c.PaymentID}); err != nil {
-			return nil, err
-		}
 	}
 	// Every race whose counts changed: a new version.
-	touched := map[string]int64{}
+	if len(events) == 0 {
+		return nil, nil
+	}
+	ids := make([]any, 0, len(events))
 	for ev := range events {
-		var id int64
-		var slug string
-		if err := db.Scan(tx.QueryRow(ctx, `SELECT r.id, r.slug FROM race_races r JOIN race_events e ON e.race_id = r.id WHERE e.id = ?`, ev), &id, &slug); err != nil {
-			return nil, fmt.Errorf("race: forget: event %d: %w", ev, err)
-		}
-		if _, ok := touched[slug]; ok {
-			continue
-		}
-		v, err := s.store.bump(ctx, tx, id, s.now())
-		if err != nil {
+		ids = append(ids, ev)
+	}
+	type race struct {
+		id   int64
+		slug string
+	}
+	changed, err := db.All(ctx, s.db, tx, func(rows *sql.Rows) (r race, err error) { return r, rows.Scan(&r.id, &r.slug) },
+		`SELECT DISTINCT r.id, r.slug FROM race_races r JOIN race_events e ON e.race_id = r.id WHERE e.id IN (`+db.Params(len(ids))+`)`, ids...)
+	if err != nil {
+		return nil, err
+	}
+	touched := map[string]int64{}
+	for _, r := range changed {
+		if touched[r.slug], err = s.store.bump(ctx, tx, r.id, s.now()); err != nil {
 			return nil, err
 		}
-		touched[slug] = v
 	}
 	return touched, nil
 }

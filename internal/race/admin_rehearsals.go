@@ -1,9 +1,10 @@
 package race
 
 import (
-	"encoding/json"
 	"net/http"
 	"strconv"
+
+	"github.com/tutti-dev/tutti/internal/web"
 )
 
 // The directors' load rehearsal console (rehearsal.go).
@@ -82,7 +83,12 @@ func (a *App) rehearsalShow(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) rehearsalPage(w http.ResponseWriter, r *http.Request, d *Directing, id int64, status int, comment string, fe map[string]string) {
-	rh, rep, err := a.svc.Rehearsal(r.Context(), d, id)
+	rh, err := a.svc.Rehearsal(r.Context(), d, id)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	rep, err := a.svc.RehearsalReport(r.Context(), rh)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
@@ -104,17 +110,16 @@ func (a *App) rehearsalProgress(w http.ResponseWriter, r *http.Request) {
 	if d == nil {
 		return
 	}
-	rh, _, err := a.svc.Rehearsal(r.Context(), d, id)
+	rh, err := a.svc.Rehearsal(r.Context(), d, id)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	json.NewEncoder(w).Encode(struct {
-		Live bool `json:"live"`
+	web.JSON(w, http.StatusOK, struct {
+		Live  bool   `json:"live"`
+		Label string `json:"label"` // the stage, as the page says it
 		RehearsalProgress
-	}{rh.Live(a.Now()), rh.Progress})
+	}{rh.Live(a.Now()), rh.Progress.Label(), rh.Progress})
 }
 
 func (a *App) rehearsalStop(w http.ResponseWriter, r *http.Request) {

@@ -43,12 +43,18 @@ func burstScenario(opts load.Options) (*load.Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
+	return w.rush(sc, runners, within), nil
+}
+
+// rush makes sc the opening rush of runners wizard runs arriving at
+// random within within: its one phase, its session, and its grace for the
+// slowest runner (every page at the longest delay, and the waiting page's
+// checks). The burst scenario and the console's rehearsals run it.
+func (w *wizard) rush(sc *load.Scenario, runners int, within time.Duration) *load.Scenario {
 	sc.Phases = []load.Phase{{Duration: within, Count: runners}}
 	sc.Sessions = []load.Session{{Name: "register", Weight: 1, Run: w.register}}
-	// The slowest runner: every page at the longest delay, and the waiting
-	// page's checks.
 	sc.Grace = time.Duration(wizardPages)*(w.delay[1]+w.click[1]) + 3*time.Minute
-	return sc, nil
+	return sc
 }
 
 // capacityScenario is the same wizard with no think time, at arrival rates

@@ -1,6 +1,7 @@
 package race
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -130,14 +131,6 @@ func (in RehearsalInput) Validate(r *Race, now time.Time) (RehearsalSettings, ma
 	return s, f
 }
 
-// runLength is how long a rehearsal's runners may take at most: the last
-// arrival, every page at its longest think time, and the waiting page's
-// checks (as the burst scenario's grace).
-func (s RehearsalSettings) runLength() (phase, grace time.Duration) {
-	sec := func(n int) time.Duration { return time.Duration(n) * time.Second }
-	return sec(s.Within), time.Duration(wizardPages)*sec(s.PageMax) + sec(s.ClickMax) + 3*time.Minute
-}
-
 // Rehearsal is one rehearsal as stored.
 type Rehearsal struct {
 	ID, RaceID, CopyID, CreatedBy int64
@@ -179,6 +172,23 @@ type RehearsalProgress struct {
 	Percent    int     `json:"percent"`        // runners done of all
 }
 
+// Label says the stage as the director reads it.
+func (p RehearsalProgress) Label() string {
+	switch p.Stage {
+	case "accounts":
+		return "making the runners' accounts"
+	case "copy":
+		return "copying the race"
+	case "running":
+		return "runners registering"
+	case "finishing":
+		return "the last runners finishing"
+	case "ended":
+		return "ended"
+	}
+	return "starting"
+}
+
 // RehearsalReport is a stored report as the page shows it.
 type RehearsalReport struct {
 	*load.Result
@@ -195,7 +205,12 @@ func readReport(js string) (*RehearsalReport, error) {
 	if err := json.Unmarshal([]byte(js), &res); err != nil {
 		return nil, fmt.Errorf("race: rehearsal report: %w", err)
 	}
-	rep := &RehearsalReport{Result: &res}
+	return summarize(&res), nil
+}
+
+// summarize is a run's report with the figures the page shows.
+func summarize(res *load.Result) *RehearsalReport {
+	rep := &RehearsalReport{Result: res}
 	for _, s := range res.Sessions {
 		if s.Name == "register" {
 			// A session Stat counts the ones that ended well, and the
@@ -211,7 +226,7 @@ func readReport(js string) (*RehearsalReport, error) {
 	for _, sec := range res.Timeline {
 		rep.PeakRequests = max(rep.PeakRequests, sec.Requests)
 	}
-	return rep, nil
+	return rep
 }
 
 // Upcoming are r's events that have not started at now.
@@ -247,21 +262,25 @@ func (s *Service) Rehearsals(ctx context.Context, d *Directing) ([]*Rehearsal, e
 	return s.store.Rehearsals(ctx, d.Race.ID, 50)
 }
 
-// Rehearsal is rehearsal id of d's race, with its report if it has one.
-func (s *Service) Rehearsal(ctx context.Context, d *Directing, id int64) (*Rehearsal, *RehearsalReport, error) {
+// Rehearsal is rehearsal id of d's race.
+func (s *Service) Rehearsal(ctx context.Context, d *Directing, id int64) (*Rehearsal, error) {
 	rh, err := s.store.Rehearsal(ctx, d.Race.ID, id)
 	if errors.Is(err, errs.ErrNotFound) {
-		return nil, nil, errs.E(errs.NotFound, "There is no such rehearsal.")
+		return nil, errs.E(errs.NotFound, "There is no such rehearsal.")
 	}
-	if err != nil || !rh.HasReport {
-		return rh, nil, err
+	return rh, err
+}
+
+// RehearsalReport is rh's report; nil before it has one.
+func (s *Service) RehearsalReport(ctx context.Context, rh *Rehearsal) (*RehearsalReport, error) {
+	if !rh.HasReport {
+		return nil, nil
 	}
-	js, err := s.store.RehearsalReport(ctx, id)
+	js, err := s.store.RehearsalReport(ctx, rh.ID)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	rep, err := readReport(js)
-	return rh, rep, err
+	return readReport(js)
 }
 
 // RehearsalRefunds are how many registrations rehearsal rh made, and how
@@ -270,7 +289,7 @@ func (s *Service) RehearsalRefunds(ctx context.Context, rh *Rehearsal) (made, re
 	if rh.CopyID == 0 {
 		return rh.Made, rh.Refunded, nil
 	}
-	return s.store.RehearsalCounts(ctx, rh.CopyID)
+	return s.store.RehearsalCounts(ctx, s.db, rh.CopyID)
 }
 
 // CommentRehearsal stores the director's comment on rehearsal id.
@@ -360,25 +379,27 @@ func (s *Service) rehearse(rh *Rehearsal, src *Race, director int64, self string
 	}
 	p.Stage = "copy"
 	if st, err := beat("preparing", "", ""); err != nil || st == "stopping" {
-		fail(cmpErr(err, errors.New("stopped by a director before it began")))
+		fail(cmp.Or(err, errors.New("stopped by a director before it began")))
 		return
 	}
-	phase, grace := set.runLength()
+	sec := func(n int) time.Duration { return time.Duration(n) * time.Second }
+	w := &wizard{assets: set.Assets, domain: rehearsalDomain,
+		delay: [2]time.Duration{sec(set.PageMin), sec(set.PageMax)}, click: [2]time.Duration{sec(set.ClickMin), sec(set.ClickMax)}}
+	sc := w.rush(&load.Scenario{Name: "race-rehearsal", Description: "a director's rehearsal of the opening rush"}, set.Runners, sec(set.Within))
+	phase := sc.Phases[0].Duration
 	now = s.now()
 	var cp *Race
 	var copied map[int64]int64
 	err = s.db.WithTx(ctx, func(tx *db.Tx) error {
 		var err error
-		cp, copied, err = s.store.CopyRace(ctx, tx, src, rh.ID, director, now.Add(-time.Minute), now.Add(phase+grace+time.Hour), now)
+		cp, copied, err = s.store.CopyRace(ctx, tx, src, rh.ID, director, now.Add(-time.Minute), now.Add(phase+sc.Grace+time.Hour), now)
 		return err
 	})
 	if err != nil {
 		fail(err)
 		return
 	}
-	w := &wizard{ids: &SeedIDs{Race: cp.Slug, Sessions: tokens}, assets: set.Assets, domain: rehearsalDomain,
-		delay: [2]time.Duration{time.Duration(set.PageMin) * time.Second, time.Duration(set.PageMax) * time.Second},
-		click: [2]time.Duration{time.Duration(set.ClickMin) * time.Second, time.Duration(set.ClickMax) * time.Second}}
+	w.ids = &SeedIDs{Race: cp.Slug, Sessions: tokens}
 	for _, e := range src.Events {
 		id, ok := copied[e.ID]
 		switch {
@@ -398,30 +419,27 @@ func (s *Service) rehearse(rh *Rehearsal, src *Race, director int64, self string
 		fail(err)
 		return
 	}
-	sc := &load.Scenario{Name: "race-rehearsal", Description: "a director's rehearsal of the opening rush",
-		Sessions: []load.Session{{Name: "register", Weight: 1, Run: w.register}}}
 	p.Stage = "running"
 	var last int64
 	var stopped bool
-	res, err := load.Run(ctx, sc, load.Config{Target: target, Phases: []load.Phase{{Duration: phase, Count: set.Runners}},
-		Grace: grace, Seed: rand.Uint64(), Progress: func(lp load.Progress) {
-			p.Elapsed = lp.Elapsed.Seconds()
-			p.Arrived, p.Active, p.Registered, p.Failed = lp.Arrivals, lp.Active, lp.Succeeded, lp.Failed
-			p.Requests, p.Errors, p.PerSecond = lp.Requests, lp.Errors, float64(lp.Requests-last)
-			last = lp.Requests
-			p.Percent = int(100 * (lp.Succeeded + lp.Failed) / int64(set.Runners))
-			if lp.Elapsed > phase && lp.Arrivals >= int64(set.Runners) {
-				p.Stage = "finishing"
-			}
-			st, err := beat("running", "", "")
-			if err != nil {
-				s.log.Error("race: rehearsal's gauges not stored: stopping it", "rehearsal", rh.ID, "err", err)
-			}
-			if err != nil || st == "stopping" {
-				stopped = true
-				cancel() // a director stopped it, or it was given up for dead
-			}
-		}})
+	res, err := load.Run(ctx, sc, load.Config{Target: target, Phases: sc.Phases, Seed: rand.Uint64(), Progress: func(lp load.Progress) {
+		p.Elapsed = lp.Elapsed.Seconds()
+		p.Arrived, p.Active, p.Registered, p.Failed = lp.Arrivals, lp.Active, lp.Succeeded, lp.Failed
+		p.Requests, p.Errors, p.PerSecond = lp.Requests, lp.Errors, float64(lp.Requests-last)
+		last = lp.Requests
+		p.Percent = int(100 * (lp.Succeeded + lp.Failed) / int64(set.Runners))
+		if lp.Elapsed > phase && lp.Arrivals >= int64(set.Runners) {
+			p.Stage = "finishing"
+		}
+		st, err := beat("running", "", "")
+		if err != nil {
+			s.log.Error("race: rehearsal's gauges not stored: stopping it", "rehearsal", rh.ID, "err", err)
+		}
+		if err != nil || st == "stopping" {
+			stopped = true
+			cancel() // a director stopped it, or it was given up for dead
+		}
+	}})
 	if err != nil {
 		fail(err)
 		return
@@ -433,14 +451,11 @@ func (s *Service) rehearse(rh *Rehearsal, src *Race, director int64, self string
 		return
 	}
 	// The gauges' last word is the report's.
+	rep := summarize(res)
 	p.Stage, p.Active, p.PerSecond, p.Elapsed = "ended", 0, 0, res.Seconds
 	p.Requests, p.Errors = res.Totals.Requests, res.Totals.Errors
-	for _, st := range res.Sessions {
-		if st.Name == "register" {
-			p.Arrived, p.Registered, p.Failed = st.Count+st.Errors, st.Count, st.Errors
-			p.Percent = int(100 * p.Arrived / int64(set.Runners))
-		}
-	}
+	p.Arrived, p.Registered, p.Failed = rep.Runners, rep.Registered, rep.NotRegistered
+	p.Percent = int(100 * rep.Runners / int64(set.Runners))
 	note := ""
 	switch {
 	case stopped:
@@ -451,13 +466,6 @@ func (s *Service) rehearse(rh *Rehearsal, src *Race, director int64, self string
 	if _, err := beat("done", string(js), note); err != nil {
 		s.log.Error("race: rehearsal's report not stored", "rehearsal", rh.ID, "err", err)
 	}
-}
-
-func cmpErr(err, otherwise error) error {
-	if err != nil {
-		return err
-	}
-	return otherwise
 }
 
 // refundRehearsals cancels and refunds the rehearsal registrations whose
@@ -473,16 +481,38 @@ func (s *Service) refundRehearsals(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	// A copy's due registrations in one transaction, under one new
+	// version (DueRefunds gives a copy's together).
 	n := 0
-	for _, d := range due {
-		_, err := s.Cancel(ctx, &Directing{Race: &Race{ID: d.race, Slug: d.slug}}, d.reg)
-		if errors.Is(err, errCancelledAlready) {
-			continue // cancelled meanwhile (another instance's sweep)
+	for len(due) > 0 {
+		k := 1
+		for k < len(due) && due[k].race == due[0].race {
+			k++
 		}
+		batch := due[:k]
+		due = due[k:]
+		done := 0
+		err := s.edit(ctx, &Directing{Race: &Race{ID: batch[0].race, Slug: batch[0].slug}}, func(tx *db.Tx) error {
+			done = 0
+			for _, d := range batch {
+				_, err := s.cancelIn(ctx, tx, d.race, d.reg)
+				if errors.Is(err, errCancelledAlready) {
+					continue // by another instance's sweep meanwhile
+				}
+				if err != nil {
+					return err
+				}
+				done++
+			}
+			return nil
+		})
 		if err != nil {
 			return n, err
 		}
-		n++
+		n += done
+	}
+	if n > 0 && s.jobs != nil {
+		s.jobs.Notify()
 	}
 	// An hour after a rehearsal ended with everything refunded, its copy
 	// and its runners' accounts go.

@@ -28,16 +28,7 @@ func (s *Service) Cancel(ctx context.Context, d *Directing, id int64) (Registrat
 	var reg Registration
 	err := s.edit(ctx, d, func(tx *db.Tx) error {
 		var err error
-		if reg, err = s.store.Cancel(ctx, tx, d.Race.ID, id, s.now()); err != nil {
-			return err
-		}
-		if reg.Amount == 0 || reg.PaymentID == "" {
-			return nil
-		}
-		if s.jobs == nil {
-			return errs.E(errs.Conflict, "Refunds are not available here.")
-		}
-		_, err = s.jobs.Enqueue(ctx, tx, refundKind, refundJob{Registration: reg.ID, Payment: reg.PaymentID})
+		reg, err = s.cancelIn(ctx, tx, d.Race.ID, id)
 		return err
 	})
 	if errors.Is(err, errs.ErrNotFound) {
@@ -46,6 +37,21 @@ func (s *Service) Cancel(ctx context.Context, d *Directing, id int64) (Registrat
 	if err == nil && s.jobs != nil {
 		s.jobs.Notify()
 	}
+	return reg, err
+}
+
+// cancelIn cancels registration id of race in tx (its place, store units
+// and code use back) and queues the refund of what it paid; the caller
+// raises the race's version and notifies the jobs after the commit.
+func (s *Service) cancelIn(ctx context.Context, tx *db.Tx, raceID, id int64) (Registration, error) {
+	reg, err := s.store.Cancel(ctx, tx, raceID, id, s.now())
+	if err != nil || reg.Amount == 0 || reg.PaymentID == "" {
+		return reg, err
+	}
+	if s.jobs == nil {
+		return reg, errs.E(errs.Conflict, "Refunds are not available here.")
+	}
+	_, err = s.jobs.Enqueue(ctx, tx, refundKind, refundJob{Registration: reg.ID, Payment: reg.PaymentID})
 	return reg, err
 }
 

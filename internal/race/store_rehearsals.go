@@ -210,7 +210,7 @@ type dueRefund struct {
 }
 
 // DueRefunds are up to limit confirmed registrations of rehearsal copies
-// whose refund delay has passed at now.
+// whose refund delay has passed at now, a copy's together.
 func (s *Store) DueRefunds(ctx context.Context, now time.Time, limit int) ([]dueRefund, error) {
 	return db.All(ctx, s.db, s.db, func(rows *sql.Rows) (d dueRefund, err error) {
 		return d, rows.Scan(&d.race, &d.slug, &d.reg)
@@ -218,13 +218,13 @@ func (s *Store) DueRefunds(ctx context.Context, now time.Time, limit int) ([]due
 		JOIN race_races c ON c.id = rh.copy_id
 		JOIN race_registrations r ON r.race_id = c.id AND r.status = 'confirmed'
 		WHERE r.created_at <= ? - rh.refund_delay_s * 1000
-		ORDER BY r.id LIMIT ?`, now.UnixMilli(), limit)
+		ORDER BY c.id, r.id LIMIT ?`, now.UnixMilli(), limit)
 }
 
 // RehearsalCounts are the registrations a rehearsal's copy has: made in
 // all, and refunded (cancelled) of them.
-func (s *Store) RehearsalCounts(ctx context.Context, copyID int64) (made, refunded int, err error) {
-	err = db.Scan(s.db.QueryRow(ctx, `SELECT count(*), COALESCE(SUM(CASE WHEN status = 'cancelled' THEN 1 ELSE 0 END), 0)
+func (s *Store) RehearsalCounts(ctx context.Context, q db.Querier, copyID int64) (made, refunded int, err error) {
+	err = db.Scan(q.QueryRow(ctx, `SELECT count(*), COALESCE(SUM(CASE WHEN status = 'cancelled' THEN 1 ELSE 0 END), 0)
 		FROM race_registrations WHERE race_id = ?`, copyID), &made, &refunded)
 	return made, refunded, err
 }
@@ -249,10 +249,12 @@ func (s *Store) CleanRehearsals(ctx context.Context, now, before time.Time, limi
 	}
 	for _, c := range done {
 		if err := s.db.WithTx(ctx, func(tx *db.Tx) error {
-			res, err := tx.Exec(ctx, `UPDATE race_rehearsals SET
-				made = (SELECT count(*) FROM race_registrations WHERE race_id = ?),
-				refunded = (SELECT count(*) FROM race_registrations WHERE race_id = ? AND status = 'cancelled')
-				WHERE id = ? AND copy_id = ?`, c.copy, c.copy, c.id, c.copy)
+			made, refunded, err := s.RehearsalCounts(ctx, tx, c.copy)
+			if err != nil {
+				return err
+			}
+			res, err := tx.Exec(ctx, `UPDATE race_rehearsals SET made = ?, refunded = ? WHERE id = ? AND copy_id = ?`,
+				made, refunded, c.id, c.copy)
 			if err != nil {
 				return err
 			}

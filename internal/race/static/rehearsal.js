@@ -15,7 +15,7 @@
       .then(function (p) {
         if (!p) return;
         if (!p.live) { location.reload(); return; }
-        set("stage", p.stage);
+        set("stage", p.label);
         set("arrived", p.arrived);
         set("active", p.active);
         set("registered", p.registered);
