@@ -3,6 +3,7 @@ package race
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -120,6 +121,14 @@ func TestCodesEarlyAccessAndDiscounts(t *testing.T) {
 			t.Fatalf("ann's registration: %+v, %v; want 27.00 charged", reg, err)
 		}
 		f.clock.Add(2 * time.Hour) // open now
+		// An early code once open is no way round the waiting room.
+		eve := f.user()
+		if _, err := f.a.svc.StartEarly(ctx, eve, f.race, f.event().ID, "EARLY"); !strings.Contains(fieldMsg(err, "code"), "register from the race page") {
+			t.Errorf("an early code after the opening: %v; want refused", err)
+		}
+		if h, err := f.a.store.LiveHold(ctx, d, f.event().ID, eve.ID); err != nil || h != nil {
+			t.Errorf("eve's hold after the refusal: %+v, %v; want none", h, err)
+		}
 		cy, dee := f.user(), f.user()
 		hc, _ := f.a.svc.Start(ctx, cy, f.race, f.event().ID)
 		hd, _ := f.a.svc.Start(ctx, dee, f.race, f.event().ID)

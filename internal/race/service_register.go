@@ -78,7 +78,13 @@ func (s *Service) start(ctx context.Context, u *auth.User, r *Race, eventID int6
 	}
 	now := s.now()
 	var early *Code
-	switch e.Phase(now) {
+	phase := e.Phase(now)
+	if code != "" && phase != NotOpen {
+		// Early access is over: the place is taken in turn, from the race
+		// page and through the waiting room, as everyone's.
+		return nil, errs.Fields(map[string]string{"code": "Registration for this event is open now: register from the race page."})
+	}
+	switch phase {
 	case NotOpen:
 		if code == "" {
 			return nil, errNotOpen
