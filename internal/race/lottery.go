@@ -3,6 +3,7 @@ package race
 import (
 	"context"
 	crand "crypto/rand"
+	"database/sql"
 	"math/rand/v2"
 	"time"
 
@@ -36,21 +37,9 @@ func shuffler() func(n int, swap func(i, j int)) {
 // it drew. Each event is drawn in its own transaction, once (drawn_at is
 // set under the statement that checks it is not).
 func (s *Store) Draw(ctx context.Context, now time.Time, shuffle func(n int, swap func(i, j int))) (int, error) {
-	rows, err := s.db.Query(ctx, `SELECT id FROM race_events WHERE lottery = ? AND drawn_at IS NULL AND draw_at <= ?`, true, now.UnixMilli())
+	due, err := db.All(ctx, s.db, s.db, func(rows *sql.Rows) (id int64, err error) { return id, rows.Scan(&id) },
+		`SELECT id FROM race_events WHERE lottery = ? AND drawn_at IS NULL AND draw_at <= ?`, true, now.UnixMilli())
 	if err != nil {
-		return 0, err
-	}
-	var due []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		due = append(due, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return 0, err
 	}
 	n := 0
@@ -63,24 +52,28 @@ func (s *Store) Draw(ctx context.Context, now time.Time, shuffle func(n int, swa
 			if k, _ := res.RowsAffected(); k == 0 {
 				return nil // another instance drew it
 			}
-			rows, err := tx.Query(ctx, `SELECT id FROM race_waitlist WHERE event_id = ? AND status = 'waiting' ORDER BY id`, ev)
+			// The entries made before the draw time are drawn; any made
+			// between it and this sweep come after them, in turn.
+			type entry struct {
+				id      int64
+				entered bool
+			}
+			entries, err := db.All(ctx, s.db, tx, func(rows *sql.Rows) (e entry, err error) { return e, rows.Scan(&e.id, &e.entered) },
+				`SELECT w.id, w.created_at < e.draw_at FROM race_waitlist w JOIN race_events e ON e.id = w.event_id
+				WHERE w.event_id = ? AND w.status = 'waiting' ORDER BY w.id`, ev)
 			if err != nil {
 				return err
 			}
-			var ids []int64
-			for rows.Next() {
-				var id int64
-				if err := rows.Scan(&id); err != nil {
-					rows.Close()
-					return err
+			var ids, late []int64
+			for _, e := range entries {
+				if e.entered {
+					ids = append(ids, e.id)
+				} else {
+					late = append(late, e.id)
 				}
-				ids = append(ids, id)
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return err
 			}
 			shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+			ids = append(ids, late...)
 			for rank, id := range ids {
 				if _, err := tx.Exec(ctx, `UPDATE race_waitlist SET rank = ? WHERE id = ?`, rank+1, id); err != nil {
 					return err

@@ -119,3 +119,55 @@ func TestLotteryDrawsInTheDrawnOrder(t *testing.T) {
 		}
 	}, sets()...)
 }
+
+// An entry made after the draw time but before the sweep has drawn is not
+// in the draw: it waits behind every drawn entrant, whatever the order.
+func TestLotteryEntryAfterTheDrawTimeIsNotDrawn(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		f := newFixture(t, d, 10, 2000)
+		ctx := context.Background()
+		dir, err := f.a.svc.Directed(ctx, &auth.User{ID: f.race.OwnerID}, f.race.Slug)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.a.svc.AddEvent(ctx, dir, EventInput{Name: "Marathon", StartTime: "08:00", OpensDate: "2027-03-01", OpensTime: "12:00",
+			ClosesDate: "2027-04-09", ClosesTime: "20:00", Price: "80", Cap: "1", Lottery: true, DrawDate: "2027-03-02", DrawTime: "12:00"}); err != nil {
+			t.Fatal(err)
+		}
+		race, err := f.a.svc.Race(ctx, f.race.Slug)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lot Event
+		for _, e := range race.Events {
+			if e.Lottery {
+				lot = e
+			}
+		}
+		ann, bo, tardy := f.user(), f.user(), f.user()
+		for _, u := range []*auth.User{ann, bo} {
+			if err := f.a.svc.JoinWaitlist(ctx, u, race, lot.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f.clock.Add(25 * time.Hour) // past the draw time; not drawn yet
+		if err := f.a.svc.JoinWaitlist(ctx, tardy, race, lot.ID); err != nil {
+			t.Fatal(err)
+		}
+		// The order that would put the tardy runner first, were she drawn.
+		reverse := func(n int, swap func(i, j int)) {
+			for i := 0; i < n/2; i++ {
+				swap(i, n-1-i)
+			}
+		}
+		if n, err := f.a.store.Draw(ctx, f.clock.Now(), reverse); err != nil || n != 1 {
+			t.Fatalf("the draw: %d, %v", n, err)
+		}
+		if we, err := f.a.svc.WaitEntry(ctx, tardy, lot.ID); err != nil || we == nil || we.Ahead != 2 {
+			t.Errorf("the entry after the draw time: %+v, %v; want 2 ahead", we, err)
+		}
+		if we, err := f.a.svc.WaitEntry(ctx, bo, lot.ID); err != nil || we == nil || we.Ahead != 0 {
+			t.Errorf("bo, drawn first by the reverse order: %+v, %v; want 0 ahead", we, err)
+		}
+	}, sets()...)
+}
