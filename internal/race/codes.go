@@ -20,14 +20,6 @@ type Code struct {
 	Used    int    // uses claimed: holds and registrations that carry it
 }
 
-// Left is the uses left; -1 for no limit.
-func (c *Code) Left() int {
-	if c.MaxUses == 0 {
-		return -1
-	}
-	return max(c.MaxUses-c.Used, 0)
-}
-
 // MaxCodes is how many codes a race may have.
 const MaxCodes = 200
 
@@ -60,18 +52,18 @@ func (in CodeInput) Validate() (Code, map[string]string) {
 		f["code"] = "A code is 4 to 20 letters, digits or dashes (SPRING-CLUB)."
 	}
 	var err error
-	if p := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(in.Percent), "%")); p == "" {
-		c.Percent = 0
-	} else if c.Percent, err = strconv.Atoi(p); err != nil || c.Percent < 0 || c.Percent > 100 {
-		f["percent"] = "Give the discount as a whole percent, from 0 to 100."
+	if p := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(in.Percent), "%")); p != "" {
+		if c.Percent, err = strconv.Atoi(p); err != nil || c.Percent < 0 || c.Percent > 100 {
+			f["percent"] = "Give the discount as a whole percent, from 0 to 100."
+		}
 	}
-	if m := strings.TrimSpace(in.MaxUses); m == "" {
-		c.MaxUses = 0
-	} else if c.MaxUses, err = strconv.Atoi(m); err != nil || c.MaxUses < 0 || c.MaxUses > MaxCap {
-		f["max_uses"] = fmt.Sprintf("Give the number of uses, from 1 to %d, or leave it empty for no limit.", MaxCap)
+	if m := strings.TrimSpace(in.MaxUses); m != "" {
+		if c.MaxUses, err = strconv.Atoi(m); err != nil || c.MaxUses < 1 || c.MaxUses > MaxCap {
+			f["max_uses"] = fmt.Sprintf("Give the number of uses, from 1 to %d, or leave it empty for no limit.", MaxCap)
+		}
 	}
 	if len(f) == 0 && c.Percent == 0 && !c.Early {
-		f["percent"] = "A code gives a discount, early access, or both."
+		f["percent"] = "Give a discount, tick early access, or both."
 	}
 	return c, f
 }

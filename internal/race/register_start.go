@@ -181,6 +181,8 @@ func flashWait(r *http.Request) string {
 	switch r.URL.Query().Get("done") {
 	case "joined":
 		return "You are on the list. We will e-mail you when a place is yours."
+	case "entered":
+		return "You are in the draw. We will e-mail you if you are drawn."
 	case "left":
 		return "You are off the waiting list."
 	}
@@ -211,6 +213,9 @@ func (a *App) waitlistPost(w http.ResponseWriter, r *http.Request) {
 	back := soldOutURL(race.Slug, id)
 	if e, ok := race.Event(id); ok && e.Lottery {
 		back = lotteryURL(race.Slug, id)
+		if done == "joined" && e.DrawnAt == nil {
+			done = "entered"
+		}
 	}
 	a.redirect(w, r, back+"?done="+done)
 }

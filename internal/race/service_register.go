@@ -57,10 +57,11 @@ func (s *Service) Start(ctx context.Context, u *auth.User, r *Race, eventID int6
 // (a field error for a code that is not one, or is used up); the hold
 // carries the code, and its discount if it has one.
 func (s *Service) StartEarly(ctx context.Context, u *auth.User, r *Race, eventID int64, code string) (*Hold, error) {
-	if CleanCode(code) == "" {
+	name := CleanCode(code)
+	if name == "" {
 		return nil, errs.Fields(map[string]string{"code": "Type the code as you were given it (4 to 20 letters, digits or dashes)."})
 	}
-	return s.start(ctx, u, r, eventID, CleanCode(code))
+	return s.start(ctx, u, r, eventID, name)
 }
 
 func (s *Service) start(ctx context.Context, u *auth.User, r *Race, eventID int64, code string) (*Hold, error) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/db"
@@ -25,20 +24,8 @@ func scanCode(sc interface{ Scan(...any) error }) (Code, error) {
 
 // Codes are race's codes, newest first.
 func (s *Store) Codes(ctx context.Context, raceID int64) ([]Code, error) {
-	rows, err := s.db.Query(ctx, `SELECT `+codeCols+` FROM race_codes WHERE race_id = ? ORDER BY id DESC`, raceID)
-	if err != nil {
-		return nil, fmt.Errorf("race: codes: %w", err)
-	}
-	defer rows.Close()
-	var out []Code
-	for rows.Next() {
-		c, err := scanCode(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return db.All(ctx, s.db, s.db, func(rows *sql.Rows) (Code, error) { return scanCode(rows) },
+		`SELECT `+codeCols+` FROM race_codes WHERE race_id = ? ORDER BY id DESC`, raceID)
 }
 
 // CodeByName is race's code c (as CleanCode stores it).

@@ -143,10 +143,7 @@ var ErrHoldMoved = errs.E(errs.Conflict, "This registration has moved on (in ano
 // the runner's, or the director): the amount charged is always the one the
 // hold's row makes at the moment it starts paying.
 func (s *Store) StartPaying(ctx context.Context, tx *db.Tx, h *Hold, userID, price, amount int64, now time.Time) (bool, error) {
-	lines := int64(0)
-	for _, l := range h.Lines {
-		lines += int64(l.Qty) * l.Price
-	}
+	lines := Total(0, 0, h.Lines)
 	res, err := tx.Exec(ctx, `UPDATE race_holds SET status = 'paying', amount = ?, paying_at = ?
 		WHERE id = ? AND user_id = ? AND (status = 'paying' OR status = 'open' AND expires_at > ?
 			AND donation = ? AND discount = ? AND COALESCE(code_id, 0) = ?
