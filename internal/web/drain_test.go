@@ -17,7 +17,7 @@ import (
 func TestDrainEndsKeepAliveNearTheFileLimit(t *testing.T) {
 	s := &Site{Log: slog.New(slog.DiscardHandler)}
 	pg := NewPage("text/plain", []byte("hot"), "")
-	s.Hot("GET /hot", func(context.Context, string) (*Page, bool) { return pg, true })
+	s.Hot("GET /hot", func(context.Context, HotRequest) (*Page, bool) { return pg, true })
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

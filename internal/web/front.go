@@ -68,7 +68,7 @@ type FrontOptions struct {
 // writes (WriteWhole) leave in one write. Serve it with ConnContext set on
 // the http.Server. Without hot routes there is no front.
 func (s *Site) Listener(l net.Listener, opts FrontOptions) net.Listener {
-	if len(s.hotExact) == 0 && len(s.hotPrefix) == 0 {
+	if len(s.hotExact) == 0 && len(s.hotWild) == 0 {
 		return Listener(l)
 	}
 	f := &Front{site: s, ln: l, opts: opts, proxies: opts.Proxies, handoff: make(chan net.Conn),
@@ -288,6 +288,7 @@ func (f *Front) handOff(nc net.Conn, read []byte) bool {
 // frontReq is what the front reads of a request.
 type frontReq struct {
 	method, path   string
+	query          string // the raw query, without its "?"
 	inm, id        string // If-None-Match (joined), X-Request-Id (first)
 	gzip, gzipSeen bool   // gzip allowed; a value listed gzip (the first decides)
 	close, https   bool
@@ -303,11 +304,11 @@ func (f *Front) answer(nc net.Conn, req []byte, out []byte) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
-	rt, arg := f.site.hotMatch(r.path)
+	rt, hr := f.site.hotMatch(r.path, r.query)
 	if rt == nil {
 		return nil, false
 	}
-	pg, ok := f.site.hotFind(context.Background(), rt, arg)
+	pg, ok := f.site.hotFind(context.Background(), rt, hr)
 	if !ok || (pg.Gzip != nil && !r.gzip) { // a client refusing gzip: net/http inflates
 		return nil, false
 	}
@@ -380,10 +381,14 @@ func (f *Front) parse(req []byte, nc net.Conn) (frontReq, bool) {
 		return r, false
 	}
 	target, proto, ok := bytes.Cut(line[sp1+1:], sp)
-	if !ok || string(proto) != "HTTP/1.1" || !plainPath(target) {
+	if !ok || string(proto) != "HTTP/1.1" {
 		return r, false
 	}
-	r.path = string(target)
+	target, query, _ := bytes.Cut(target, question)
+	if !plainPath(target) || !plainQuery(query) {
+		return r, false
+	}
+	r.path, r.query = string(target), string(query)
 	var host, xfp int
 	for len(rest) > 2 { // the block ends with an empty line
 		var h []byte
@@ -447,8 +452,9 @@ func (f *Front) parse(req []byte, nc net.Conn) (frontReq, bool) {
 }
 
 var (
-	crlf = []byte("\r\n")
-	sp   = []byte(" ")
+	crlf     = []byte("\r\n")
+	sp       = []byte(" ")
+	question = []byte("?")
 )
 
 // plainPath reports whether target is an origin-form path net/http would
@@ -466,6 +472,18 @@ func plainPath(t []byte) bool {
 		}
 		if c == '.' && t[i-1] == '/' {
 			return false // "/." starts a dot segment or a dot file: net/http's
+		}
+	}
+	return true
+}
+
+// plainQuery reports whether q is a query net/http keeps as it is for
+// r.URL.RawQuery and reads as the front's routes do: printable, no
+// fragment, no semicolon (which url.ParseQuery refuses), escapes allowed.
+func plainQuery(q []byte) bool {
+	for _, c := range q {
+		if c <= ' ' || c >= 0x7f || c == '#' || c == ';' || c == '\\' {
+			return false
 		}
 	}
 	return true

@@ -37,14 +37,18 @@ func newFrontPair(t testing.TB) *frontPair {
 	s := &Site{Log: slog.New(slog.NewTextHandler(&lockedWriter{w: p.logs}, nil))}
 	p.pg = NewPage("text/html; charset=utf-8", []byte("<p>"+strings.Repeat("hello, world ", 800)+"</p>"), "")
 	small := NewPage("application/json", []byte(`{"a":1}`), "") // kept as identity: gzip is not smaller
-	s.Hot("GET /x/api/list", func(_ context.Context, _ string) (*Page, bool) { return small, true })
-	s.Hot("GET /x/items/{id}", func(_ context.Context, arg string) (*Page, bool) {
+	s.Hot("GET /x/api/list", func(_ context.Context, _ HotRequest) (*Page, bool) { return small, true })
+	s.Hot("GET /x/items/{id}", func(_ context.Context, req HotRequest) (*Page, bool) {
+		arg := req.Args[0]
 		if arg == "boom" {
 			panic("boom")
 		}
 		return p.pg, arg == "abc" || arg == "ab.c"
 	})
-	s.Hot("GET /x/{$}", func(_ context.Context, _ string) (*Page, bool) { return p.pg, true })
+	s.Hot("GET /x/{$}", func(_ context.Context, _ HotRequest) (*Page, bool) { return p.pg, true })
+	s.HotQuery("GET /x/r/{a}/p/{b}", func(_ context.Context, req HotRequest) (*Page, bool) {
+		return p.pg, req.Args[0] == "a" && req.Args[1] == "b" && req.Values().Get("page") == "2"
+	})
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		p.chained.Add(1)
@@ -213,6 +217,14 @@ func TestFront(t *testing.T) {
 		{"gzip allowed, then refused", req("/x/", "Accept-Encoding: br, gzip\r\n", "Accept-Encoding: gzip;q=0\r\n"), true},
 		{"pipelined hit then miss then hit", req("/x/", gz) + req("/x/items/nope", gz) + req("/x/", gz), false},
 		{"query", req("/x/?a=1", gz), false},
+		{"query on a query route", req("/x/r/a/p/b?page=2", gz), true},
+		{"escaped query", req("/x/r/a/p/b?q=%C3%A9+x&page=%32", gz), true},
+		{"empty query", req("/x/?", gz), true},
+		{"query route, a miss", req("/x/r/a/p/c?page=2", gz), false},
+		{"query route, no query", req("/x/r/a/p/b", gz), false},
+		{"query with a semicolon", req("/x/r/a/p/b?page=2;a=1", gz), false},
+		{"query with a fragment", req("/x/r/a/p/b?page=2#top", gz), false},
+		{"query with a second question mark", req("/x/r/a/p/b?page=2?", gz), false},
 		{"cookie", req("/x/", gz, "Cookie: a=b\r\n"), false},
 		{"escaped path", req("/x/items/ab%63", gz), false},
 		{"dot segment", req("/x/items/../", gz), false},
@@ -303,7 +315,7 @@ func TestFrontMetricsLogAndClose(t *testing.T) {
 func TestFrontClose(t *testing.T) {
 	s := &Site{Log: slog.New(slog.DiscardHandler)}
 	pg := NewPage("text/plain", []byte("hi"), "")
-	s.Hot("GET /{$}", func(context.Context, string) (*Page, bool) { return pg, true })
+	s.Hot("GET /{$}", func(context.Context, HotRequest) (*Page, bool) { return pg, true })
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

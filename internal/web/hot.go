@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -12,17 +13,38 @@ import (
 )
 
 // HotFunc returns the cached page a visitor gets at the route, if it is
-// cached at the current version; arg is the route's last path segment (""
-// for an exact route). It sees no request: what it returns must depend on
-// the path alone (a visitor's request has no query and no cookie). It must
-// be cheap and must not write: it runs ahead of net/http and the middleware
-// chain (Front, HotLane), and on false the request goes on as usual.
-type HotFunc func(ctx context.Context, arg string) (*Page, bool)
+// cached at the current version. It sees no request, only HotRequest: what
+// it returns must depend on the path's wildcards (and, for a route
+// registered by HotQuery, the query) alone: a visitor's request has no
+// cookie. It must be cheap and must not write: it runs ahead of net/http
+// and the middleware chain (Front, HotLane), and on false the request goes
+// on as usual.
+type HotFunc func(ctx context.Context, req HotRequest) (*Page, bool)
+
+// hotMaxArgs bounds a hot pattern's wildcards.
+const hotMaxArgs = 3
+
+// HotRequest is what a hot page's lookup sees of a visitor's request.
+type HotRequest struct {
+	Args  [hotMaxArgs]string // the pattern's wildcards in order ("" past the last)
+	Query string             // the raw query: "" but on a HotQuery route
+}
+
+// Values is the query parsed as the chain's handler reads it
+// (r.URL.Query()).
+func (h HotRequest) Values() url.Values {
+	v, _ := url.ParseQuery(h.Query)
+	return v
+}
+
+// hotWild marks a wildcard among a hot route's segments.
+const hotWild = "{}"
 
 // hotRoute is one registered cached page.
 type hotRoute struct {
-	pattern string // as the mux names it: the metrics' route label
-	prefix  string // for "GET /a/{x}": "/a/"; "" for an exact route
+	pattern string   // as the mux names it: the metrics' route label
+	segs    []string // the path's segments, hotWild for a wildcard; nil for an exact route
+	query   bool     // a request with a query is the route's too (HotQuery)
 	fn      HotFunc
 	ok      prometheus.Counter // code 200
 	nm      prometheus.Counter // code 304
@@ -30,29 +52,48 @@ type hotRoute struct {
 }
 
 // Hot registers a cached public page in the hot lane: pattern is the page's
-// mux pattern, "GET /path" or "GET /path/{arg}" (a last segment, passed to
-// fn), or "GET /path/{$}". The page's handler on the mux stays the one that renders misses and
-// serves everyone the lane does not: requests with a query, a cookie or a
-// body. Register from an app's Routes, before the site serves.
-func (s *Site) Hot(pattern string, fn HotFunc) {
+// mux pattern, "GET /path", "GET /path/{$}", or with whole segments as
+// wildcards ("GET /a/{x}/b/{y}", passed to fn in order). The mux must route
+// every path the pattern matches to the page's handler, which stays the one
+// that renders misses and serves everyone the lane does not: requests with
+// a query, a cookie or a body. Register from an app's Routes, before the
+// site serves.
+func (s *Site) Hot(pattern string, fn HotFunc) { s.hot(pattern, fn, false) }
+
+// HotQuery is Hot for a page that depends on its query as well: fn gets the
+// raw query, and reads it as the handler does (HotRequest.Values).
+func (s *Site) HotQuery(pattern string, fn HotFunc) { s.hot(pattern, fn, true) }
+
+func (s *Site) hot(pattern string, fn HotFunc, query bool) {
 	path, ok := strings.CutPrefix(pattern, "GET ")
 	if !ok || !strings.HasPrefix(path, "/") {
 		panic("web: hot pattern must be GET /path: " + pattern)
 	}
-	rt := &hotRoute{pattern: pattern, fn: fn}
+	rt := &hotRoute{pattern: pattern, fn: fn, query: query}
 	path = strings.TrimSuffix(path, "{$}") // "GET /a/{$}" is the exact path /a/
-	if i := strings.IndexByte(path, '{'); i >= 0 {
-		if !strings.HasSuffix(path, "}") || strings.Contains(path[i:], "/") || path[i-1] != '/' {
-			panic("web: a hot pattern's only wildcard is its last segment: " + pattern)
+	if !strings.Contains(path, "{") {
+		if s.hotExact == nil {
+			s.hotExact = map[string]*hotRoute{}
 		}
-		rt.prefix = path[:i]
-		s.hotPrefix = append(s.hotPrefix, rt)
+		s.hotExact[path] = rt
 		return
 	}
-	if s.hotExact == nil {
-		s.hotExact = map[string]*hotRoute{}
+	wild := 0
+	for seg := range strings.SplitSeq(path[1:], "/") {
+		switch {
+		case len(seg) > 2 && seg[0] == '{' && seg[len(seg)-1] == '}' && !strings.ContainsAny(seg[1:len(seg)-1], "{}.$"):
+			rt.segs = append(rt.segs, hotWild)
+			wild++
+		case seg != "" && !strings.ContainsAny(seg, "{}"):
+			rt.segs = append(rt.segs, seg)
+		default:
+			panic("web: a hot pattern's wildcards are whole segments: " + pattern)
+		}
 	}
-	s.hotExact[path] = rt
+	if wild > hotMaxArgs {
+		panic("web: too many wildcards in a hot pattern: " + pattern)
+	}
+	s.hotWild = append(s.hotWild, rt)
 }
 
 // HotLane serves the registered cached pages ahead of next, the site's
@@ -62,7 +103,7 @@ func (s *Site) Hot(pattern string, fn HotFunc) {
 // log line and panic recovery, without the chain's allocations, context
 // values and routing: on one core that is most of a small cached page's cost.
 func (s *Site) HotLane(next http.Handler, m *Metrics) http.Handler {
-	if len(s.hotExact) == 0 && len(s.hotPrefix) == 0 {
+	if len(s.hotExact) == 0 && len(s.hotWild) == 0 {
 		return next
 	}
 	for _, rt := range s.hotRoutes() {
@@ -74,18 +115,18 @@ func (s *Site) HotLane(next http.Handler, m *Metrics) http.Handler {
 	}
 	ids := newRequestIDs()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if (r.Method != http.MethodGet && r.Method != http.MethodHead) || r.URL.RawQuery != "" ||
+		if (r.Method != http.MethodGet && r.Method != http.MethodHead) ||
 			len(r.Header["Cookie"]) > 0 || r.ContentLength != 0 {
 			next.ServeHTTP(w, r)
 			return
 		}
-		rt, arg := s.hotMatch(r.URL.Path)
+		rt, req := s.hotMatch(r.URL.Path, r.URL.RawQuery)
 		if rt == nil {
 			next.ServeHTTP(w, r)
 			return
 		}
 		start := time.Now()
-		pg, ok := s.hotFind(r.Context(), rt, arg)
+		pg, ok := s.hotFind(r.Context(), rt, req)
 		if !ok {
 			next.ServeHTTP(w, r)
 			return
@@ -95,25 +136,64 @@ func (s *Site) HotLane(next http.Handler, m *Metrics) http.Handler {
 }
 
 func (s *Site) hotRoutes() []*hotRoute {
-	rts := append([]*hotRoute(nil), s.hotPrefix...)
+	rts := append([]*hotRoute(nil), s.hotWild...)
 	for _, rt := range s.hotExact {
 		rts = append(rts, rt)
 	}
 	return rts
 }
 
-// hotMatch finds path's route: an exact one, else a prefix one whose last
-// segment is non-empty and has no slash.
-func (s *Site) hotMatch(path string) (*hotRoute, string) {
-	if rt := s.hotExact[path]; rt != nil {
-		return rt, ""
-	}
-	for _, rt := range s.hotPrefix {
-		if arg, ok := strings.CutPrefix(path, rt.prefix); ok && arg != "" && strings.IndexByte(arg, '/') < 0 {
-			return rt, arg
+// hotMatch finds the route of path and query: an exact one, else the
+// first wildcard one (in the order registered) whose literal segments are
+// path's and whose wildcards match non-empty segments. A query is only a
+// HotQuery route's.
+func (s *Site) hotMatch(path, query string) (*hotRoute, HotRequest) {
+	rt, req := s.hotExact[path], HotRequest{}
+	if rt == nil {
+		for _, w := range s.hotWild {
+			var ok bool
+			if req, ok = w.match(path); ok {
+				rt = w
+				break
+			}
 		}
 	}
-	return nil, ""
+	if rt == nil || (query != "" && !rt.query) {
+		return nil, HotRequest{}
+	}
+	req.Query = query
+	return rt, req
+}
+
+// match matches path against the route's segments.
+func (rt *hotRoute) match(path string) (req HotRequest, ok bool) {
+	rest, ok := strings.CutPrefix(path, "/")
+	if !ok {
+		return req, false
+	}
+	n := 0
+	for i, seg := range rt.segs {
+		part := rest
+		if i < len(rt.segs)-1 {
+			if part, rest, ok = strings.Cut(rest, "/"); !ok {
+				return req, false
+			}
+		} else if strings.IndexByte(part, '/') >= 0 {
+			return req, false
+		}
+		switch {
+		case seg != hotWild:
+			if part != seg {
+				return req, false
+			}
+		case part == "":
+			return req, false
+		default:
+			req.Args[n] = part
+			n++
+		}
+	}
+	return req, true
 }
 
 // observe counts an answer of the route (200 or 304) in the metrics, as
@@ -132,14 +212,14 @@ func (rt *hotRoute) observe(status int, d time.Duration) {
 
 // hotFind calls rt's HotFunc; a panic in it is logged and leaves the request
 // to the chain.
-func (s *Site) hotFind(ctx context.Context, rt *hotRoute, arg string) (pg *Page, ok bool) {
+func (s *Site) hotFind(ctx context.Context, rt *hotRoute, req HotRequest) (pg *Page, ok bool) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.Log.Error("panic in a hot page's lookup", "route", rt.pattern, "panic", p, "stack", string(debug.Stack()))
 			pg, ok = nil, false
 		}
 	}()
-	return rt.fn(ctx, arg)
+	return rt.fn(ctx, req)
 }
 
 // serveHot answers with pg as the chain would: SecurityHeaders' headers, the

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -22,7 +23,8 @@ func TestHotLane(t *testing.T) {
 	s := &Site{Log: slog.New(slog.NewTextHandler(&logs, nil))}
 	pg := NewPage("application/json", []byte(`{"hello":"world"}`+strings.Repeat(" ", 200)), "")
 	cached := map[string]bool{"": true, "abc": true}
-	fn := func(_ context.Context, arg string) (*Page, bool) {
+	fn := func(_ context.Context, req HotRequest) (*Page, bool) {
+		arg := req.Args[0]
 		if arg == "boom" {
 			panic("boom")
 		}
@@ -121,6 +123,66 @@ func TestHotLane(t *testing.T) {
 	}
 	if n := strings.Count(logs.String(), "msg=request"); n != 15 {
 		t.Errorf("%d access log lines, want 15 (one per request):\n%s", n, logs.String())
+	}
+}
+
+// A pattern's wildcards are whole segments, passed in order; a HotQuery
+// route gets the query, which every other route leaves to the chain.
+func TestHotLaneWildcardsAndQuery(t *testing.T) {
+	s := &Site{Log: slog.New(slog.DiscardHandler)}
+	pg := NewPage("text/plain", []byte("results"), "")
+	var seen []HotRequest
+	s.HotQuery("GET /r/{slug}/results/{eid}", func(_ context.Context, req HotRequest) (*Page, bool) {
+		seen = append(seen, req)
+		return pg, req.Values().Get("page") != "9"
+	})
+	s.Hot("GET /r/{slug}", func(_ context.Context, req HotRequest) (*Page, bool) { return pg, true })
+	chained := 0
+	h := s.HotLane(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		chained++
+		pg.Serve(w, r)
+	}), nil)
+	get := func(target string) bool {
+		t.Helper()
+		before := chained
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", target, nil))
+		return chained == before
+	}
+	if !get("/r/city-10k/results/7?q=%C3%A9mile&page=2") || !get("/r/city-10k/results/7") || !get("/r/city-10k") {
+		t.Fatalf("hits went down the chain")
+	}
+	want := []HotRequest{
+		{Args: [hotMaxArgs]string{"city-10k", "7"}, Query: "q=%C3%A9mile&page=2"},
+		{Args: [hotMaxArgs]string{"city-10k", "7"}},
+	}
+	if !slices.Equal(seen, want) {
+		t.Errorf("lookups saw %+v, want %+v", seen, want)
+	}
+	if v := seen[0].Values(); v.Get("q") != "émile" || v.Get("page") != "2" {
+		t.Errorf("values %v", v)
+	}
+	for _, target := range []string{
+		"/r/city-10k?page=2",           // a query on a route that takes none
+		"/r/city-10k/results/7?page=9", // a miss
+		"/r/city-10k/results",          // a segment short
+		"/r/city-10k/results/7/names",  // a segment over
+		"/r/city-10k/result/7",         // a literal differs
+		"/r//results/7",                // an empty wildcard
+		"/r/city-10k/results/",         // an empty last wildcard
+	} {
+		if get(target) {
+			t.Errorf("%s: answered by the lane, want the chain", target)
+		}
+	}
+	for _, bad := range []string{"GET /a/{x}{y}", "GET /a/x{y}", "GET /a/{x...}", "GET /a/{w}/{x}/{y}/{z}", "GET /a//{x}"} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: registered, want a panic", bad)
+				}
+			}()
+			s.Hot(bad, nil)
+		}()
 	}
 }
 

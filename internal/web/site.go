@@ -25,10 +25,10 @@ type Site struct {
 	Log    *slog.Logger
 	Apps   []AppLink // the apps in the top navigation, in order
 
-	hotExact  map[string]*hotRoute // cached public pages served ahead of the chain (Hot)
-	hotPrefix []*hotRoute
-	early     map[string]http.Handler // served ahead of sessions (Early), by pattern
-	visitors  map[string]bool         // Early patterns for requests without a cookie only (EarlyVisitors)
+	hotExact map[string]*hotRoute // cached public pages served ahead of the chain (Hot)
+	hotWild  []*hotRoute
+	early    map[string]http.Handler // served ahead of sessions (Early), by pattern
+	visitors map[string]bool         // Early patterns for requests without a cookie only (EarlyVisitors)
 }
 
 // AppLink is one app in the navigation and on the landing page.
