@@ -125,7 +125,8 @@ func (a *App) pollShow(w http.ResponseWriter, r *http.Request) {
 
 // pollHot finds the common poll page (no zone, no cursor: a visitor's first
 // look) in the cache at the poll's version, for the site's hot lane.
-func (a *App) pollHot(ctx context.Context, id string) (*web.Page, bool) {
+func (a *App) pollHot(ctx context.Context, req web.HotRequest) (*web.Page, bool) {
+	id := req.Args[0]
 	if !validID(id) {
 		return nil, false
 	}

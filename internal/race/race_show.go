@@ -26,7 +26,8 @@ func pageVersion(st version.Stamp, now time.Time) int64 {
 
 // raceHot finds a visitor's race page in the cache, for the site's hot
 // lane: no database query.
-func (a *App) raceHot(ctx context.Context, slug string) (*web.Page, bool) {
+func (a *App) raceHot(ctx context.Context, req web.HotRequest) (*web.Page, bool) {
+	slug := req.Args[0]
 	if !ValidSlug(slug) {
 		return nil, false
 	}

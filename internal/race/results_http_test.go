@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tutti-dev/tutti/internal/app"
 	"github.com/tutti-dev/tutti/internal/app/apptest"
@@ -207,10 +208,25 @@ func TestResultsOverHTTP(t *testing.T) {
 			t.Errorf("10 cached requests ran %d statements; want at most one per instance", n)
 		}
 
+		// A visitor with no cookie at all is answered by the hot lane,
+		// ahead of net/http: the same page.
+		stranger := &person{&apptest.Web{T: t, Client: &http.Client{Timeout: 30 * time.Second}, Base: m.URL()}, t}
+		_, viaChain := visitor.Get(results + "?page=2&q=")
+		res, body = stranger.Get(results + "?page=2")
+		if res.StatusCode != http.StatusOK || body != viaChain {
+			t.Errorf("a stranger's page 2: %d, the same as the chain's: %v", res.StatusCode, body == viaChain)
+		}
+
 		// A new import replaces them all, and the next request shows it.
 		dir.to(dir.upload(admin, "bib,name,time\n40,Zoë Newcomer,2:59:59\n41,Bo Second,3:00:00\n"))
-		res, body = visitor.Get(results + "?page=2")
-		apptest.WantStatus(t, res, body, http.StatusNotFound)
+		for _, p := range []*person{visitor, stranger} {
+			res, body = p.Get(results + "?page=2")
+			apptest.WantStatus(t, res, body, http.StatusNotFound)
+		}
+		_, body = stranger.Get(results + "?q=" + url.QueryEscape("zoë"))
+		if got := rows(body); fmt.Sprint(got) != "[1 Zoë Newcomer #40]" {
+			t.Errorf("a stranger's search after a new import: %q", got)
+		}
 		_, body = visitor.Get(results)
 		if got := rows(body); fmt.Sprint(got) != "[1 Zoë Newcomer #40 2 Bo Second #41]" {
 			t.Errorf("after a new import: %q", got)

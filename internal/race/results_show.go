@@ -27,6 +27,9 @@ func (a *App) resultsRoutes(mux *http.ServeMux) {
 		a.Site.EarlyVisitors(pattern, h)
 		mux.HandleFunc(pattern, h)
 	}
+	// A visitor's cached page is answered ahead of net/http: no query.
+	a.Site.HotQuery("GET /race/r/{slug}/results", a.resultsHot)
+	a.Site.HotQuery("GET /race/r/{slug}/results/{eid}", a.resultsHot)
 	admin := "/race/r/{slug}/admin/events/{eid}/results"
 	mux.HandleFunc("GET "+admin, a.resultsAdmin)
 	mux.Handle("POST "+admin, web.MaxBody(resultsBodyLimit, http.HandlerFunc(a.resultsImport)))
@@ -53,13 +56,10 @@ const (
 // looking at results not published yet gets them uncached.
 func (a *App) resultsShow(w http.ResponseWriter, r *http.Request) {
 	slug := r.PathValue("slug")
-	var id int64
-	if r.PathValue("eid") != "" {
-		var err error
-		if id, err = pathInt(r, "eid"); err != nil {
-			a.Site.Error(w, r, err)
-			return
-		}
+	id, err := resultsEvent(r.PathValue("eid"))
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
 	}
 	q := ParseResultsQuery(r.URL.Query().Get("q"), r.URL.Query().Get("page"))
 	render := func(ctx context.Context, u *auth.User) (*web.Page, time.Duration, error) {
@@ -73,10 +73,41 @@ func (a *App) resultsShow(w http.ResponseWriter, r *http.Request) {
 		}
 		return web.NewPage("text/html; charset=utf-8", buf.Bytes(), ""), resultsTTL, nil
 	}
-	err := a.cachedResults(w, r, slug, "p/"+strconv.FormatInt(id, 10)+"/"+q.key(), render)
+	err = a.cachedResults(w, r, slug, resultsPageKey(id, q), render)
 	if err != nil {
 		a.Site.Error(w, r, err)
 	}
+}
+
+// resultsEvent reads a results page's {eid}: "" is 0, the race's first
+// event with results.
+func resultsEvent(eid string) (int64, error) {
+	if eid == "" {
+		return 0, nil
+	}
+	return parseID(eid)
+}
+
+// resultsPageKey is a results page's key in the results cache, under its
+// race's slug.
+func resultsPageKey(eventID int64, q ResultsQuery) string {
+	return "p/" + strconv.FormatInt(eventID, 10) + "/" + q.key()
+}
+
+// resultsHot finds a visitor's results page in the cache, for the site's
+// hot lane: the same key and version resultsShow serves it under.
+func (a *App) resultsHot(ctx context.Context, req web.HotRequest) (*web.Page, bool) {
+	slug := req.Args[0]
+	id, err := resultsEvent(req.Args[1])
+	if err != nil || !ValidSlug(slug) {
+		return nil, false
+	}
+	st, err := a.versions.Get(ctx, versionScope, slug)
+	if err != nil {
+		return nil, false
+	}
+	v := req.Values()
+	return a.results.Hit(slug+"/"+resultsPageKey(id, ParseResultsQuery(v.Get("q"), v.Get("page"))), st.V)
 }
 
 // resultsNames is the search box's suggestions as JSON: [{name, bib}],

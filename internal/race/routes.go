@@ -98,7 +98,12 @@ func lotteryURL(slug string, ev int64) string { return eventURL(slug, ev) + "/lo
 
 // pathInt is path value name as a positive id; anything else is not found.
 func pathInt(r *http.Request, name string) (int64, error) {
-	n, err := strconv.ParseInt(r.PathValue(name), 10, 64)
+	return parseID(r.PathValue(name))
+}
+
+// parseID reads an id in a path: a positive decimal number, else not found.
+func parseID(s string) (int64, error) {
+	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || n <= 0 {
 		return 0, errs.ErrNotFound
 	}

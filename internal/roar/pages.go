@@ -173,7 +173,7 @@ func (a *App) servePage(w http.ResponseWriter, r *http.Request, name string, bui
 // hot finds the visitors' page name (see serveCached) in the cache at the
 // current version: the site's hot lane serves it with no handler in between.
 func (a *App) hot(name string) web.HotFunc {
-	return func(ctx context.Context, _ string) (*web.Page, bool) {
+	return func(ctx context.Context, _ web.HotRequest) (*web.Page, bool) {
 		v, err := a.visitorVersion(ctx)
 		if err != nil {
 			return nil, false
