@@ -53,6 +53,7 @@ type DB struct {
 	write    *sql.DB
 	replica  *replica // reads that tolerate lag (AddReplica); nil: none
 	prepared *stmts   // the read pool's statements, kept prepared (SQLite); nil: none
+	txPrep   *txStmts // the write transactions' statements, kept prepared (SQLite); nil: none
 	queries  atomic.Int64
 	rebinds  sync.Map // query -> rebound query (PostgreSQL)
 
@@ -142,7 +143,7 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
 	r.SetConnMaxIdleTime(5 * time.Minute)
-	return &DB{Dialect: SQLite, read: r, write: w, prepared: &stmts{pool: r}}, nil
+	return &DB{Dialect: SQLite, read: r, write: w, prepared: &stmts{pool: r}, txPrep: &txStmts{stmts: stmts{pool: w}}}, nil
 }
 
 func openPostgres(ctx context.Context, url string) (*DB, error) {
@@ -165,6 +166,9 @@ func openPostgres(ctx context.Context, url string) (*DB, error) {
 func (db *DB) Close() error {
 	db.CloseBatch()
 	db.prepared.close()
+	if db.txPrep != nil {
+		db.txPrep.close()
+	}
 	err := db.read.Close()
 	if db.write != db.read {
 		err = errors.Join(err, db.write.Close())

@@ -28,6 +28,17 @@ type stmts struct {
 	n    atomic.Int32
 }
 
+// lookup is q if it is kept prepared, else nil; it prepares nothing.
+func (s *stmts) lookup(q string) *sql.Stmt {
+	if s == nil {
+		return nil
+	}
+	if v, ok := s.m.Load(q); ok {
+		return v.(*sql.Stmt)
+	}
+	return nil
+}
+
 // get is q prepared, or nil when it cannot be (the bound reached, or the
 // prepare failed: the query then runs unprepared and reports its error).
 func (s *stmts) get(ctx context.Context, q string) *sql.Stmt {
@@ -50,6 +61,68 @@ func (s *stmts) get(ctx context.Context, q string) *sql.Stmt {
 	}
 	s.n.Add(1)
 	return st
+}
+
+// txStmts keeps the statements of SQLite's write transactions prepared.
+// A transaction holds the write pool's one connection, so a statement
+// cannot be prepared on the pool while one runs (database/sql would wait
+// for that connection): a statement a transaction ran unprepared is
+// prepared after it ends, the second time it is seen (a text seen once, a
+// bulk insert's, is not kept), and later transactions use it
+// (sql.Tx.StmtContext finds it prepared on their connection). Under a
+// rush of registrations the parsing of these statements was a tenth of the
+// server's CPU.
+//
+// Exec and QueryRow use them, not Query: rows left open while the same
+// text runs again in the transaction would be reset.
+type txStmts struct {
+	stmts
+	mu     sync.Mutex
+	seen   map[string]bool // texts run unprepared once
+	queued map[string]bool // texts being prepared
+}
+
+// maxSeen bounds the texts remembered as seen once; past it they are
+// forgotten and counted again.
+const maxSeen = 4096
+
+// missed records the texts a transaction ran unprepared, and prepares, on
+// another goroutine, those seen before.
+func (s *txStmts) missed(qs []string) {
+	if s == nil || len(qs) == 0 || s.n.Load() >= maxStmts {
+		return
+	}
+	var ready []string
+	s.mu.Lock()
+	if s.seen == nil || len(s.seen) >= maxSeen {
+		s.seen = map[string]bool{}
+	}
+	if s.queued == nil {
+		s.queued = map[string]bool{}
+	}
+	for _, q := range qs {
+		switch {
+		case s.queued[q]:
+		case s.seen[q]:
+			delete(s.seen, q)
+			s.queued[q] = true
+			ready = append(ready, q)
+		default:
+			s.seen[q] = true
+		}
+	}
+	s.mu.Unlock()
+	if len(ready) > 0 {
+		go s.prepare(ready)
+	}
+}
+
+// prepare keeps qs prepared (a text that does not prepare is left to run
+// unprepared: it stays queued, so it is not tried again).
+func (s *txStmts) prepare(qs []string) {
+	for _, q := range qs {
+		s.get(context.Background(), q)
+	}
 }
 
 // close closes every kept statement.

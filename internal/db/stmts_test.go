@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/db/dbtest"
@@ -97,6 +98,109 @@ func TestPreparedReads(t *testing.T) {
 			t.Error("a query of a missing column: no error")
 		}
 	}, testMigrations)
+}
+
+// TestPreparedTransactions: a statement a write transaction runs is kept
+// prepared from its second sighting (SQLite), and a transaction using it
+// sees its own writes, reports rows affected, rolls back whole and runs on
+// after the table changes; a text seen once is not kept.
+func TestPreparedTransactions(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		const (
+			ins  = "INSERT INTO t (id, name, n) VALUES (?, ?, ?)"
+			bump = "UPDATE t SET n = n + 1 WHERE id >= ?"
+			read = "SELECT name, n FROM t WHERE id = ?"
+		)
+		write := func(id int, fail bool) error {
+			return d.WithTx(ctx, func(tx *db.Tx) error {
+				if _, err := tx.Exec(ctx, ins, id, fmt.Sprint("row", id), 0); err != nil {
+					return err
+				}
+				res, err := tx.Exec(ctx, bump, id)
+				if err != nil {
+					return err
+				}
+				if n, _ := res.RowsAffected(); n != 1 {
+					return fmt.Errorf("bump %d: %d rows affected; want 1", id, n)
+				}
+				var name string
+				var n int
+				if err := db.Scan(tx.QueryRow(ctx, read, id), &name, &n); err != nil || name != fmt.Sprint("row", id) || n != 1 {
+					return fmt.Errorf("read back %d: %q %d %v", id, name, n, err)
+				}
+				if fail {
+					return fmt.Errorf("rolled back")
+				}
+				return nil
+			})
+		}
+		for id := 1; id <= 2; id++ {
+			if err := write(id, false); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if db.TxPrepared(d) >= 0 { // SQLite: prepared after the second sighting, on another goroutine
+			deadline := time.Now().Add(5 * time.Second)
+			for db.TxPrepared(d) < 3 && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if n := db.TxPrepared(d); n != 3 {
+				t.Fatalf("%d statements kept prepared after two transactions; want 3", n)
+			}
+		}
+		if err := write(3, true); err == nil || err.Error() != "rolled back" {
+			t.Fatalf("rolled back transaction: %v", err)
+		}
+		var n int
+		if err := db.Scan(d.QueryRow(ctx, "SELECT COUNT(*) FROM t WHERE id = ?", 3), &n); err != nil || n != 0 {
+			t.Errorf("rolled back insert kept: %d rows (%v)", n, err)
+		}
+		if err := write(3, false); err != nil {
+			t.Fatal(err)
+		}
+		// The table changes under the kept statements: they run on.
+		if _, err := d.Exec(ctx, "ALTER TABLE t ADD COLUMN extra INTEGER NOT NULL DEFAULT 7"); err != nil {
+			t.Fatal(err)
+		}
+		if err := write(4, false); err != nil {
+			t.Fatalf("after ALTER TABLE: %v", err)
+		}
+		var extra int
+		if err := db.Scan(d.QueryRow(ctx, "SELECT n, extra FROM t WHERE id = ?", 4), &n, &extra); err != nil || n != 1 || extra != 7 {
+			t.Errorf("row 4 after ALTER TABLE: n %d extra %d (%v)", n, extra, err)
+		}
+		// A text seen once is not kept.
+		before := db.TxPrepared(d)
+		if err := d.WithTx(ctx, func(tx *db.Tx) error {
+			_, err := tx.Exec(ctx, "UPDATE t SET n = n WHERE id = 1 AND 1 = 1")
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond)
+		if after := db.TxPrepared(d); after != before {
+			t.Errorf("a text seen once was kept: %d statements, %d before", after, before)
+		}
+	}, testMigrations)
+}
+
+// BenchmarkTxExec is a write transaction of one update, the shape of most
+// of a registration's writes (go test -bench TxExec ./internal/db/).
+func BenchmarkTxExec(b *testing.B) {
+	d := dbtest.Open(b, "", testMigrations)
+	ctx := context.Background()
+	if _, err := d.Exec(ctx, "INSERT INTO t (id, name, n) VALUES (1, 'a', 0)"); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if err := d.WithTx(ctx, func(tx *db.Tx) error {
+			_, err := tx.Exec(ctx, `UPDATE t SET n = n + 1 WHERE id = ? AND name <> '' AND n >= 0`, 1)
+			return err
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // BenchmarkQueryRow is one indexed row read, the shape of most page reads

@@ -21,6 +21,7 @@ type Tx struct {
 	db     *DB
 	once   map[string]int64
 	claims []*requestKey // the request keys inserted (claim)
+	missed []string      // texts run unprepared (txStmts)
 }
 
 // Once runs fn the first time key is asked for in this transaction and
@@ -82,6 +83,7 @@ func (db *DB) tx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 		}
 	}()
 	tx := &Tx{tx: stx, db: db}
+	defer func() { db.txPrep.missed(tx.missed) }()
 	if err = tx.claim(ctx, ctx); err != nil {
 		return err
 	}
@@ -101,8 +103,26 @@ func (tx *Tx) Dialect() Dialect { return tx.db.Dialect }
 // Exec runs a statement in the transaction.
 func (tx *Tx) Exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
 	tx.db.count(ctx)
+	if st := tx.prepared(ctx, q); st != nil {
+		res, err := st.ExecContext(ctx, args...)
+		return res, translate(err)
+	}
 	res, err := tx.tx.ExecContext(ctx, tx.db.Rebind(q), args...)
 	return res, translate(err)
+}
+
+// prepared is q kept prepared, as the transaction's statement, or nil
+// (recorded as missed: see txStmts).
+func (tx *Tx) prepared(ctx context.Context, q string) *sql.Stmt {
+	if tx.db.txPrep == nil {
+		return nil
+	}
+	st := tx.db.txPrep.lookup(q)
+	if st == nil {
+		tx.missed = append(tx.missed, q)
+		return nil
+	}
+	return tx.tx.StmtContext(ctx, st)
 }
 
 // Query runs a read in the transaction.
@@ -115,6 +135,9 @@ func (tx *Tx) Query(ctx context.Context, q string, args ...any) (*sql.Rows, erro
 // QueryRow runs a single-row read in the transaction.
 func (tx *Tx) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
 	tx.db.count(ctx)
+	if st := tx.prepared(ctx, q); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
 	return tx.tx.QueryRowContext(ctx, tx.db.Rebind(q), args...)
 }
 
