@@ -52,6 +52,9 @@ func newFixture(t *testing.T, d *db.DB, places int, price int64) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(a.Close)
+	// The writer's sweep at start runs before the test moves the clock: a
+	// late one would release, draw and invite as of the moved clock.
+	<-a.svc.writer.swept
 	f := &fixture{t: t, d: d, a: a, gw: gw, clock: c}
 	owner := f.user()
 	ctx := context.Background()

@@ -33,6 +33,7 @@ type writer struct {
 	kick  chan struct{}
 	stop  chan struct{}
 	done  chan struct{}
+	swept chan struct{} // closed after the first sweep (at start)
 	unsub func()
 	mu    sync.Mutex
 	waits map[string][]chan struct{} // hold id -> its waiting requests
@@ -53,7 +54,7 @@ const (
 
 func newWriter(svc *Service, bus *pubsub.Bus, log *slog.Logger) *writer {
 	return &writer{svc: svc, log: log, batch: writerBatch, bus: bus, kick: make(chan struct{}, 1),
-		stop: make(chan struct{}), done: make(chan struct{}), waits: map[string][]chan struct{}{}}
+		stop: make(chan struct{}), done: make(chan struct{}), swept: make(chan struct{}), waits: map[string][]chan struct{}{}}
 }
 
 // Start runs the writer until Close.
@@ -134,7 +135,9 @@ func (w *writer) loop() {
 	defer close(w.done)
 	tick := time.NewTicker(sweepEvery)
 	defer tick.Stop()
-	sweep := true // at start: what a crash left
+	w.sweep() // at start: what a crash left
+	close(w.swept)
+	sweep := false
 	for {
 		if sweep {
 			w.sweep()
