@@ -24,119 +24,105 @@ func (f *Form) Set(name, value string) { f.Values.Set(name, value) }
 // Form returns the first form whose action contains match ("" for the first
 // form, "#id" for the form with that id).
 func (p *Page) Form(match string) (*Form, error) {
-	doc, err := p.tree()
-	if err != nil {
-		return nil, err
+	els := p.elements()
+	fi := -1
+	for i := range els {
+		n := &els[i]
+		if n.a != atom.Form {
+			continue
+		}
+		if match == "" || (strings.HasPrefix(match, "#") && n.attr("id") == match[1:]) ||
+			(!strings.HasPrefix(match, "#") && strings.Contains(n.attr("action"), match)) {
+			fi = i
+			break
+		}
 	}
-	var found *html.Node
-	walk(doc, func(n *html.Node) bool {
-		if n.DataAtom != atom.Form {
-			return true
-		}
-		ok := match == "" || (strings.HasPrefix(match, "#") && attr(n, "id") == match[1:]) ||
-			(!strings.HasPrefix(match, "#") && strings.Contains(attr(n, "action"), match))
-		if ok {
-			found = n
-			return false
-		}
-		return true
-	})
-	if found == nil {
+	if fi < 0 {
 		return nil, fmt.Errorf("no form %q on %s", match, p.URL.Path)
 	}
-	action, err := p.URL.Parse(attr(found, "action"))
+	form := &els[fi]
+	action, err := p.URL.Parse(form.attr("action"))
 	if err != nil {
 		return nil, err
 	}
-	f := &Form{Action: action, Method: strings.ToUpper(attr(found, "method")), Values: url.Values{}}
+	f := &Form{Action: action, Method: strings.ToUpper(form.attr("method")), Values: url.Values{}}
 	if f.Method == "" {
 		f.Method = "GET"
 	}
-	walk(found, func(n *html.Node) bool {
-		name := attr(n, "name")
-		if name == "" || hasAttr(n, "disabled") {
-			return true
+	for i := fi + 1; i < form.end; i++ {
+		n := &els[i]
+		name := n.attr("name")
+		if name == "" || n.has("disabled") {
+			continue
 		}
-		switch n.DataAtom {
+		switch n.a {
 		case atom.Input:
-			switch strings.ToLower(attr(n, "type")) {
+			switch strings.ToLower(n.attr("type")) {
 			case "checkbox", "radio":
-				if hasAttr(n, "checked") {
-					f.Values.Add(name, attrOr(n, "value", "on"))
+				if n.has("checked") {
+					f.Values.Add(name, n.attrOr("value", "on"))
 				}
 			case "submit", "button", "image", "reset", "file":
 			default:
-				f.Values.Add(name, attr(n, "value"))
+				f.Values.Add(name, n.attr("value"))
 			}
 		case atom.Textarea:
-			f.Values.Add(name, text(n))
+			f.Values.Add(name, strings.TrimSpace(n.text))
 		case atom.Select:
 			var first, selected string
 			var have bool
-			walk(n, func(o *html.Node) bool {
-				if o.DataAtom == atom.Option {
-					v := attrOr(o, "value", text(o))
+			for j := i + 1; j < n.end; j++ {
+				if o := &els[j]; o.a == atom.Option {
+					v := o.attrOr("value", strings.TrimSpace(o.text))
 					if !have && first == "" {
 						first = v
 					}
-					if hasAttr(o, "selected") && !have {
+					if o.has("selected") && !have {
 						selected, have = v, true
 					}
 				}
-				return true
-			})
+			}
 			if !have {
 				selected = first
 			}
 			f.Values.Add(name, selected)
 		}
-		return true
-	})
+	}
 	return f, nil
 }
 
 // Links returns the hrefs of the page's links that contain match, resolved.
 func (p *Page) Links(match string) []string {
-	doc, err := p.tree()
-	if err != nil {
-		return nil
-	}
 	var out []string
-	walk(doc, func(n *html.Node) bool {
-		if n.DataAtom == atom.A {
-			if h := attr(n, "href"); strings.Contains(h, match) {
+	for _, n := range p.elements() {
+		if n.a == atom.A {
+			if h := n.attr("href"); strings.Contains(h, match) {
 				if u, err := p.URL.Parse(h); err == nil {
 					out = append(out, u.String())
 				}
 			}
 		}
-		return true
-	})
+	}
 	return out
 }
 
 // assets are the page's style sheets and scripts on its own host.
 func (p *Page) assets() []string {
-	doc, err := p.tree()
-	if err != nil {
-		return nil
-	}
 	var out []string
-	walk(doc, func(n *html.Node) bool {
+	for _, n := range p.elements() {
 		var ref string
 		switch {
-		case n.DataAtom == atom.Link && strings.EqualFold(attr(n, "rel"), "stylesheet"):
-			ref = attr(n, "href")
-		case n.DataAtom == atom.Script:
-			ref = attr(n, "src")
+		case n.a == atom.Link && strings.EqualFold(n.attr("rel"), "stylesheet"):
+			ref = n.attr("href")
+		case n.a == atom.Script:
+			ref = n.attr("src")
 		}
 		if ref != "" {
 			if u, err := p.URL.Parse(ref); err == nil && u.Host == p.URL.Host {
 				out = append(out, u.String())
 			}
 		}
-		return true
-	})
+	}
 	return out
 }
 
@@ -150,41 +136,31 @@ func (p *Page) Link(match string) (string, error) {
 
 // Attr returns attribute a of the first element with the given id.
 func (p *Page) Attr(id, a string) string {
-	doc, err := p.tree()
-	if err != nil {
-		return ""
-	}
-	var v string
-	walk(doc, func(n *html.Node) bool {
-		if n.Type == html.ElementNode && attr(n, "id") == id {
-			v = attr(n, a)
-			return false
+	for _, n := range p.elements() {
+		if n.attr("id") == id {
+			return n.attr(a)
 		}
-		return true
-	})
-	return v
+	}
+	return ""
 }
 
 // Contains reports whether the body contains s.
 func (p *Page) Contains(s string) bool { return bytes.Contains(p.Body, []byte(s)) }
 
-// walk visits n and its descendants in document order until fn returns false.
-func walk(n *html.Node, fn func(*html.Node) bool) bool {
-	if n.Type == html.ElementNode && !fn(n) {
-		return false
-	}
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if !walk(c, fn) {
-			return false
-		}
-	}
-	return true
+// element is one element of a page, in document order: what the sessions
+// read (forms, fields, links, assets), without the tree html.Parse builds,
+// which was a sixth of a busy generator's CPU.
+type element struct {
+	a     atom.Atom
+	attrs []html.Attribute
+	end   int    // the index past its last descendant
+	text  string // its text (kept for option and textarea)
 }
 
-func attr(n *html.Node, key string) string { return attrOr(n, key, "") }
+func (n *element) attr(key string) string { return n.attrOr(key, "") }
 
-func attrOr(n *html.Node, key, def string) string {
-	for _, a := range n.Attr {
+func (n *element) attrOr(key, def string) string {
+	for _, a := range n.attrs {
 		if a.Key == key {
 			return a.Val
 		}
@@ -192,8 +168,8 @@ func attrOr(n *html.Node, key, def string) string {
 	return def
 }
 
-func hasAttr(n *html.Node, key string) bool {
-	for _, a := range n.Attr {
+func (n *element) has(key string) bool {
+	for _, a := range n.attrs {
 		if a.Key == key {
 			return true
 		}
@@ -201,26 +177,66 @@ func hasAttr(n *html.Node, key string) bool {
 	return false
 }
 
-func text(n *html.Node) string {
-	var b strings.Builder
-	var rec func(*html.Node)
-	rec = func(n *html.Node) {
-		if n.Type == html.TextNode {
-			b.WriteString(n.Data)
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			rec(c)
-		}
-	}
-	rec(n)
-	return strings.TrimSpace(b.String())
-}
+// void elements have no content and no end tag.
+var void = map[atom.Atom]bool{atom.Area: true, atom.Base: true, atom.Br: true, atom.Col: true, atom.Embed: true,
+	atom.Hr: true, atom.Img: true, atom.Input: true, atom.Link: true, atom.Meta: true, atom.Source: true,
+	atom.Track: true, atom.Wbr: true}
 
-// tree is the page parsed, once: a session asks one page for its assets,
-// a form and a link, and parsing is a tenth of a busy generator's time.
-func (p *Page) tree() (*html.Node, error) {
-	if p.doc == nil && p.docErr == nil {
-		p.doc, p.docErr = html.Parse(bytes.NewReader(p.Body))
+// elements is the page's elements, read once with the tokenizer: a session
+// asks one page for its assets, a form and a link. An end tag closes the
+// open elements down to its own (an unmatched one is ignored); the end of
+// the page closes the rest.
+func (p *Page) elements() []element {
+	if p.els != nil {
+		return p.els
 	}
-	return p.doc, p.docErr
+	els := make([]element, 0, 64)
+	var open []int
+	closeTo := func(k int) { // close open[k:] at the current end
+		for _, i := range open[k:] {
+			els[i].end = len(els)
+		}
+		open = open[:k]
+	}
+	z := html.NewTokenizer(bytes.NewReader(p.Body))
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			closeTo(0)
+			p.els = els
+			return els
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, more := z.TagName()
+			n := element{a: atom.Lookup(name)}
+			for more {
+				var k, v []byte
+				k, v, more = z.TagAttr()
+				n.attrs = append(n.attrs, html.Attribute{Key: string(k), Val: string(v)})
+			}
+			if k := len(open); k > 0 && n.a == atom.Option && els[open[k-1]].a == atom.Option {
+				closeTo(k - 1) // an option ends the one before, its end tag left out
+			}
+			els = append(els, n)
+			if void[n.a] || n.a == 0 {
+				els[len(els)-1].end = len(els)
+			} else {
+				open = append(open, len(els)-1)
+			}
+		case html.EndTagToken:
+			name, _ := z.TagName()
+			a := atom.Lookup(name)
+			for k := len(open) - 1; k >= 0; k-- {
+				if els[open[k]].a == a {
+					closeTo(k)
+					break
+				}
+			}
+		case html.TextToken:
+			if k := len(open); k > 0 {
+				if n := &els[open[k-1]]; n.a == atom.Option || n.a == atom.Textarea {
+					n.text += string(z.Text())
+				}
+			}
+		}
+	}
 }

@@ -63,6 +63,24 @@ func TestFormParsing(t *testing.T) {
 	if l, err := p.Link("after="); err != nil || l != "http://127.0.0.1/meet/polls/x?after=5" {
 		t.Errorf("link %q %v", l, err)
 	}
+	// As browsers read it: options whose end tags are left out, a stray
+	// end tag, escapes, a custom element, a form's end ending its fields.
+	q := page(t, "http://127.0.0.1/race/r/x/entry/1/details", `<!doctype html><main><my-card><p>Details</my-card></p>
+		<form action="details" method="post"><select name="size"><option>S<option selected>M &amp; L<option>XL</select>
+		</span><textarea name="note">a &lt;b&gt; c</textarea><input name="gender" type="radio" value="f" checked>
+		<input name="gender" type="radio" value="m"></form><input name="outside" value="1">
+		<a id="home" href="/race/">home</a>`)
+	f, err = q.Form("details")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = url.Values{"size": {"M & L"}, "note": {"a <b> c"}, "gender": {"f"}}
+	if f.Values.Encode() != want.Encode() || f.Action.Path != "/race/r/x/entry/1/details" {
+		t.Errorf("values %s, action %s; want %s", f.Values.Encode(), f.Action, want.Encode())
+	}
+	if q.Attr("home", "href") != "/race/" {
+		t.Errorf("attr: %q", q.Attr("home", "href"))
+	}
 }
 
 func TestCheckTarget(t *testing.T) {
