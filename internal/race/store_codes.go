@@ -132,9 +132,6 @@ func (s *Store) ClaimEarly(ctx context.Context, tx *db.Tx, h *Hold, c *Code, now
 	if err := claimUse(ctx, tx, c.ID); err != nil {
 		return false, err
 	}
-	// The discount: c's percent of the price as it is now in the database.
-	err = db.Scan(tx.QueryRow(ctx, `INSERT INTO race_holds (id, event_id, race_id, user_id, status, expires_at, email, amount, code_id, discount, created_at)
-		VALUES (?, ?, ?, ?, 'open', ?, ?, ?, ?, (SELECT ev.price FROM race_events ev WHERE ev.id = ?) * ? / 100, ?) RETURNING discount`,
-		h.ID, h.EventID, h.RaceID, h.UserID, h.ExpiresAt.UnixMilli(), h.Email, h.Amount, c.ID, h.EventID, c.Percent, now.UnixMilli()), &h.Discount)
+	err = insertHold(ctx, tx, h, c, now)
 	return err == nil, err
 }

@@ -83,10 +83,23 @@ func (s *Store) Claim(ctx context.Context, tx *db.Tx, h *Hold, now time.Time) (b
 	if err != nil || !ok {
 		return false, err
 	}
-	_, err = tx.Exec(ctx, `INSERT INTO race_holds (id, event_id, race_id, user_id, status, expires_at, email, amount, created_at)
-		VALUES (?, ?, ?, ?, 'open', ?, ?, ?, ?)`,
-		h.ID, h.EventID, h.RaceID, h.UserID, h.ExpiresAt.UnixMilli(), h.Email, h.Amount, now.UnixMilli())
+	err = insertHold(ctx, tx, h, nil, now)
 	return err == nil, err
+}
+
+// insertHold stores h as an open hold until h.ExpiresAt, with code c (nil:
+// none) and its discount, worked out from the event's price as it is in
+// the database now: the one statement for every way a hold is made (a
+// claim, early access, an invitation).
+func insertHold(ctx context.Context, tx *db.Tx, h *Hold, c *Code, now time.Time) error {
+	var codeID sql.NullInt64
+	var percent int
+	if c != nil {
+		codeID, percent = sql.NullInt64{Int64: c.ID, Valid: true}, c.Percent
+	}
+	return db.Scan(tx.QueryRow(ctx, `INSERT INTO race_holds (id, event_id, race_id, user_id, status, expires_at, email, amount, code_id, discount, created_at)
+		VALUES (?, ?, ?, ?, 'open', ?, ?, ?, ?, (SELECT ev.price FROM race_events ev WHERE ev.id = ?) * ? / 100, ?) RETURNING discount`,
+		h.ID, h.EventID, h.RaceID, h.UserID, h.ExpiresAt.UnixMilli(), h.Email, h.Amount, codeID, h.EventID, percent, now.UnixMilli()), &h.Discount)
 }
 
 // Reclaim takes a place again for a released hold (its runner came back

@@ -201,8 +201,5 @@ func (s *Store) AcceptInvitation(ctx context.Context, tx *db.Tx, h *Hold, now ti
 	if n, _ := res.RowsAffected(); n == 0 {
 		return errNoInvitation
 	}
-	_, err = tx.Exec(ctx, `INSERT INTO race_holds (id, event_id, race_id, user_id, status, expires_at, email, amount, created_at)
-		VALUES (?, ?, ?, ?, 'open', ?, ?, ?, ?)`,
-		h.ID, h.EventID, h.RaceID, h.UserID, h.ExpiresAt.UnixMilli(), h.Email, h.Amount, now.UnixMilli())
-	return err
+	return insertHold(ctx, tx, h, nil, now)
 }
