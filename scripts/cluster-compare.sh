@@ -11,6 +11,9 @@
 # sessions all come from 127.0.0.1).
 #   meet  : its open model (sessions think 0.5-2 s) on a ladder of arrival
 #           rates; the highest rate each holds (0 errors, p99 under 1 s).
+#   race-capacity: race's wizard with no think time on the same ladder
+#           (new runners/s), the waiting room off in both, from a seed of
+#           100,000 signed-in runners.
 #   roar-*: closed model, CLOSED sessions of 1,000 actions (one sign-in
 #           each); requests/s and errors.
 #
@@ -18,7 +21,8 @@
 #     SECS       seconds per run or rate step (default 20)
 #     CLOSED     roar sessions looping at once (default 64)
 #     RATES      meet's ladder (default 64,96,128,160,192,256)
-#     SCENARIOS  default "meet roar-index roar-read roar-write roar-mixed"
+#     SCENARIOS  default "meet roar-index roar-read roar-write roar-mixed";
+#                race-capacity too when named
 #
 # Uses its own state directory and port base (TUTTI_CLUSTER_PORT, default
 # 19000) and takes that cluster down at the end. Every run is bounded.
@@ -48,10 +52,10 @@ run() {
 	local name=$1 target=$2 seeds=$3 sc out
 	for sc in $SCENARIOS; do
 		out=$WORK/$name-$sc.json
-		if [[ $sc == meet ]]; then
-			taskset -c 1 "$BIN" load run --scenario meet --target "$target" --seed-file "$seeds/seed/meet.json" \
+		if [[ $sc == meet || $sc == race-capacity ]]; then
+			taskset -c 1 "$BIN" load run --scenario "$sc" --target "$target" --seed-file "$seeds/seed/${sc%%-*}.json" \
 				--phase-seconds "$SECS" --rates "$RATES" --quiet --json "$out" >/dev/null 2>&1 || true
-			python3 - "$out" <<'EOF'
+			python3 - "$out" "$sc" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
 held, errs = 0, 0
@@ -61,9 +65,9 @@ for p in d['phases']:
         held = p['rate']
     else:
         break
-print('meet', held, d['totals']['errors'])
+print(sys.argv[2], held, d['totals']['errors'])
 EOF
-			python3 -c "import json,sys; [print('  meet', sys.argv[2], p['rate'], '/s errors', p['errors'], 'p99', p['p99_ms'], 'ms', file=sys.stderr) for p in json.load(open(sys.argv[1]))['phases']]" "$out" "$name"
+			python3 -c "import json,sys; [print(' ', sys.argv[3], sys.argv[2], p['rate'], '/s errors', p['errors'], 'p99', p['p99_ms'], 'ms', file=sys.stderr) for p in json.load(open(sys.argv[1]))['phases']]" "$out" "$name" "$sc"
 			continue
 		fi
 		local opts=()
@@ -74,10 +78,18 @@ EOF
 	done
 }
 
+# seed DIR: what SCENARIOS need
+seed() {
+	[[ " $SCENARIOS " == *" meet "* ]] && "$BIN" seed meet --data-dir "$1" >/dev/null 2>&1
+	[[ " $SCENARIOS " == *" roar-"* ]] && "$BIN" seed roar --data-dir "$1" >/dev/null 2>&1
+	[[ " $SCENARIOS " == *" race-capacity "* ]] && "$BIN" seed race --data-dir "$1" --runners 100000 --results 0 >/dev/null 2>&1
+	return 0
+}
+if [[ " $SCENARIOS " == *" race-capacity "* ]]; then export TUTTI_ROOM_RATE=0; fi
+
 # embedded
 mkdir -p "$WORK/emb"
-"$BIN" seed meet --data-dir "$WORK/emb" >/dev/null 2>&1
-"$BIN" seed roar --data-dir "$WORK/emb" >/dev/null 2>&1
+seed "$WORK/emb"
 port=$((TUTTI_CLUSTER_PORT + 50))
 taskset -c 0 "$BIN" serve --addr "127.0.0.1:$port" --data-dir "$WORK/emb" >"$WORK/emb.log" 2>&1 &
 emb_pid=$!
@@ -92,8 +104,7 @@ deploy/local-cluster up 2 >/dev/null
 eval "$(deploy/local-cluster env)"
 export SSL_CERT_FILE=$TUTTI_CLUSTER_CA
 mkdir -p "$WORK/cl"
-"$BIN" seed meet --data-dir "$WORK/cl" >/dev/null 2>&1
-"$BIN" seed roar --data-dir "$WORK/cl" >/dev/null 2>&1
+seed "$WORK/cl"
 for p in /proc/[0-9]*; do
 	cwd=$(readlink "$p/cwd" 2>/dev/null) || continue
 	[[ $cwd == "$TUTTI_CLUSTER_DIR"/* ]] && taskset -a -p -c 0 "${p#/proc/}" >/dev/null 2>&1 || true

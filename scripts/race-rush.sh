@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# race-rush.sh burst|capacity [load flags...]
+#
+# The race's two rush measurements, as the README's Results report them, on a
+# fresh seed each time: the server (embedded, SQLite) pinned to CPU 0, the
+# generator to CPU 1 (GEN_CPUS to change it), both the same binary
+# (TUTTI_BIN, default ./bin/tutti). Afterwards it checks the database: places
+# taken against the cap, registrations, and bibs each given once.
+#   burst:    the seed's opening rush, RUNNERS (50000) runners within 30 s,
+#             15-60 s a page, the waiting room in front
+#   capacity: the wizard with no think time, without the waiting room
+#             (--room-rate 0), RATES (500,550,600) new runners/s for SECS (30)
+#             each, from a seed of 100,000 runners
+# Example: scripts/race-rush.sh capacity --rates 500 --phase-seconds 60
+set -euo pipefail
+mode=${1:?burst or capacity}; shift
+bin=${TUTTI_BIN:-./bin/tutti}
+port=${PORT:-18095}
+dir=$(mktemp -d)
+pid=
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$dir"' EXIT
+serve=(--data-dir "$dir" --addr "127.0.0.1:$port" --log-level warn)
+case "$mode" in
+burst)
+  runners=${RUNNERS:-50000}
+  "$bin" seed race --data-dir "$dir" --runners "$runners" --results 0 >/dev/null 2>"$dir/seed.log" || { cat "$dir/seed.log" >&2; exit 1; }
+  load=(--scenario race-burst --opt "runners=$runners") ;;
+capacity)
+  "$bin" seed race --data-dir "$dir" --runners 100000 --results 0 >/dev/null 2>"$dir/seed.log" || { cat "$dir/seed.log" >&2; exit 1; }
+  serve+=(--room-rate 0)
+  load=(--scenario race-capacity --rates "${RATES:-500,550,600}" --phase-seconds "${SECS:-30}") ;;
+*) echo "race-rush: burst or capacity, not $mode" >&2; exit 2 ;;
+esac
+taskset -c 0 "$bin" serve "${serve[@]}" >"$dir/serve.log" 2>&1 &
+pid=$!
+for _ in $(seq 100); do curl -fsS -o /dev/null "http://127.0.0.1:$port/healthz" 2>/dev/null && break; sleep 0.1; done
+taskset -c "${GEN_CPUS:-1}" "$bin" load run "${load[@]}" --target "http://127.0.0.1:$port" \
+  --seed-file "$dir/seed/race.json" --quiet "$@"
+kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
+if command -v sqlite3 >/dev/null; then
+  sqlite3 "$dir/tutti.db" "SELECT 'event ' || id || ': ' || taken || ' taken of ' || cap FROM race_events WHERE cap > 0;
+    SELECT count(*) || ' registered, ' || count(DISTINCT race_id || '/' || bib) || ' distinct bibs' FROM race_registrations;"
+fi
