@@ -64,18 +64,27 @@ func (s *Service) StartEarly(ctx context.Context, u *auth.User, r *Race, eventID
 	return s.start(ctx, u, r, eventID, name)
 }
 
+// standing is what u has in event already: a registration, else a live
+// hold, else neither. Starting, joining the waiting list and taking an
+// invitation each ask first.
+func (s *Service) standing(ctx context.Context, eventID, userID int64) (*Registration, *Hold, error) {
+	reg, err := s.store.Registered(ctx, eventID, userID)
+	if err != nil || reg != nil {
+		return reg, nil, err
+	}
+	h, err := s.store.LiveHold(ctx, s.db, eventID, userID)
+	return nil, h, err
+}
+
 func (s *Service) start(ctx context.Context, u *auth.User, r *Race, eventID int64, code string) (*Hold, error) {
 	e, ok := r.Event(eventID)
 	if !ok {
 		return nil, errs.E(errs.NotFound, "There is no such event.")
 	}
-	if reg, err := s.store.Registered(ctx, e.ID, u.ID); err != nil {
-		return nil, err
+	if reg, h, err := s.standing(ctx, e.ID, u.ID); err != nil || h != nil {
+		return h, err
 	} else if reg != nil {
 		return nil, &AlreadyRegistered{*reg}
-	}
-	if h, err := s.store.LiveHold(ctx, s.db, e.ID, u.ID); err != nil || h != nil {
-		return h, err
 	}
 	now := s.now()
 	var early *Code

@@ -31,17 +31,13 @@ func (s *Service) JoinWaitlist(ctx context.Context, u *auth.User, r *Race, event
 	if p := e.Phase(s.now()); p != SoldOut && p != Entering {
 		return errs.E(errs.Conflict, "This event is not sold out: there is no waiting list to join.")
 	}
-	if reg, err := s.store.Registered(ctx, e.ID, u.ID); err != nil || reg != nil {
-		if err == nil {
-			err = errs.E(errs.Conflict, "You are registered for this event already.")
-		}
+	switch reg, h, err := s.standing(ctx, e.ID, u.ID); {
+	case err != nil:
 		return err
-	}
-	if h, err := s.store.LiveHold(ctx, s.db, e.ID, u.ID); err != nil || h != nil {
-		if err == nil {
-			err = errs.E(errs.Conflict, "You hold a place in this event already: finish registering with it.")
-		}
-		return err
+	case reg != nil:
+		return errs.E(errs.Conflict, "You are registered for this event already.")
+	case h != nil:
+		return errs.E(errs.Conflict, "You hold a place in this event already: finish registering with it.")
 	}
 	return s.db.WithTx(ctx, func(tx *db.Tx) error { return s.store.JoinWaitlist(ctx, tx, e.ID, u.ID, u.Email, s.now()) })
 }
@@ -79,14 +75,13 @@ func (s *Service) StartInvited(ctx context.Context, u *auth.User, r *Race, event
 	if !ok {
 		return nil, errs.ErrNotFound
 	}
-	if h, err := s.store.LiveHold(ctx, s.db, e.ID, u.ID); err != nil || h != nil {
-		return h, err
+	reg, held, err := s.standing(ctx, e.ID, u.ID)
+	if err != nil || held != nil {
+		return held, err
 	}
 	// Registered meanwhile (with a place of their own): the invitation's
 	// place goes to the next runner, and nobody registers twice.
-	if reg, err := s.store.Registered(ctx, e.ID, u.ID); err != nil {
-		return nil, err
-	} else if reg != nil {
+	if reg != nil {
 		if err := s.LeaveWaitlist(ctx, u, e.ID); err != nil {
 			return nil, err
 		}
