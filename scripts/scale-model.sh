@@ -17,6 +17,10 @@
 #               read  : tutti load run --scenario roar-read --closed 32
 #                       (signed-in users reading their timeline; the 10 s
 #                       warm-up, not measured, signs them in)
+#               race  : tutti load run --scenario race-capacity at RATE
+#                       (default 50) new runners/s: whole registrations with
+#                       no think time, each step on runners not used before
+#                       (a seed of 100,000 made once)
 #
 # Needs root (cgroup v1 cpu controller at /sys/fs/cgroup/cpu), the cluster's
 # tools (deploy/local-cluster), wrk, and a built bin/tutti. It seeds meet and
@@ -46,6 +50,11 @@ if [[ ! -s $seeds/seed/meet.json || ! -s $seeds/seed/roar.json ]]; then
 	mkdir -p "$seeds"
 	(cd "$seeds" && "$BIN" seed meet --data-dir "$seeds" >/dev/null 2>&1 && "$BIN" seed roar --data-dir "$seeds" >/dev/null 2>&1)
 fi
+if [[ $WORKLOAD == race && ! -s $seeds/seed/race.json ]]; then
+	"$BIN" seed race --data-dir "$seeds" --runners 100000 --results 0 >/dev/null 2>&1
+fi
+RATE=${RATE:-50}
+used=0 # race: runners of the seed taken by earlier steps
 poll=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['polls'][0]['id'])" "$seeds/seed/meet.json")
 
 mkdir -p "$CG"
@@ -122,6 +131,15 @@ for n in $COUNTS; do
 		wait "$load" || true
 		reqs=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['totals']['requests'])" "$out.json")
 		errs=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['totals']['errors'])" "$out.json")
+		;;
+	race)
+		quota "$n"
+		before=$(cpu_snapshot)
+		"$BIN" load run --scenario race-capacity --target "$TUTTI_CLUSTER_URL" --seed-file "$seeds/seed/race.json" \
+			--rates "$RATE" --phase-seconds "$SECS" --opt "from=$used" --quiet --json "$out.json" >/dev/null 2>&1 || true
+		reqs=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['totals']['requests'])" "$out.json")
+		errs=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['totals']['errors'])" "$out.json")
+		used=$((used + $(python3 -c "import json,sys; print(sum(p['arrivals'] for p in json.load(open(sys.argv[1]))['phases']))" "$out.json")))
 		;;
 	*) echo "unknown workload $WORKLOAD" >&2; exit 2 ;;
 	esac
