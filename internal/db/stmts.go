@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -67,8 +68,9 @@ func (s *stmts) get(ctx context.Context, q string) *sql.Stmt {
 // A transaction holds the write pool's one connection, so a statement
 // cannot be prepared on the pool while one runs (database/sql would wait
 // for that connection): a statement a transaction ran unprepared is
-// prepared after it ends, the second time it is seen (a text seen once, a
-// bulk insert's, is not kept), and later transactions use it
+// prepared after the second transaction that runs it ends (a text one
+// transaction runs, however often, is not kept; nor are long texts:
+// keepable), and later transactions use it
 // (sql.Tx.StmtContext finds it prepared on their connection). Under a
 // rush of registrations the parsing of these statements was a tenth of the
 // server's CPU.
@@ -86,9 +88,17 @@ type txStmts struct {
 // forgotten and counted again.
 const maxSeen = 4096
 
+// keepable says whether q may be kept prepared: not a long text or one of
+// many parameters, a multi-row insert's or a long IN list's, whose text
+// changes with its row count (each kept would hold its own compiled
+// program: 500 sizes of a 19-column insert took 230 MB).
+func keepable(q string) bool {
+	return len(q) <= 2048 && strings.Count(q, "?") <= 64
+}
+
 // missed records the texts a transaction ran unprepared, and prepares, on
-// another goroutine, those seen before.
-func (s *txStmts) missed(qs []string) {
+// another goroutine, those an earlier transaction ran too.
+func (s *txStmts) missed(qs map[string]bool) {
 	if s == nil || len(qs) == 0 || s.n.Load() >= maxStmts {
 		return
 	}
@@ -100,7 +110,7 @@ func (s *txStmts) missed(qs []string) {
 	if s.queued == nil {
 		s.queued = map[string]bool{}
 	}
-	for _, q := range qs {
+	for q := range qs {
 		switch {
 		case s.queued[q]:
 		case s.seen[q]:

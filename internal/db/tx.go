@@ -20,8 +20,8 @@ type Tx struct {
 	tx     *sql.Tx
 	db     *DB
 	once   map[string]int64
-	claims []*requestKey // the request keys inserted (claim)
-	missed []string      // texts run unprepared (txStmts)
+	claims []*requestKey   // the request keys inserted (claim)
+	missed map[string]bool // texts run unprepared (txStmts)
 }
 
 // Once runs fn the first time key is asked for in this transaction and
@@ -119,7 +119,12 @@ func (tx *Tx) prepared(ctx context.Context, q string) *sql.Stmt {
 	}
 	st := tx.db.txPrep.lookup(q)
 	if st == nil {
-		tx.missed = append(tx.missed, q)
+		if keepable(q) {
+			if tx.missed == nil {
+				tx.missed = map[string]bool{}
+			}
+			tx.missed[q] = true
+		}
 		return nil
 	}
 	return tx.tx.StmtContext(ctx, st)
