@@ -54,7 +54,10 @@ type hotRoute struct {
 // Hot registers a cached public page in the hot lane: pattern is the page's
 // mux pattern, "GET /path", "GET /path/{$}", or with whole segments as
 // wildcards ("GET /a/{x}/b/{y}", passed to fn in order). The mux must route
-// every path the pattern matches to the page's handler, which stays the one
+// every path the pattern matches to the page's handler (where a more
+// specific mux pattern overlaps, "GET /a/{x}/b/latest", fn must refuse that
+// path: the lane takes the first hot pattern that matches, in the order
+// registered, not the most specific), which stays the one
 // that renders misses and serves everyone the lane does not: requests with
 // a query, a cookie or a body. Register from an app's Routes, before the
 // site serves.
@@ -115,8 +118,10 @@ func (s *Site) HotLane(next http.Handler, m *Metrics) http.Handler {
 	}
 	ids := newRequestIDs()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// An escaped path (RawPath set: a %2F in a segment) is the mux's
+		// to judge, segment by escaped segment.
 		if (r.Method != http.MethodGet && r.Method != http.MethodHead) ||
-			len(r.Header["Cookie"]) > 0 || r.ContentLength != 0 {
+			len(r.Header["Cookie"]) > 0 || r.ContentLength != 0 || r.URL.RawPath != "" {
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -169,6 +169,7 @@ func TestHotLaneWildcardsAndQuery(t *testing.T) {
 		"/r/city-10k/result/7",         // a literal differs
 		"/r//results/7",                // an empty wildcard
 		"/r/city-10k/results/",         // an empty last wildcard
+		"/r/city-10k/results%2F7",      // one escaped segment: the mux sees two
 	} {
 		if get(target) {
 			t.Errorf("%s: answered by the lane, want the chain", target)
