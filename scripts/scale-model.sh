@@ -39,6 +39,7 @@ BIN=${TUTTI_BIN:-$PWD/bin/tutti}
 export TUTTI_BIN=$BIN
 [[ -d /sys/fs/cgroup/cpu ]] || { echo "no cgroup v1 cpu controller" >&2; exit 1; }
 
+if [[ $WORKLOAD == race ]]; then export TUTTI_ROOM_RATE=0; fi # the wizard itself, not the waiting room
 max=0
 for n in $COUNTS; do ((n > max)) && max=$n; done
 deploy/local-cluster up "$max" >/dev/null

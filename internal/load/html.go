@@ -67,15 +67,16 @@ func (p *Page) Form(match string) (*Form, error) {
 				f.Values.Add(name, n.attr("value"))
 			}
 		case atom.Textarea:
-			f.Values.Add(name, strings.TrimSpace(n.text))
+			// As a browser: the content, less one newline right after the tag.
+			f.Values.Add(name, strings.TrimPrefix(strings.TrimPrefix(n.text, "\r"), "\n"))
 		case atom.Select:
 			var first, selected string
-			var have bool
+			var have, haveFirst bool
 			for j := i + 1; j < n.end; j++ {
 				if o := &els[j]; o.a == atom.Option {
 					v := o.attrOr("value", strings.TrimSpace(o.text))
-					if !have && first == "" {
-						first = v
+					if !haveFirst {
+						first, haveFirst = v, true
 					}
 					if o.has("selected") && !have {
 						selected, have = v, true

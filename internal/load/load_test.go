@@ -67,6 +67,7 @@ func TestFormParsing(t *testing.T) {
 	// end tag, escapes, a custom element, a form's end ending its fields.
 	q := page(t, "http://127.0.0.1/race/r/x/entry/1/details", `<!doctype html><main><my-card><p>Details</my-card></p>
 		<form action="details" method="post"><select name="size"><option>S<option selected>M &amp; L<option>XL</select>
+		<select name="shirt"><option value="">Choose</option><option value="m">M</option></select>
 		</span><textarea name="note">a &lt;b&gt; c</textarea><input name="gender" type="radio" value="f" checked>
 		<input name="gender" type="radio" value="m"></form><input name="outside" value="1">
 		<a id="home" href="/race/">home</a>`)
@@ -74,7 +75,7 @@ func TestFormParsing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = url.Values{"size": {"M & L"}, "note": {"a <b> c"}, "gender": {"f"}}
+	want = url.Values{"size": {"M & L"}, "shirt": {""}, "note": {"a <b> c"}, "gender": {"f"}}
 	if f.Values.Encode() != want.Encode() || f.Action.Path != "/race/r/x/entry/1/details" {
 		t.Errorf("values %s, action %s; want %s", f.Values.Encode(), f.Action, want.Encode())
 	}
