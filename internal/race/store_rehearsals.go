@@ -229,6 +229,15 @@ func (s *Store) RehearsalCounts(ctx context.Context, q db.Querier, copyID int64)
 	return made, refunded, err
 }
 
+// RehearsalsUntidy reports whether any rehearsal is not cleaned up yet
+// (running, refunding, or its copy or runners left): without one, the
+// sweep has nothing to do for rehearsals, and writes nothing.
+func (s *Store) RehearsalsUntidy(ctx context.Context) (bool, error) {
+	var any bool
+	err := db.Scan(s.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM race_rehearsals WHERE cleaned_at IS NULL)`), &any)
+	return any, err
+}
+
 // rehearsalEnded are the ended rehearsals whose end is before a time.
 const rehearsalEnded = `status IN ('done', 'failed') AND finished_at <= ?`
 
