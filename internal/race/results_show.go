@@ -27,7 +27,8 @@ func (a *App) resultsRoutes(mux *http.ServeMux) {
 		a.Site.EarlyVisitors(pattern, h)
 		mux.HandleFunc(pattern, h)
 	}
-	// A visitor's cached page is answered ahead of net/http: no query.
+	// A visitor's cached page, of any page or search, is answered ahead
+	// of net/http, with no database query.
 	a.Site.HotQuery("GET /race/r/{slug}/results", a.resultsHot)
 	a.Site.HotQuery("GET /race/r/{slug}/results/{eid}", a.resultsHot)
 	admin := "/race/r/{slug}/admin/events/{eid}/results"
