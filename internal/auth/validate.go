@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	tmail "github.com/tutti-dev/tutti/internal/mail"
 	"github.com/tutti-dev/tutti/internal/text"
 )
 
@@ -95,7 +96,7 @@ func CheckAccountEmail(addr string) string {
 	if msg := CheckEmail(addr); msg != "" {
 		return msg
 	}
-	if strings.HasSuffix(strings.ToLower(addr), ".invalid") {
+	if tmail.Undeliverable(addr) { // the outbox's own rule
 		return "That address cannot receive mail (.invalid is reserved)."
 	}
 	return ""
