@@ -80,10 +80,17 @@ EOF
 
 # seed DIR: what SCENARIOS need
 seed() {
-	[[ " $SCENARIOS " == *" meet "* ]] && "$BIN" seed meet --data-dir "$1" >/dev/null 2>&1
-	[[ " $SCENARIOS " == *" roar-"* ]] && "$BIN" seed roar --data-dir "$1" >/dev/null 2>&1
-	[[ " $SCENARIOS " == *" race-capacity "* ]] && "$BIN" seed race --data-dir "$1" --runners 100000 --results 0 >/dev/null 2>&1
-	return 0
+	local app args
+	for app in meet roar race; do
+		args=()
+		case $app in
+		meet) [[ " $SCENARIOS " == *" meet "* ]] || continue ;;
+		roar) [[ " $SCENARIOS " == *" roar-"* ]] || continue ;;
+		race) [[ " $SCENARIOS " == *" race-capacity "* ]] || continue; args=(--runners 100000 --results 0) ;;
+		esac
+		"$BIN" seed "$app" --data-dir "$1" "${args[@]}" >/dev/null 2>"$WORK/seed.log" ||
+			{ echo "cluster-compare: seed $app failed:" >&2; cat "$WORK/seed.log" >&2; exit 1; }
+	done
 }
 if [[ " $SCENARIOS " == *" race-capacity "* ]]; then export TUTTI_ROOM_RATE=0; fi
 

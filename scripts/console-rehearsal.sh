@@ -23,7 +23,7 @@ page=$(curl -fsS -c "$jar" -b "$jar" -o /dev/null -w '%{redirect_url}' \
   "$url/race/r/$slug/admin/rehearsals")
 case "$page" in */rehearsals/[0-9]*) ;; *) echo "console-rehearsal: not started (is $url seeded from $dir?)" >&2; exit 1 ;; esac
 echo "rehearsal: $page" >&2
-while curl -fsS -b "$jar" "$page/progress" | grep -q '"live":true'; do sleep 2; done
+while s=$(curl -fsS -b "$jar" "$page/progress") && [[ $s == *'"live":true'* ]]; do sleep 2; done
 curl -fsS -b "$jar" "$page" | python3 -c '
 import html, re, sys
 s = sys.stdin.read()

@@ -34,10 +34,17 @@ esac
 taskset -c 0 "$bin" serve "${serve[@]}" >"$dir/serve.log" 2>&1 &
 pid=$!
 for _ in $(seq 100); do curl -fsS -o /dev/null "http://127.0.0.1:$port/healthz" 2>/dev/null && break; sleep 0.1; done
+curl -fsS -o /dev/null "http://127.0.0.1:$port/healthz" || { echo "race-rush: the server did not start:" >&2; cat "$dir/serve.log" >&2; exit 1; }
+rc=0
 taskset -c "${GEN_CPUS:-1}" "$bin" load run "${load[@]}" --target "http://127.0.0.1:$port" \
-  --seed-file "$dir/seed/race.json" --quiet "$@"
+  --seed-file "$dir/seed/race.json" --quiet "$@" || rc=$?
 kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
+# Each event's places taken against its cap and its confirmed
+# registrations (taken counts holds too: those left open expire later).
 if command -v sqlite3 >/dev/null; then
-  sqlite3 "$dir/tutti.db" "SELECT 'event ' || id || ': ' || taken || ' taken of ' || cap FROM race_events WHERE cap > 0;
-    SELECT count(*) || ' registered, ' || count(DISTINCT race_id || '/' || bib) || ' distinct bibs' FROM race_registrations;"
+  sqlite3 "$dir/tutti.db" "SELECT 'event ' || e.id || ': ' || e.taken || ' taken of ' || e.cap || ', '
+      || (SELECT count(*) FROM race_registrations r WHERE r.event_id = e.id AND r.status = 'confirmed') || ' confirmed, '
+      || (SELECT count(*) FROM race_holds h WHERE h.event_id = e.id AND h.status IN ('open', 'paying', 'paid')) || ' holds open'
+    FROM race_events e;"
 fi
+exit "$rc"
