@@ -81,7 +81,7 @@ func (s *Store) AddRehearsal(ctx context.Context, rh *Rehearsal, since time.Time
 			return err
 		}
 		if busy > 0 {
-			return errs.E(errs.Conflict, "A rehearsal is under way on this site; start this one when it has ended (a rehearsal is measured alone).")
+			return errs.E(errs.Conflict, "A rehearsal is under way on this site, and one runs at a time: start this one when it has ended.")
 		}
 		return db.Scan(tx.QueryRow(ctx, `INSERT INTO race_rehearsals (race_id, created_by, created_at, settings, refund_delay_s, status, heartbeat_at)
 			VALUES (?, ?, ?, ?, ?, 'preparing', ?) RETURNING id`, rh.RaceID, rh.CreatedBy, rh.CreatedAt.UnixMilli(), string(settings),
