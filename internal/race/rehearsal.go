@@ -495,7 +495,7 @@ func (s *Service) refundRehearsals(ctx context.Context) (int, error) {
 		batch := due[:k]
 		due = due[k:]
 		done := 0
-		err := s.edit(ctx, &Directing{Race: &Race{ID: batch[0].race, Slug: batch[0].slug}}, func(tx *db.Tx) error {
+		err := s.editRace(ctx, batch[0].race, batch[0].slug, func(tx *db.Tx) error {
 			done = 0
 			for _, d := range batch {
 				_, err := s.cancelIn(ctx, tx, d.race, d.reg)

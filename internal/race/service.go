@@ -118,19 +118,25 @@ func (s *Service) CreateRace(ctx context.Context, u *auth.User, in RaceInput) (*
 // transaction that raises the race's version, and tells the caches after
 // the commit.
 func (s *Service) edit(ctx context.Context, d *Directing, write func(tx *db.Tx) error) error {
+	return s.editRace(ctx, d.Race.ID, d.Race.Slug, write)
+}
+
+// editRace is edit for race id (slug) without a director: the sweep's
+// changes (a rehearsal's refunds).
+func (s *Service) editRace(ctx context.Context, id int64, slug string, write func(tx *db.Tx) error) error {
 	var v int64
 	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
 		if err := write(tx); err != nil {
 			return err
 		}
 		var err error
-		v, err = s.store.bump(ctx, tx, d.Race.ID, s.now())
+		v, err = s.store.bump(ctx, tx, id, s.now())
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	s.changed(d.Race.Slug, v)
+	s.changed(slug, v)
 	return nil
 }
 
