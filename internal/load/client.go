@@ -138,8 +138,8 @@ func (c *Client) do(ctx context.Context, name string, req *http.Request, keep bo
 	}
 	end := time.Now()
 	c.due = end
-	if t, ok := c.http.Transport.(*http.Transport); ok && c.conns != nil {
-		c.conns.answered(t)
+	if c.conns != nil {
+		c.conns.answered(c.http.Transport)
 	}
 	status := 0
 	if page != nil {

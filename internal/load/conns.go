@@ -1,7 +1,9 @@
 package load
 
 import (
+	"cmp"
 	"context"
+	"crypto/tls"
 	"net"
 	"net/http"
 	"sync"
@@ -23,19 +25,29 @@ type connections struct {
 	keepAlive time.Duration
 	dialers   []*net.Dialer // one per source address
 	next      atomic.Uint64
-	people    sync.Map // *http.Transport -> struct{}: the people alive, for the drain
+	people    sync.Map    // *personal -> struct{}: the people alive, for the drain
+	addr      string      // the target's host:port
+	tls       *tls.Config // for an https target; nil for http
 }
 
 func newConnections(cfg Config) *connections {
-	c := &connections{keepAlive: cfg.KeepAlive, drain: web.NewDrain(0, nil)}
+	c := &connections{keepAlive: cfg.KeepAlive, drain: web.NewDrain(0, nil), addr: hostPort(cfg.Target.Scheme, cfg.Target.Host)}
+	if cfg.Target.Scheme == "https" {
+		c.tls = &tls.Config{}
+		if cfg.TLS != nil {
+			c.tls = cfg.TLS.Clone()
+		}
+		c.tls.ServerName = cmp.Or(c.tls.ServerName, cfg.Target.Hostname())
+		c.tls.NextProtos = []string{"http/1.1"}
+	}
 	// Short of files, everyone's idle connections close at once: a
 	// thinking person's connection otherwise stays for the keep-alive,
 	// and 1,667 arrivals a second each holding one for 5 s ran the
 	// generator out of files (its dials failed: "connect").
 	c.drain.OnChange(func(busy bool) {
 		if busy {
-			c.people.Range(func(t, _ any) bool {
-				t.(*http.Transport).CloseIdleConnections()
+			c.people.Range(func(p, _ any) bool {
+				p.(*personal).closeIdle()
 				return true
 			})
 		}
@@ -64,40 +76,49 @@ func newConnections(cfg Config) *connections {
 	return c
 }
 
-func (c *connections) transport(idle int) *http.Transport {
+// dialer is the next source address's dial, counted by the drain.
+func (c *connections) dialer() func(ctx context.Context, network, addr string) (net.Conn, error) {
 	d := c.dialers[c.next.Add(1)%uint64(len(c.dialers))]
-	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		nc, err := d.DialContext(ctx, network, addr)
 		if err != nil {
 			return nil, err
 		}
 		return c.drain.Conn(nc), nil
 	}
+}
+
+func (c *connections) transport(idle int) *http.Transport {
 	return &http.Transport{
-		Proxy: nil, DialContext: dial,
+		Proxy: nil, DialContext: c.dialer(),
 		MaxIdleConns: idle, MaxIdleConnsPerHost: idle, IdleConnTimeout: c.keepAlive,
-		DisableCompression: true, // bodies are read as sent; gzip is asked for explicitly and not decoded
+		TLSClientConfig: c.tls, DisableCompression: true, // bodies are read as sent; gzip is asked for explicitly and not decoded
 	}
 }
 
 // answered is called after each answer of a person's: short of files, their
-// idle connection closes.
-func (c *connections) answered(t *http.Transport) {
-	if c.shared == nil && c.drain.Busy() {
-		t.CloseIdleConnections()
+// idle connections close.
+func (c *connections) answered(rt http.RoundTripper) {
+	if p, ok := rt.(*personal); ok && c.drain.Busy() {
+		p.closeIdle()
 	}
 }
 
 // person is one person's transport, and what to call when they leave.
-func (c *connections) person() (*http.Transport, func()) {
+func (c *connections) person() (http.RoundTripper, func()) {
 	if c.shared != nil {
 		return c.shared, func() {}
 	}
-	t := c.transport(6) // a browser keeps up to six connections to a host
-	c.people.Store(t, struct{}{})
-	return t, func() {
-		c.people.Delete(t)
-		t.CloseIdleConnections()
+	d := c.dialer()
+	dial := func(ctx context.Context) (net.Conn, error) { return d(ctx, "tcp", c.addr) }
+	if c.tls != nil {
+		dial = tlsDial(dial, c.tls)
+	}
+	p := &personal{conns: c, dial: dial}
+	c.people.Store(p, struct{}{})
+	return p, func() {
+		c.people.Delete(p)
+		p.leave()
 	}
 }
 

@@ -3,6 +3,7 @@ package load
 import (
 	"cmp"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"math"
@@ -92,6 +93,9 @@ type Config struct {
 	// connections do not run out of one address's ephemeral ports
 	// (default 16 for an IPv4 loopback target; 1: the system's choice).
 	Sources int
+	// TLS is for an https target (nil: the system's roots, as
+	// SSL_CERT_FILE names them).
+	TLS *tls.Config
 	// MemoryEvery is how often the server's resident memory is read from
 	// its /metrics (Result.Server); 0: never.
 	MemoryEvery time.Duration

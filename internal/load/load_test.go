@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -310,11 +311,7 @@ func TestPeopleHaveTheirOwnConnections(t *testing.T) {
 		mu.Unlock()
 		w.Write([]byte("ok"))
 	}))
-	ts.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			conns.Add(1)
-		}
-	}
+	countConns(ts, &conns)
 	ts.Start()
 	t.Cleanup(ts.Close)
 	u, _ := url.Parse(ts.URL)
@@ -404,5 +401,79 @@ func TestPostResentWhenAKeptConnectionCloses(t *testing.T) {
 	}
 	if res.Totals.SessionsFailed != 0 || res.Totals.Errors != 0 || posts.Load() != 3 {
 		t.Errorf("%d failed sessions (%v), %d posts arrived; want none failed, 3 posts", res.Totals.SessionsFailed, res.Errors, posts.Load())
+	}
+}
+
+// TestPersonsTransportOverTLS: a person's own transport speaks HTTP/1.1
+// over TLS, follows redirects and reads chunked and gzip answers whole on
+// one kept connection, and opens a new one after an answer that closes its
+// connection.
+func TestPersonsTransportOverTLS(t *testing.T) {
+	big := strings.Repeat("0123456789", 20_000)
+	var conns atomic.Int64
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			http.Redirect(w, r, "/chunked", http.StatusSeeOther)
+		case "/chunked": // no length: sent in chunks
+			for i := 0; i < len(big); i += 10_000 {
+				io.WriteString(w, big[i:i+10_000])
+				w.(http.Flusher).Flush()
+			}
+		case "/close":
+			w.Header().Set("Connection", "close")
+			io.WriteString(w, "bye")
+		case "/post":
+			b, _ := io.ReadAll(r.Body)
+			io.WriteString(w, r.Method+" "+string(b)+" "+r.Header.Get("Cookie"))
+		}
+	}))
+	countConns(ts, &conns)
+	ts.StartTLS()
+	t.Cleanup(ts.Close)
+	u, _ := url.Parse(ts.URL)
+	var bodies sync.Map
+	sc := &Scenario{Name: "t", Sessions: []Session{{Name: "p", Weight: 1, Run: func(ctx context.Context, c *Client) error {
+		c.SetCookies([]*http.Cookie{{Name: "s", Value: "v"}})
+		p, err := c.Get(ctx, "redirected", "/")
+		if err != nil {
+			return err
+		}
+		if p.URL.Path != "/chunked" || string(p.Body) != big {
+			return fmt.Errorf("%s: %d bytes, want /chunked with %d", p.URL.Path, len(p.Body), len(big))
+		}
+		if p, err = c.Get(ctx, "close", "/close"); err != nil || string(p.Body) != "bye" {
+			return fmt.Errorf("close: %v %q", err, p.Body)
+		}
+		if p, err = c.PostForm(ctx, "post", "/post", url.Values{"a": {"1"}}); err != nil {
+			return err
+		}
+		bodies.Store(string(p.Body), true)
+		return nil
+	}}}}
+	res, err := Run(context.Background(), sc, Config{Target: u, TLS: ts.Client().Transport.(*http.Transport).TLSClientConfig,
+		Phases: []Phase{{Duration: 100 * time.Millisecond, Count: 4}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Totals.SessionsFailed != 0 || res.Totals.Errors != 0 || res.Totals.Requests != 12 {
+		t.Fatalf("%d failed sessions (%v), %d errors, %d requests; want 0, 0, 12", res.Totals.SessionsFailed, res.Errors, res.Totals.Errors, res.Totals.Requests)
+	}
+	if _, ok := bodies.Load("POST a=1 s=v"); !ok {
+		bodies.Range(func(k, _ any) bool { t.Errorf("post answered %q; want %q", k, "POST a=1 s=v"); return true })
+	}
+	// Each person: one connection for the redirect, the chunked page and
+	// /close; a second after /close closed it.
+	if n := conns.Load(); n != 8 {
+		t.Errorf("%d connections for 4 people; want 2 each", n)
+	}
+}
+
+// countConns counts the connections ts accepts into n.
+func countConns(ts *httptest.Server, n *atomic.Int64) {
+	ts.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			n.Add(1)
+		}
 	}
 }

@@ -1,0 +1,271 @@
+package load
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// personal is one person's connections to the target, as a browser keeps
+// them: opened when needed, up to six kept between requests, each closed
+// when idle past the keep-alive. Requests are written and answers read on
+// the person's own goroutine, with net/http's Request.Write and
+// ReadResponse: an http.Transport's two goroutines a connection, its pool
+// and the hand-offs between them were a third of a busy generator's CPU,
+// where tens of thousands of people each send one request at a time.
+type personal struct {
+	conns *connections
+	dial  func(ctx context.Context) (net.Conn, error)
+
+	mu   sync.Mutex
+	idle []*personConn // the most recently used last
+	gone bool          // the person left: nothing is kept any more
+}
+
+// personConn is one connection and its idle timer.
+type personConn struct {
+	net.Conn
+	owner *personal
+	timer *time.Timer // closes it when idle past the keep-alive
+	since time.Time   // idle since: a late timer of an earlier idle period does nothing
+}
+
+const keptPerPerson = 6 // a browser keeps up to six connections to a host
+
+var (
+	requestWriters sync.Pool // *bufio.Writer: held only while a request is written
+	answerReaders  sync.Pool // *bufio.Reader: held while an answer is read
+)
+
+func (p *personal) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	pc, reused, err := p.take(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := p.exchange(ctx, pc, req)
+	if err != nil && reused && errors.Is(err, errStale) && replayable(req) {
+		// The kept connection had closed (the server's keep-alive ran
+		// out first): a browser sends the request again on a new one.
+		if req.GetBody != nil {
+			if req.Body, err = req.GetBody(); err != nil {
+				return nil, err
+			}
+		}
+		if pc, err = p.dialConn(ctx); err != nil {
+			return nil, err
+		}
+		res, err = p.exchange(ctx, pc, req)
+	}
+	if err != nil {
+		return nil, unstale(err)
+	}
+	return res, nil
+}
+
+// errStale marks a failure before the first byte of the answer.
+var errStale = errors.New("load: the connection closed before an answer")
+
+type staleError struct{ err error }
+
+func (e *staleError) Error() string   { return e.err.Error() }
+func (e *staleError) Unwrap() []error { return []error{e.err, errStale} }
+func unstale(err error) error {
+	if s, ok := err.(*staleError); ok {
+		return s.err
+	}
+	return err
+}
+
+// replayable is net/http's rule: a request with no body, or one whose body
+// can be had again, of an idempotent method or carrying an idempotency key.
+func replayable(req *http.Request) bool {
+	if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
+		return false
+	}
+	switch req.Method {
+	case "", http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
+		return true
+	}
+	_, a := req.Header["Idempotency-Key"]
+	_, b := req.Header["X-Idempotency-Key"]
+	return a || b
+}
+
+// exchange writes req on pc and reads the answer's head; the body, once
+// read to its end or closed, gives the connection back.
+func (p *personal) exchange(ctx context.Context, pc *personConn, req *http.Request) (*http.Response, error) {
+	if dl, ok := ctx.Deadline(); ok {
+		pc.SetDeadline(dl)
+	}
+	stop := context.AfterFunc(ctx, func() { pc.SetDeadline(time.Unix(1, 0)) }) // unblocks the reads
+	fail := func(err error) (*http.Response, error) {
+		stop()
+		pc.Close()
+		return nil, err
+	}
+	bw, _ := requestWriters.Get().(*bufio.Writer)
+	if bw == nil {
+		bw = bufio.NewWriterSize(pc, 4<<10)
+	} else {
+		bw.Reset(pc)
+	}
+	err := req.Write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	bw.Reset(nil)
+	requestWriters.Put(bw)
+	if err != nil {
+		return fail(&staleError{err})
+	}
+	br, _ := answerReaders.Get().(*bufio.Reader)
+	if br == nil {
+		br = bufio.NewReaderSize(pc, 4<<10)
+	} else {
+		br.Reset(pc)
+	}
+	if _, err := br.Peek(1); err != nil {
+		answerReaders.Put(br)
+		if ctx.Err() == nil && !isTimeout(err) {
+			err = &staleError{err}
+		}
+		return fail(err)
+	}
+	res, err := http.ReadResponse(br, req)
+	if err != nil {
+		answerReaders.Put(br)
+		return fail(err)
+	}
+	res.Body = &personBody{ReadCloser: res.Body, pc: pc, br: br, stop: stop, keep: !res.Close && !req.Close}
+	return res, nil
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// personBody gives its connection back when closed: kept if the answer was
+// read whole and nothing followed it, closed otherwise.
+type personBody struct {
+	io.ReadCloser
+	pc   *personConn
+	br   *bufio.Reader
+	stop func() bool
+	keep bool
+	done bool
+}
+
+func (b *personBody) Close() error {
+	if b.done {
+		return nil
+	}
+	b.done = true
+	err := b.ReadCloser.Close() // reads what is left, as a browser does
+	b.stop()
+	keep := b.keep && err == nil && b.br.Buffered() == 0
+	b.br.Reset(nil)
+	answerReaders.Put(b.br)
+	b.pc.owner.release(b.pc, keep)
+	return err
+}
+
+// take gives an idle connection (reused) or a new one.
+func (p *personal) take(ctx context.Context) (*personConn, bool, error) {
+	p.mu.Lock()
+	if n := len(p.idle); n > 0 {
+		pc := p.idle[n-1]
+		p.idle = p.idle[:n-1]
+		pc.timer.Stop()
+		p.mu.Unlock()
+		return pc, true, nil
+	}
+	p.mu.Unlock()
+	pc, err := p.dialConn(ctx)
+	return pc, false, err
+}
+
+func (p *personal) dialConn(ctx context.Context) (*personConn, error) {
+	nc, err := p.dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &personConn{Conn: nc, owner: p}, nil
+}
+
+// release keeps pc for the next request, or closes it.
+func (p *personal) release(pc *personConn, keep bool) {
+	pc.SetDeadline(time.Time{})
+	p.mu.Lock()
+	if !keep || p.gone || len(p.idle) >= keptPerPerson || p.conns.drain.Busy() {
+		p.mu.Unlock()
+		pc.Close()
+		return
+	}
+	pc.since = time.Now()
+	if pc.timer == nil {
+		pc.timer = time.AfterFunc(p.conns.keepAlive, func() { p.expire(pc) })
+	} else {
+		pc.timer.Reset(p.conns.keepAlive)
+	}
+	p.idle = append(p.idle, pc)
+	p.mu.Unlock()
+}
+
+// expire closes pc if it has been idle for the keep-alive.
+func (p *personal) expire(pc *personConn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if time.Since(pc.since) < p.conns.keepAlive {
+		return // taken and kept again since the timer was set
+	}
+	for i, c := range p.idle {
+		if c == pc {
+			p.idle = append(p.idle[:i], p.idle[i+1:]...)
+			pc.Close()
+			return
+		}
+	}
+}
+
+// closeIdle closes the idle connections (short of files, or leaving).
+func (p *personal) closeIdle() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, pc := range p.idle {
+		pc.timer.Stop()
+		pc.Close()
+	}
+	p.idle = p.idle[:0]
+}
+
+// leave closes everything kept: the person is done.
+func (p *personal) leave() {
+	p.mu.Lock()
+	p.gone = true
+	p.mu.Unlock()
+	p.closeIdle()
+}
+
+// tlsDial wraps dial with a TLS handshake for https targets.
+func tlsDial(dial func(ctx context.Context) (net.Conn, error), cfg *tls.Config) func(ctx context.Context) (net.Conn, error) {
+	return func(ctx context.Context) (net.Conn, error) {
+		nc, err := dial(ctx)
+		if err != nil {
+			return nil, err
+		}
+		tc := tls.Client(nc, cfg)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			tc.Close()
+			return nil, err
+		}
+		return tc, nil
+	}
+}
