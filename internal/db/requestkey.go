@@ -52,6 +52,18 @@ func WithRequestKey(ctx context.Context, key string) context.Context {
 	return context.WithValue(ctx, requestKeyCtx{}, &requestKey{key: key})
 }
 
+// WithoutRequestKey returns ctx without a request key: for a request that
+// is safe to carry out again by itself (its own state and an idempotency
+// key of its own), which spans several transactions. A send that finds its
+// first send's first transaction committed then goes on with what the
+// first left undone, instead of being refused as a repeat.
+func WithoutRequestKey(ctx context.Context) context.Context {
+	if k, _ := ctx.Value(requestKeyCtx{}).(*requestKey); k == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, requestKeyCtx{}, (*requestKey)(nil))
+}
+
 // claim inserts, in this transaction and in one statement, the request
 // keys that of carry (the transaction's own context, or the contexts of a
 // batch's writes), but for requests that committed one already. It

@@ -49,6 +49,14 @@ func TestRequestKeyWritesOnce(t *testing.T) {
 		if n := count(); n != 2 {
 			t.Errorf("%d rows; want 2 (the repeat wrote nothing)", n)
 		}
+		// A request that is safe to carry out again by itself sets its key
+		// aside: the retry goes on.
+		if err := insert(db.WithoutRequestKey(db.WithRequestKey(ctx, "req-1")), "c"); err != nil {
+			t.Errorf("the request sent again, without its key: %v; want it written", err)
+		}
+		if n := count(); n != 3 {
+			t.Errorf("%d rows; want 3", n)
+		}
 
 		// A send that rolled back (its instance died mid-transaction) does
 		// not keep its key: the retry is carried out.
@@ -64,8 +72,8 @@ func TestRequestKeyWritesOnce(t *testing.T) {
 		if err := insert(ctx, "e"); err != nil {
 			t.Fatal(err)
 		}
-		if n := count(); n != 4 {
-			t.Errorf("%d rows; want 4", n)
+		if n := count(); n != 5 {
+			t.Errorf("%d rows; want 5", n)
 		}
 	}, testMigrations, db.KeyMigrations)
 }
