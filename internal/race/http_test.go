@@ -12,6 +12,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/app"
 	"github.com/tutti-dev/tutti/internal/app/apptest"
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/config"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/pay"
 )
@@ -248,3 +249,41 @@ func TestRegisterThroughTheWizard(t *testing.T) {
 }
 
 var noLimits = auth.Limits{}
+
+// A wizard's form that the proxy sends again (the same X-Request-Id from a
+// trusted proxy), because the instance that saved it died before
+// answering, sends the runner on to the page their hold is at now, as the
+// first answer would have: not an error page.
+func TestWizardFormSentAgainByTheProxy(t *testing.T) {
+	m := apptest.StartWith(t, func(c *config.Config) { c.TrustedProxies = "127.0.0.1" })
+	d := signedIn(t, m, "dora")
+	slug := publishRace(t, d, "10")
+	runner := signedIn(t, m, "rita")
+	ev := regexp.MustCompile(`name="event" value="(\d+)"`).FindStringSubmatch(func() string {
+		_, body := runner.Get("/race/r/" + slug)
+		return body
+	}())
+	if ev == nil {
+		t.Fatal("no event on the race page")
+	}
+	path, _ := runner.to(runner.Post("/race/r/"+slug+"/register", url.Values{"event": {ev[1]}}))
+	entry := strings.TrimSuffix(path, "/details")
+	form := url.Values{"first_name": {"Rita"}, "last_name": {"Runner"}, "email": {"rita@example.com"},
+		"birth_date": {"1988-02-03"}, "gender": {"F"}, "emergency": {"Al, 555 0100"}}
+	send := func() (*http.Response, string) {
+		return runner.Do("POST", entry+"/details", strings.NewReader(form.Encode()), http.Header{
+			"Content-Type":    {"application/x-www-form-urlencoded"},
+			"X-Forwarded-For": {"198.51.100.7"},
+			"X-Request-Id":    {"nginx-details-1"},
+		})
+	}
+	res, body := send()
+	first := apptest.WantRedirect(t, res, body)
+	if first != entry+"/waiver" {
+		t.Fatalf("details saved: to %s; want %s/waiver", first, entry)
+	}
+	res, body = send()
+	if got := apptest.WantRedirect(t, res, body); got != first {
+		t.Errorf("the same form sent again: to %s; want %s, where the hold is", got, first)
+	}
+}

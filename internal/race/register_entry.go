@@ -40,8 +40,16 @@ func (a *App) moved(w http.ResponseWriter, r *http.Request, race *Race, h *Hold,
 
 // wizardErr answers a failed wizard write: sold out when the runner came
 // back too late, the current page when the hold moved on, the early-access
-// page when an early hold ran out before the opening, else the error.
+// page when an early hold ran out before the opening, the page the hold is
+// at now when the proxy sent the form again after it was saved (the
+// instance that saved it died before answering), else the error.
 func (a *App) wizardErr(w http.ResponseWriter, r *http.Request, race *Race, h *Hold, err error) {
+	if errors.Is(err, errs.ErrRepeated) && h != nil {
+		if now, herr := a.svc.store.Hold(r.Context(), h.ID); herr == nil {
+			a.redirect(w, r, a.stepURL(race, now))
+			return
+		}
+	}
 	switch {
 	case errors.Is(err, ErrSoldOut):
 		a.redirect(w, r, soldOutURL(race.Slug, h.EventID))

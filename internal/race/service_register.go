@@ -305,7 +305,13 @@ func payKey(h *Hold) string { return "race-" + h.ID + "-" + strconv.Itoa(h.Attem
 // leaves it paying, to be sent again (same key) or settled by the sweeper.
 // The entry's hold is updated to what it now is: paid (or already paid or
 // done), or open again after a decline.
+//
+// A payment sent again by the proxy, after the instance carrying it out
+// died (in cluster mode), is not refused as a repeat (db.WithoutRequestKey):
+// the hold's status and the charge's key make it safe, and it finishes what
+// the first send left undone (the charge, or writing that it was paid).
 func (s *Service) Pay(ctx context.Context, en *Entry, card, shown string) error {
+	ctx = db.WithoutRequestKey(ctx)
 	r, e, h, u := en.Race, en.Event, en.Hold, en.User
 	switch {
 	case h.Status == HoldPaid || h.Status == HoldDone:

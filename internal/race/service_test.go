@@ -373,6 +373,38 @@ func TestPaymentsOnceAndSettled(t *testing.T) {
 	}, sets()...)
 }
 
+// A payment the proxy sends again under the same request id, after the
+// instance that began it died between the charge and storing its outcome
+// (the hold left paying), is not refused as a repeat: it finishes the
+// payment, with the one charge.
+func TestPaymentSentAgainByTheProxy(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		f := newFixture(t, d, 10, 4500)
+		ctx := context.Background()
+		u := f.user()
+		h, err := f.a.svc.Start(ctx, u, f.race, f.event().ID)
+		if err == nil {
+			err = f.fill(ctx, u, h)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.pay(db.WithRequestKey(ctx, "nginx-1"), u, h, pay.CardAnswerLost); !errors.Is(err, pay.ErrUnavailable) {
+			t.Fatalf("first send: %v; want unavailable (charged, the answer lost)", err)
+		}
+		if err := f.pay(db.WithRequestKey(ctx, "nginx-1"), u, h, pay.CardAnswerLost); err != nil {
+			t.Fatalf("the same send again: %v; want it paid", err)
+		}
+		f.drain()
+		if reg, err := f.a.svc.Written(ctx, h.ID, 0); err != nil || reg == nil {
+			t.Fatalf("registration: %v, %v; want written", reg, err)
+		}
+		if paid, _ := f.gw.Paid(ctx); len(paid) != 1 || paid[0].Amount != 4500 {
+			t.Errorf("charges: %+v; want one of 4500", paid)
+		}
+	}, sets()...)
+}
+
 // The payment's answer waits for the writer; a registration written before
 // the wait began is found at once, not after the wait.
 func TestWrittenHeardWhateverTheOrder(t *testing.T) {
