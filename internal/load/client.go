@@ -61,13 +61,21 @@ func (c *Client) Get(ctx context.Context, name, path string) (*Page, error) {
 
 // PostForm posts url-encoded values.
 func (c *Client) PostForm(ctx context.Context, name, path string, v url.Values) (*Page, error) {
+	req, err := c.formPost(ctx, path, v)
+	if err != nil {
+		return nil, err
+	}
+	return c.Do(ctx, name, req)
+}
+
+func (c *Client) formPost(ctx context.Context, path string, v url.Values) (*http.Request, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.resolve(path), strings.NewReader(v.Encode()))
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	resendable(req)
-	return c.Do(ctx, name, req)
+	return req, nil
 }
 
 // PostJSON posts body as JSON.
@@ -94,13 +102,24 @@ func (c *Client) PostJSON(ctx context.Context, name, path string, body any) (*Pa
 func resendable(req *http.Request) { req.Header["X-Idempotency-Key"] = nil }
 
 // Submit sends a form read from a page.
+// It names the page the form was on (Referer), as a browser does.
 func (c *Client) Submit(ctx context.Context, name string, f *Form) (*Page, error) {
+	var req *http.Request
+	var err error
 	if strings.EqualFold(f.Method, http.MethodGet) {
 		u := *f.Action
 		u.RawQuery = f.Values.Encode()
-		return c.Get(ctx, name, u.String())
+		req, err = http.NewRequestWithContext(ctx, http.MethodGet, c.resolve(u.String()), nil)
+	} else {
+		req, err = c.formPost(ctx, f.Action.String(), f.Values)
 	}
-	return c.PostForm(ctx, name, f.Action.String(), f.Values)
+	if err != nil {
+		return nil, err
+	}
+	if f.page != "" {
+		req.Header.Set("Referer", f.page)
+	}
+	return c.Do(ctx, name, req)
 }
 
 // Do sends req (following redirects, with the session's cookies), reads the

@@ -16,6 +16,7 @@ type Form struct {
 	Action *url.URL
 	Method string
 	Values url.Values
+	page   string // the page it is on: the Referer of its submission, as a browser sends it
 }
 
 // Set sets a field.
@@ -45,7 +46,7 @@ func (p *Page) Form(match string) (*Form, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Form{Action: action, Method: strings.ToUpper(form.attr("method")), Values: url.Values{}}
+	f := &Form{Action: action, Method: strings.ToUpper(form.attr("method")), Values: url.Values{}, page: p.URL.String()}
 	if f.Method == "" {
 		f.Method = "GET"
 	}
