@@ -1,7 +1,6 @@
 package race_test
 
 import (
-	"context"
 	"database/sql"
 	"net"
 	"net/http"
@@ -15,8 +14,8 @@ import (
 
 	_ "modernc.org/sqlite"
 
-	"github.com/tutti-dev/tutti/internal/load"
 	"github.com/tutti-dev/tutti/internal/race"
+	"github.com/tutti-dev/tutti/internal/race/racetest"
 )
 
 // TestCrashMidRush is the issue's crash test in embedded mode: a real
@@ -80,20 +79,7 @@ func TestCrashMidRush(t *testing.T) {
 
 	u, _ := url.Parse("http://" + addr)
 	seedFile := filepath.Join(data, "seed", "race.json")
-	sc, err := race.LoadScenarios()["race-burst"](load.Options{Target: u, SeedFile: seedFile,
-		Params: map[string]string{"runners": "1200", "within": "4s", "delay": "0s-200ms", "click": "0s-50ms", "assets": "0"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan *load.Result, 1)
-	go func() {
-		res, err := load.Run(context.Background(), sc, load.Config{Target: u, Phases: sc.Phases, Timeout: 10 * time.Second,
-			Grace: time.Minute, Seed: 5})
-		if err != nil {
-			t.Error(err)
-		}
-		done <- res
-	}()
+	done := racetest.Rush(t, u, seedFile, 1200, nil)
 	ids, err := race.LoadSeedIDs(seedFile)
 	if err != nil {
 		t.Fatal(err)
@@ -134,45 +120,7 @@ func TestCrashMidRush(t *testing.T) {
 		t.Logf("burst: %d runners, %d ended without a registration %v; %d request errors", res.Totals.Sessions,
 			res.Totals.SessionsFailed, res.Failed, res.Totals.Errors)
 	}
-	// Settled: nothing paid waits for the writer, nothing paying for the
-	// gateway (the sweep settles it a minute after its charge began).
-	deadline = time.Now().Add(2 * time.Minute)
-	for count(`SELECT count(*) FROM race_holds WHERE status IN ('paying', 'paid')`) > 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("2 minutes after the burst: %d holds still paying or paid", count(`SELECT count(*) FROM race_holds WHERE status IN ('paying', 'paid')`))
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
-
-	regs := count(`SELECT count(*) FROM race_registrations WHERE event_id = ?`, ids.Event)
-	paid := count(`SELECT count(*) FROM pay_test_payments WHERE outcome = 'paid' AND idem_key LIKE 'race-%'`)
-	// Every successful charge has exactly one registration, by the hold
-	// its key names, for its amount...
-	if n := count(`SELECT count(*) FROM pay_test_payments p WHERE p.outcome = 'paid' AND p.idem_key LIKE 'race-%'
-		AND (SELECT count(*) FROM race_registrations r WHERE p.idem_key = 'race-' || r.hold_id || '-0' AND r.payment_id = p.id AND r.amount = p.amount) <> 1`); n != 0 {
-		t.Errorf("%d successful charges without exactly one registration; want 0", n)
-	}
-	// ... and every registration its charge.
-	if n := count(`SELECT count(*) FROM race_registrations r WHERE NOT EXISTS (SELECT 1 FROM pay_test_payments p
-		WHERE p.id = r.payment_id AND p.outcome = 'paid')`); n != 0 {
-		t.Errorf("%d registrations without a successful charge; want 0", n)
-	}
-	if n := count(`SELECT count(*) FROM (SELECT bib FROM race_registrations WHERE race_id = (SELECT race_id FROM race_events WHERE id = ?)
-		GROUP BY bib HAVING count(*) > 1)`, ids.Event); n != 0 {
-		t.Errorf("%d bibs given twice; want 0", n)
-	}
-	var taken, confirmed, cap int
-	if err := ro.QueryRow(`SELECT taken, confirmed, cap FROM race_events WHERE id = ?`, ids.Event).Scan(&taken, &confirmed, &cap); err != nil {
-		t.Fatal(err)
-	}
-	if confirmed != regs || taken > cap || regs > cap {
-		t.Errorf("event: taken %d, confirmed %d, %d registrations, cap %d; want confirmed = registrations <= taken <= cap",
-			taken, confirmed, regs, cap)
-	}
-	if regs < 200 || paid != regs {
-		t.Errorf("%d registrations, %d successful charges; want them equal, and the burst to have registered some after the restart", regs, paid)
-	}
-	t.Logf("after the restart and settling: %d registrations, %d charges, taken %d of %d", regs, paid, taken, cap)
+	racetest.Settled(t, count, ids.Event, 200, 2*time.Minute)
 	srv.Process.Signal(syscall.SIGTERM)
 	srv.Wait()
 	srv = nil
