@@ -35,7 +35,7 @@ check-generated: generate ## fail if generated files are not committed
 check-migrations: ## fail if a landed migration file was edited or removed
 	./scripts/check-migrations.sh
 
-FUZZ_PKGS ?= ./internal/meet ./internal/roar ./internal/web ./internal/auth
+FUZZ_PKGS ?= $(sort $(patsubst %/,./%,$(dir $(shell grep -rl --include=*_test.go '^func Fuzz' internal))))
 
 fuzz: ## each fuzz target for 10 s
 	for p in $(FUZZ_PKGS); do for f in $$($(GO) test -list 'Fuzz.*' $$p | grep ^Fuzz); do \

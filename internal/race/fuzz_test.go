@@ -188,3 +188,20 @@ func FuzzCodeInput(f *testing.F) {
 		}
 	})
 }
+
+func FuzzTextInput(f *testing.F) {
+	f.Add("Bag drop at the pier.", "I run at my own risk.")
+	f.Add("", "\x00\r\n\u202e<script>")
+	f.Add(strings.Repeat("é", MaxLongText), strings.Repeat("\n", 100))
+	f.Fuzz(func(t *testing.T, info, waiver string) {
+		gotInfo, gotWaiver, errs := TextInput{Info: info, Waiver: waiver}.Validate()
+		if len(errs) > 0 {
+			return
+		}
+		for _, s := range []string{gotInfo, gotWaiver} {
+			if !utf8.ValidString(s) || utf8.RuneCountInString(s) > MaxLongText || strings.ContainsRune(s, 0) {
+				t.Errorf("accepted text of %d runes: %.80q", utf8.RuneCountInString(s), s)
+			}
+		}
+	})
+}
