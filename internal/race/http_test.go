@@ -14,6 +14,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/config"
 	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/mail"
 	"github.com/tutti-dev/tutti/internal/pay"
 )
 
@@ -171,6 +172,24 @@ func TestRegisterThroughTheWizard(t *testing.T) {
 		if !strings.Contains(body, "You're registered!") || !strings.Contains(body, "Bib <strong>1</strong>") {
 			t.Fatalf("confirmation: %.2000s", body)
 		}
+		// The confirmation mail, from the outbox, with the bib and the
+		// start in the race's zone.
+		var confirmation *mail.Stored
+		for deadline := time.Now().Add(20 * time.Second); confirmation == nil; time.Sleep(20 * time.Millisecond) {
+			list, _ := m.Mail.List(20)
+			for _, l := range list {
+				if l.To == "rita@example.com" || strings.Contains(l.To, "<rita@example.com>") {
+					confirmation, _ = m.Mail.Read(l.Name)
+				}
+			}
+			if confirmation == nil && time.Now().After(deadline) {
+				t.Fatalf("no confirmation mail to rita in 20 s: %+v", list)
+			}
+		}
+		if confirmation.Subject != "You're registered: Harbour Run · 5K (bib 1)" || !strings.Contains(confirmation.Text, "Bib number: 1\n") ||
+			!strings.Contains(confirmation.Text, "Paid: 25.50") || !strings.Contains(confirmation.Text, "08:00 E") || !strings.Contains(confirmation.Text, entry+"/done") {
+			t.Errorf("confirmation mail: %q\n%s", confirmation.Subject, confirmation.Text)
+		}
 		// Registering again: told so, not charged.
 		path, body = rita.to(rita.Post("/race/r/"+slug+"/register", url.Values{"event": {ev[1]}}))
 		if path != entry+"/done" || !strings.Contains(body, "registered for this event already") {
@@ -244,6 +263,44 @@ func TestRegisterThroughTheWizard(t *testing.T) {
 		}
 		if !strings.Contains(page, "49</strong> of 50") {
 			t.Errorf("race page after a registration: %.1500s", page)
+		}
+
+		// A runner's own registrations are theirs alone.
+		_, body = rita.Get("/race/mine")
+		if !strings.Contains(body, "Harbour Run") || !strings.Contains(body, "<td>1</td>") {
+			t.Errorf("rita's registrations: %.2000s", body)
+		}
+		_, body = other.Get("/race/mine")
+		if strings.Contains(body, "Harbour Run") || !strings.Contains(body, "You have not registered") {
+			t.Errorf("otto's registrations show rita's: %.2000s", body)
+		}
+		res, body = other.Get(entry + "/done")
+		apptest.WantStatus(t, res, body, http.StatusNotFound)
+
+		// Only a director cancels, and the place comes back.
+		cancel := "/race/r/" + slug + "/admin/registrations/" + rid[1] + "/cancel"
+		for _, p := range []*person{other, rita} {
+			res, body = p.Post(cancel, nil)
+			apptest.WantStatus(t, res, body, http.StatusForbidden)
+		}
+		if _, body = rita.Get("/race/mine"); !strings.Contains(body, "confirmed") {
+			t.Errorf("after refused cancellations rita's registration is not confirmed: %.2000s", body)
+		}
+		path, _ = dir.to(dir.Post(cancel, nil))
+		if !strings.HasSuffix(path, "/entrants") {
+			t.Errorf("after the cancellation: %s", path)
+		}
+		if _, body = rita.Get("/race/mine"); !strings.Contains(body, "cancelled") {
+			t.Errorf("rita's registration after the director cancelled it: %.2000s", body)
+		}
+		for deadline := time.Now().Add(12 * time.Second); ; time.Sleep(250 * time.Millisecond) {
+			_, page = visitor.Get("/race/r/" + slug)
+			if strings.Contains(page, "50</strong> of 50") || time.Now().After(deadline) {
+				break
+			}
+		}
+		if !strings.Contains(page, "50</strong> of 50") {
+			t.Errorf("race page after the cancellation: %.1500s", page)
 		}
 	})
 }
