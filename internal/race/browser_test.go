@@ -2,6 +2,7 @@ package race_test
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,43 +30,7 @@ func TestBrowserDirectorAndRunner(t *testing.T) {
 		}
 	}
 	_ = must
-	day := time.Now().AddDate(0, 3, 0).Format(time.DateOnly)
-	opens := time.Now().In(mustZone(t, "Europe/Berlin")).Add(-time.Hour)
-	for i, step := range []chromedp.Action[chromedp.Void]{
-		chromedp.Navigate(base + "/account/signup"),
-		chromedp.WaitVisible(`#username`),
-		chromedp.SendKeys(`#username`, "dora"),
-		chromedp.SendKeys(`#email`, "dora@example.com"),
-		chromedp.SendKeys(`#password`, "password-dora"),
-		chromedp.Submit(`#username`),
-		chromedp.WaitNotPresent(`#email`),
-		chromedp.Navigate(base + "/race/"),
-		chromedp.Click(`a[href="/race/new"]`),
-		chromedp.WaitVisible(`#name`),
-		chromedp.SendKeys(`#name`, "Lakeside Half"),
-		chromedp.SendKeys(`#location`, "North Shore"),
-		chromedp.SetValue(`#date`, day),
-		chromedp.SetValue(`#tz`, "Europe/Berlin"),
-		chromedp.SetValue(`#currency`, "eur"),
-		chromedp.Click(`form[action="/race/races"] button[type=submit]`),
-		chromedp.WaitVisible(`#new-name`),
-		chromedp.SendKeys(`#new-name`, "Half marathon"),
-		chromedp.SetValue(`#new-start`, "09:15"),
-		chromedp.SetValue(`#new-opens`, opens.Format(time.DateOnly)),
-		chromedp.SetValue(`input[name=opens_time]`, opens.Format("15:04")),
-		chromedp.SetValue(`#new-price`, "39"),
-		chromedp.SetValue(`#new-cap`, "800"),
-		chromedp.Click(`form[action$="/admin/events"] button[type=submit]`),
-		chromedp.WaitVisible(`.event-admin`),
-	} {
-		tctx, cancel := context.WithTimeout(dora, 15*time.Second)
-		err := chromedp.Do(tctx, step)
-		cancel()
-		if err != nil {
-			apptest.Screenshot(t, dora, "race-director-failed")
-			t.Fatalf("director step %d: %v", i, err)
-		}
-	}
+	directorCreates(t, dora, base, "dora", "Lakeside Half")
 	apptest.Screenshot(t, dora, "race-director-events")
 	// The logo, on the basics page.
 	logoFile := filepath.Join(t.TempDir(), "lakeside.png")
@@ -94,18 +59,7 @@ func TestBrowserDirectorAndRunner(t *testing.T) {
 		chromedp.WaitVisible(`.item-admin`),
 	))
 	apptest.Screenshot(t, dora, "race-director-extras")
-	must(chromedp.Do(dora,
-		chromedp.Click(`a[href$="/admin/text"]`),
-		chromedp.WaitVisible(`#waiver`),
-		chromedp.SendKeys(`#info`, "Start at the boat house."),
-		chromedp.SendKeys(`#waiver`, "I take part at my own risk."),
-		chromedp.Click(`form[action$="/admin/text"] button[type=submit]`),
-		chromedp.WaitVisible(`.flash`),
-		chromedp.Click(`nav.tabs a:last-child`),
-		chromedp.WaitVisible(`form[action$="/publish"]`),
-		chromedp.Click(`form[action$="/publish"] button`),
-		chromedp.WaitVisible(`.flash.ok`),
-	))
+	directorPublishes(t, dora)
 	apptest.Screenshot(t, dora, "race-director-published")
 	must(chromedp.Do(dora,
 		chromedp.Click(`a[href$="/admin/codes"]`),
@@ -241,4 +195,98 @@ func TestBrowserDirectorAndRunner(t *testing.T) {
 		t.Errorf("check-in list after the pickup: %q", got)
 	}
 	apptest.Screenshot(t, vol, "race-checkin-picked-up-phone")
+}
+
+// directorCreates signs up username in ctx's browser and creates a race
+// named name through the wizard's first two steps: the basics, then an
+// event open since an hour ago.
+func directorCreates(t *testing.T, ctx context.Context, base, username, name string) {
+	t.Helper()
+	day := time.Now().AddDate(0, 3, 0).Format(time.DateOnly)
+	opens := time.Now().In(mustZone(t, "Europe/Berlin")).Add(-time.Hour)
+	for i, step := range []chromedp.Action[chromedp.Void]{
+		chromedp.Navigate(base + "/account/signup"),
+		chromedp.WaitVisible(`#username`),
+		chromedp.SendKeys(`#username`, username),
+		chromedp.SendKeys(`#email`, username+"@example.com"),
+		chromedp.SendKeys(`#password`, "password-"+username),
+		chromedp.Submit(`#username`),
+		chromedp.WaitNotPresent(`#email`),
+		chromedp.Navigate(base + "/race/"),
+		chromedp.Click(`a[href="/race/new"]`),
+		chromedp.WaitVisible(`#name`),
+		chromedp.SendKeys(`#name`, name),
+		chromedp.SendKeys(`#location`, "North Shore"),
+		chromedp.SetValue(`#date`, day),
+		chromedp.SetValue(`#tz`, "Europe/Berlin"),
+		chromedp.SetValue(`#currency`, "eur"),
+		chromedp.Click(`form[action="/race/races"] button[type=submit]`),
+		chromedp.WaitVisible(`#new-name`),
+		chromedp.SendKeys(`#new-name`, "Half marathon"),
+		chromedp.SetValue(`#new-start`, "09:15"),
+		chromedp.SetValue(`#new-opens`, opens.Format(time.DateOnly)),
+		chromedp.SetValue(`input[name=opens_time]`, opens.Format("15:04")),
+		chromedp.SetValue(`#new-price`, "39"),
+		chromedp.SetValue(`#new-cap`, "800"),
+		chromedp.Click(`form[action$="/admin/events"] button[type=submit]`),
+		chromedp.WaitVisible(`.event-admin`),
+	} {
+		tctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		err := chromedp.Do(tctx, step)
+		cancel()
+		if err != nil {
+			apptest.Screenshot(t, ctx, "race-director-failed")
+			t.Fatalf("director step %d: %v", i, err)
+		}
+	}
+}
+
+// directorPublishes writes the race's text and waiver and publishes it
+// from the review tab.
+func directorPublishes(t *testing.T, ctx context.Context) {
+	t.Helper()
+	if err := chromedp.Do(ctx,
+		chromedp.Click(`a[href$="/admin/text"]`),
+		chromedp.WaitVisible(`#waiver`),
+		chromedp.SendKeys(`#info`, "Start at the boat house."),
+		chromedp.SendKeys(`#waiver`, "I take part at my own risk."),
+		chromedp.Click(`form[action$="/admin/text"] button[type=submit]`),
+		chromedp.WaitVisible(`.flash`),
+		chromedp.Click(`nav.tabs a:last-child`),
+		chromedp.WaitVisible(`form[action$="/publish"]`),
+		chromedp.Click(`form[action$="/publish"] button`),
+		chromedp.WaitVisible(`.flash.ok`),
+	); err != nil {
+		apptest.Screenshot(t, ctx, "race-director-publish-failed")
+		t.Fatalf("text and publish: %v", err)
+	}
+}
+
+// TestBrowserDirectorOnAPhone: a director creates and publishes a race
+// through the wizard on a phone, and no page of it is wider than the
+// screen.
+func TestBrowserDirectorOnAPhone(t *testing.T) {
+	pia := apptest.Browser(t, 390, 844)
+	m := apptest.One(t)
+	m.Auth.SetLimits(noLimits)
+	fits := func(name string) {
+		t.Helper()
+		apptest.Screenshot(t, pia, name)
+		wide, err := chromedp.Run(pia, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth`))
+		if err != nil || wide {
+			t.Errorf("%s: wider than the phone's screen (%v)", name, err)
+		}
+	}
+	directorCreates(t, pia, m.URL(), "pia", "Harbour Mile")
+	fits("race-director-events-phone")
+	directorPublishes(t, pia)
+	fits("race-director-published-phone")
+	slug, err := chromedp.Run(pia, chromedp.Evaluate[string](`location.pathname.split("/")[3]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, body := (&person{apptest.NewWeb(t, m), t}).Get("/race/r/" + slug)
+	if res.StatusCode != http.StatusOK || !strings.Contains(body, "Harbour Mile") || !strings.Contains(body, "Half marathon") {
+		t.Errorf("the published race's page: %d %.1000s", res.StatusCode, body)
+	}
 }
