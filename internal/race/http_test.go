@@ -344,3 +344,36 @@ func TestWizardFormSentAgainByTheProxy(t *testing.T) {
 		t.Errorf("the same form sent again: to %s; want %s, where the hold is", got, first)
 	}
 }
+
+// A director adds a co-director by username, who then reaches the race's
+// admin pages and exports; a runner may not add themselves, and an unknown
+// name is refused with a message.
+func TestCoDirectors(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		dora := signedIn(t, m, "dora")
+		slug := publishRace(t, dora, "10")
+		carl := signedIn(t, m, "carl")
+		mallory := signedIn(t, m, "mallory")
+		admin := "/race/r/" + slug + "/admin"
+		res, body := carl.Get(admin)
+		apptest.WantStatus(t, res, body, http.StatusForbidden)
+		res, body = mallory.Post(admin+"/directors", url.Values{"username": {"mallory"}})
+		apptest.WantStatus(t, res, body, http.StatusForbidden)
+		res, body = dora.Post(admin+"/directors", url.Values{"username": {"nobody-here"}})
+		apptest.WantStatus(t, res, body, http.StatusUnprocessableEntity)
+		path, body := dora.to(dora.Post(admin+"/directors", url.Values{"username": {"carl"}}))
+		if path != admin || !strings.Contains(body, "carl") {
+			t.Errorf("after adding carl: %s %.1500s", path, body)
+		}
+		res, body = carl.Get(admin)
+		apptest.WantStatus(t, res, body, http.StatusOK)
+		ev := regexp.MustCompile(`/admin/events/(\d+)/entrants`).FindStringSubmatch(body)
+		if ev == nil {
+			t.Fatalf("no event on carl's admin page: %.1500s", body)
+		}
+		res, body = carl.Get(admin + "/events/" + ev[1] + "/entrants.csv")
+		apptest.WantStatus(t, res, body, http.StatusOK)
+		res, body = mallory.Get(admin + "/events/" + ev[1] + "/entrants.csv")
+		apptest.WantStatus(t, res, body, http.StatusForbidden)
+	})
+}
