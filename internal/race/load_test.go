@@ -2,14 +2,18 @@ package race_test
 
 import (
 	"context"
+	"net/http"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/app"
 	"github.com/tutti-dev/tutti/internal/app/apptest"
+	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/load"
 	"github.com/tutti-dev/tutti/internal/race"
@@ -125,6 +129,53 @@ func TestRushWithExtras(t *testing.T) {
 		if regs != places || teamed == 0 || teamed == places || gave == 0 || wrong != 0 || shirts == 0 || shirts != taken {
 			t.Errorf("%d registrations, %d in teams, %d gave, %d charged wrongly, %d shirts on holds, %d taken from stock",
 				regs, teamed, gave, wrong, shirts, taken)
+		}
+	})
+}
+
+// The seed's races run already: each past event has its results and, for
+// the runners' accounts, registrations with the finishers' bibs, which a
+// runner finds on their list and opens; the rush's race gives its next
+// bibs after last year's.
+func TestSeedPastRaces(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		ctx := context.Background()
+		ids, err := race.Seed(ctx, m.DB, race.SeedSize{Runners: 20, Places: 20, Results: 50, Races: 3}, "", nil, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var races, regs, results, dupBibs int
+		if err := db.Scan(m.DB.QueryRow(ctx, `SELECT (SELECT count(*) FROM race_races WHERE published_at IS NOT NULL),
+			(SELECT count(*) FROM race_registrations r JOIN race_holds h ON h.id = r.hold_id AND h.status = 'done'),
+			(SELECT count(*) FROM race_results),
+			(SELECT count(*) FROM (SELECT race_id, bib FROM race_registrations GROUP BY race_id, bib HAVING count(*) > 1) AS d)`),
+			&races, &regs, &results, &dupBibs); err != nil {
+			t.Fatal(err)
+		}
+		if races != 3 || regs != 60 || results != 150 || dupBibs != 0 {
+			t.Fatalf("%d races, %d registrations with their holds, %d results, %d bibs twice; want 3, 60, 150, 0", races, regs, results, dupBibs)
+		}
+		runner := &person{apptest.NewWeb(t, m), t}
+		u, _ := url.Parse(m.URL())
+		runner.Client.Jar.SetCookies(u, []*http.Cookie{{Name: auth.CookieName, Value: ids.Sessions[0], Path: "/"}})
+		res, body := runner.Get("/race/mine")
+		apptest.WantStatus(t, res, body, http.StatusOK)
+		links := regexp.MustCompile(`href="(/race/r/[^"]+/done)"`).FindAllStringSubmatch(body, -1)
+		if len(links) != 3 || !strings.Contains(body, "Harbour Night Run") || !strings.Contains(body, "Old Town Half") {
+			t.Fatalf("the first runner's registrations: %d links, %.2000s", len(links), body)
+		}
+		for _, l := range links {
+			res, body = runner.Get(l[1])
+			apptest.WantStatus(t, res, body, http.StatusOK)
+			if !strings.Contains(body, "Bib <strong>") {
+				t.Errorf("%s: %.1000s", l[1], body)
+			}
+		}
+		// The rush's registrations take bibs after last year's.
+		var next, top int
+		if err := db.Scan(m.DB.QueryRow(ctx, `SELECT r.next_bib, (SELECT max(bib) FROM race_registrations g WHERE g.race_id = r.id)
+			FROM race_races r WHERE r.slug = ?`, ids.Race), &next, &top); err != nil || next <= top || top == 0 {
+			t.Errorf("the rush's race: next bib %d after last year's highest %d (%v); want it past", next, top, err)
 		}
 	})
 }

@@ -26,11 +26,17 @@ import (
 type SeedSize struct {
 	Runners, Places, Results int
 	Extras                   bool
+	// Races is how many races in all: the rush's, and Races-1 others run
+	// already, each with an event of Results results (0 or 1: the rush's
+	// only).
+	Races int
 }
 
 // SeedDefault is a rehearsal of a thousand runners for a thousand places,
-// and ten thousand results.
-var SeedDefault = SeedSize{Runners: 1000, Places: 1000, Results: 10000}
+// last year's ten thousand results, and two races run already with ten
+// thousand results each; each past event's finishers who are among the
+// runners' accounts are registered for it (as many as there are runners).
+var SeedDefault = SeedSize{Runners: 1000, Places: 1000, Results: 10000, Races: 3}
 
 // SeedIDs is what the load scenarios need (tutti-data/seed/race.json).
 type SeedIDs struct {
@@ -53,7 +59,7 @@ func Seed(ctx context.Context, d *db.DB, size SeedSize, idsPath string, progress
 	rng := rand.New(rand.NewPCG(seed, seed^0x6a09e667f3bcc909))
 	var bar *progressbar.ProgressBar
 	if progress != nil {
-		bar = progressbar.NewOptions(2*size.Runners+size.Results+1, progressbar.OptionSetWriter(progress),
+		bar = progressbar.NewOptions(2*size.Runners+size.Results*max(size.Races, 1)+1, progressbar.OptionSetWriter(progress),
 			progressbar.OptionSetDescription("seeding race"), progressbar.OptionShowCount(),
 			progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
 	}
@@ -117,9 +123,13 @@ func Seed(ctx context.Context, d *db.DB, size SeedSize, idsPath string, progress
 		return nil, fmt.Errorf("race: seed: %w", err)
 	}
 	step(len(runners))
-	if size.Results > 0 {
-		if err := SeedResults(ctx, d, r.ID, out.ResultsEvent, size.Results, rng); err != nil {
-			return nil, fmt.Errorf("race: seed: %w", err)
+	if err := seedPast(ctx, d, r.ID, out.ResultsEvent, runners, size.Results, 2500, rng, now); err != nil {
+		return nil, err
+	}
+	step(size.Results)
+	for k := 1; k < size.Races; k++ {
+		if err := seedPastRace(ctx, d, st, director, k, runners, size.Results, rng, now); err != nil {
+			return nil, err
 		}
 		step(size.Results)
 	}
@@ -129,6 +139,56 @@ func Seed(ctx context.Context, d *db.DB, size SeedSize, idsPath string, progress
 		}
 	}
 	return out, nil
+}
+
+// seedPast gives a past event of race raceID n made-up results, and
+// registrations for as many of its finishers as there are runners.
+func seedPast(ctx context.Context, d *db.DB, raceID, eventID int64, runners []int64, n int, price int64, rng *rand.Rand, now time.Time) error {
+	if n <= 0 {
+		return nil
+	}
+	if n > MaxResultRows {
+		return fmt.Errorf("race: seed: %d results; at most %d", n, MaxResultRows)
+	}
+	rs := madeUp(n, rng)
+	if err := storeResults(ctx, d, raceID, eventID, rs); err != nil {
+		return fmt.Errorf("race: seed: %w", err)
+	}
+	if err := seedRegistrations(ctx, d, raceID, eventID, runners, rs, price, now.AddDate(-1, 0, 0)); err != nil {
+		return fmt.Errorf("race: seed: %w", err)
+	}
+	return nil
+}
+
+// seedPastRaces are the names of the races run already.
+var seedPastRaces = []string{"Harbour Night Run", "Old Town Half", "Riverside 10K", "Forest Trail 25K"}
+
+// seedPastRace makes the k-th race run already: published, one event a
+// month ago with n results and their registrations.
+func seedPastRace(ctx context.Context, d *db.DB, st *Store, director int64, k int, runners []int64, n int, rng *rand.Rand, now time.Time) error {
+	loc, _ := time.LoadLocation("Europe/Berlin")
+	day := now.In(loc).AddDate(0, -k, 0)
+	start, _ := walltime.At(day.Year(), day.Month(), day.Day(), 9*60, loc)
+	r := &Race{OwnerID: director, Name: fmt.Sprintf("%s %d", seedPastRaces[(k-1)%len(seedPastRaces)], director), Location: "Rush City",
+		Date: day.Format(time.DateOnly), TZ: loc.String(), Currency: "eur", Description: "A race run already, with its results."}
+	if err := st.CreateRace(ctx, r, func() string { return fmt.Sprint(rng.Uint32()) }, now); err != nil {
+		return fmt.Errorf("race: seed: %w", err)
+	}
+	e := &Event{RaceID: r.ID, Name: "Main race", StartsAt: start, OpensAt: start.AddDate(0, -3, 0), ClosesAt: start.AddDate(0, 0, -1),
+		Price: 3000, Cap: max(n, 1)}
+	err := d.WithTx(ctx, func(tx *db.Tx) error {
+		if err := st.AddEvent(ctx, tx, e, now); err != nil {
+			return err
+		}
+		if err := st.UpdateText(ctx, tx, r.ID, "Start and finish at the harbour.", "I accept the risks of taking part."); err != nil {
+			return err
+		}
+		return st.Publish(ctx, tx, r.ID, now)
+	})
+	if err != nil {
+		return fmt.Errorf("race: seed: %w", err)
+	}
+	return seedPast(ctx, d, r.ID, e.ID, runners, n, e.Price, rng, now)
 }
 
 // SeedPassword is every seeded account's password.
@@ -152,9 +212,10 @@ func seedFlags(fs *flag.FlagSet) (func() error, module.SeedFunc) {
 	places := fs.Int("places", 0, "places in the open event (default: as many as runners)")
 	fs.IntVar(&size.Results, "results", size.Results, "results of last year's 10K")
 	fs.BoolVar(&size.Extras, "extras", false, "teams, a fundraiser and a store item: the wizard's extras pages too")
+	fs.IntVar(&size.Races, "races", size.Races, "races in all: the rush's and others run already, each with --results results and their registrations")
 	check := func() error {
-		if size.Runners < 1 || *places < 0 || size.Results < 0 {
-			return errors.New("need at least one runner")
+		if size.Runners < 1 || *places < 0 || size.Results < 0 || size.Results > MaxResultRows || size.Races < 0 || size.Races > 20 {
+			return fmt.Errorf("need at least one runner, 0 to %d results and 0 to 20 races", MaxResultRows)
 		}
 		return nil
 	}
@@ -168,7 +229,7 @@ func seedFlags(fs *flag.FlagSet) (func() error, module.SeedFunc) {
 		if err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("seeded race in %.1f s: /race/r/%s, event %d with %d places, %d signed-in runners, %d results (event %d); ids in %s",
-			time.Since(start).Seconds(), ids.Race, ids.Event, size.Places, len(ids.Sessions), size.Results, ids.ResultsEvent, run.Out), nil
+		return fmt.Sprintf("seeded race in %.1f s: /race/r/%s, event %d with %d places, %d signed-in runners, %d results (event %d), %d races in all; ids in %s",
+			time.Since(start).Seconds(), ids.Race, ids.Event, size.Places, len(ids.Sessions), size.Results, ids.ResultsEvent, max(size.Races, 1), run.Out), nil
 	}
 }
