@@ -114,14 +114,16 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 	own := m.Cache // this process's own, whatever the shared tier
 	var versions version.Versions = version.For(d)
 	limiter := ratelimit.LocalMaker
+	var mailLimiter ratelimit.Maker // the process's own, unless shared
 	if cfg.RedisURL != "" {
 		if versions, limiter, err = m.openRedis(ctx, local); err != nil {
 			m.Close()
 			return nil, err
 		}
+		mailLimiter = limiter
 	}
 	m.Jobs = jobs.New(d, jobs.Options{Bus: m.Bus, Log: log})
-	if m.Mail, err = mail.New(mail.Config{SMTPURL: cfg.SMTPURL, From: cfg.MailFrom, PerSecond: float64(cfg.MailPerSecond),
+	if m.Mail, err = mail.New(mail.Config{SMTPURL: cfg.SMTPURL, From: cfg.MailFrom, PerSecond: float64(cfg.MailPerSecond), Limiter: mailLimiter,
 		Dir: filepath.Join(cfg.DataDir, "mail"), Log: log}, m.Jobs); err != nil {
 		m.Close()
 		return nil, err

@@ -54,7 +54,7 @@ type Config struct {
 	RateLimits         bool          // false turns off the login, sign-up and posting limits (load tests)
 	SMTPURL            string        // smtp://user:pass@host:port for outgoing mail; empty: .eml files in DataDir/mail
 	MailFrom           string        // the From address of outgoing mail
-	MailPerSecond      int           // mails sent per second per instance
+	MailPerSecond      int           // mails the site sends per second (every instance together, through Redis when set)
 	TrustedProxies     string        // CIDRs or addresses whose X-Forwarded-For and X-Forwarded-Proto are believed
 	PaymentURL         string        // the payment gateway: test:[?decline=R&latency=D] (the built-in stand-in) or stripe://SECRET_KEY@host
 }
@@ -125,8 +125,8 @@ func Flags(fs *flag.FlagSet, c *Config, getenv func(string) string) []Var {
 	str(&c.TrustedProxies, "trusted-proxies", "TUTTI_TRUSTED_PROXIES", "", "comma-separated CIDRs or addresses of reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (nginx in front: 127.0.0.1); empty believes no one")
 	str(&c.PaymentURL, "payment-url", "TUTTI_PAYMENT_URL", d.PaymentURL, "the payment gateway: test: is the built-in test gateway, a stand-in that pays test cards (test:?decline=0.02&latency=300ms adds declines and a delay); stripe://SECRET_KEY@api.stripe.com charges through Stripe")
 	str(&c.MailFrom, "mail-from", "TUTTI_MAIL_FROM", d.MailFrom, "the From address of outgoing mail")
-	fs.IntVar(&c.MailPerSecond, "mail-per-second", intFrom(env("TUTTI_MAIL_PER_SECOND", ""), d.MailPerSecond), "mails sent per second by each instance (env TUTTI_MAIL_PER_SECOND)")
-	vars = append(vars, Var{"mail-per-second", "TUTTI_MAIL_PER_SECOND", fmt.Sprint(d.MailPerSecond), "mails sent per second by each instance"})
+	fs.IntVar(&c.MailPerSecond, "mail-per-second", intFrom(env("TUTTI_MAIL_PER_SECOND", ""), d.MailPerSecond), "mails the site sends per second, all instances together (env TUTTI_MAIL_PER_SECOND)")
+	vars = append(vars, Var{"mail-per-second", "TUTTI_MAIL_PER_SECOND", fmt.Sprint(d.MailPerSecond), "mails the site sends per second, all instances together"})
 	fs.TextVar(&c.LogLevel, "log-level", levelFrom(env("TUTTI_LOG_LEVEL", "info")), "log level: debug, info, warn, error (env TUTTI_LOG_LEVEL)")
 	vars = append(vars, Var{"log-level", "TUTTI_LOG_LEVEL", "info", "log level: debug, info, warn, error"})
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", durFrom(env("TUTTI_SHUTDOWN_TIMEOUT", ""), d.ShutdownTimeout), "graceful shutdown deadline (env TUTTI_SHUTDOWN_TIMEOUT)")

@@ -32,6 +32,7 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/jobs"
+	"github.com/tutti-dev/tutti/internal/ratelimit"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -49,16 +50,21 @@ type Message struct {
 type Config struct {
 	SMTPURL   string  // smtp://[user:pass@]host:port (STARTTLS when offered) or smtps://... (TLS); empty: write .eml files
 	From      string  // the From address
-	PerSecond float64 // sends per second per instance (bursts of as many); <= 0: 10
-	Dir       string  // where .eml files go without SMTP
-	Log       *slog.Logger
+	PerSecond float64 // sends per second for the whole site (bursts of as many); <= 0: 10
+	// Limiter makes the sending rate's limiter: shared by every instance
+	// in cluster mode (ratelimit.RedisMaker), so that the site's rate is
+	// PerSecond however many instances send; nil: this process's own
+	// (embedded mode: the one instance).
+	Limiter ratelimit.Maker
+	Dir     string // where .eml files go without SMTP
+	Log     *slog.Logger
 }
 
 // Mailer enqueues and sends mail.
 type Mailer struct {
 	cfg   Config
 	q     *jobs.Queue
-	lim   *rate.Limiter
+	lim   ratelimit.Limiter
 	smtp  []gomail.Option
 	host  string
 	log   *slog.Logger
@@ -85,8 +91,12 @@ func New(cfg Config, q *jobs.Queue) (*Mailer, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	m := &Mailer{cfg: cfg, q: q, log: cfg.Log, nowFn: time.Now,
-		lim: rate.NewLimiter(rate.Limit(cfg.PerSecond), max(1, int(cfg.PerSecond)))}
+	m := &Mailer{cfg: cfg, q: q, log: cfg.Log, nowFn: time.Now}
+	if cfg.Limiter != nil {
+		m.lim = cfg.Limiter("mail", time.Duration(float64(time.Second)/cfg.PerSecond), max(1, int(cfg.PerSecond)))
+	} else {
+		m.lim = bucket{rate.NewLimiter(rate.Limit(cfg.PerSecond), max(1, int(cfg.PerSecond)))}
+	}
 	if cfg.SMTPURL != "" {
 		host, opts, err := ParseSMTPURL(cfg.SMTPURL)
 		if err != nil {
@@ -167,13 +177,42 @@ func Undeliverable(to string) bool {
 	return strings.HasSuffix(strings.ToLower(a.Address), ".invalid")
 }
 
+// bucket is this process's own sending rate: one token bucket.
+type bucket struct{ l *rate.Limiter }
+
+func (b bucket) Allow(context.Context, string) (bool, time.Duration) {
+	r := b.l.Reserve()
+	if d := r.Delay(); d > 0 {
+		r.Cancel()
+		return false, d
+	}
+	return true, 0
+}
+
+// wait waits for the sending rate to allow one more.
+func (m *Mailer) wait(ctx context.Context) error {
+	for {
+		ok, after := m.lim.Allow(ctx, "send")
+		if ok {
+			return nil
+		}
+		t := time.NewTimer(max(after, time.Millisecond))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
 // Send sends msg now (the outbox's handler), waiting for the rate limit;
 // mail to an Undeliverable address is dropped.
 func (m *Mailer) Send(ctx context.Context, msg Message) error {
 	if Undeliverable(msg.To) {
 		return nil
 	}
-	if err := m.lim.Wait(ctx); err != nil {
+	if err := m.wait(ctx); err != nil {
 		return err
 	}
 	g := gomail.NewMsg()

@@ -17,6 +17,8 @@ import (
 	"github.com/tutti-dev/tutti/internal/db/dbtest"
 	"github.com/tutti-dev/tutti/internal/jobs"
 	"github.com/tutti-dev/tutti/internal/mail"
+	"github.com/tutti-dev/tutti/internal/ratelimit"
+	"github.com/tutti-dev/tutti/internal/redisx/redistest"
 )
 
 func newQueue(t *testing.T) (*db.DB, *jobs.Queue) {
@@ -267,5 +269,34 @@ func TestSMTPDownRetriesLater(t *testing.T) {
 	list, _ := q.List(context.Background(), jobs.Ready, 1)
 	if len(list) != 1 || list[0].Attempts != 1 || list[0].LastError == "" {
 		t.Fatalf("after a refused connection: %+v; want the mail ready for a retry with its error", list)
+	}
+}
+
+// In cluster mode the sending rate is the site's, not each instance's: two
+// instances' Mailers share it through Redis. Ten mails at 5/s (bursts of
+// 5) sent alternately through the two take a second, as through one; with
+// a rate of each's own they would all go at once.
+func TestSendingRateIsSharedByInstances(t *testing.T) {
+	c := redistest.Client(t)
+	var ms []*mail.Mailer
+	for range 2 {
+		_, q := newQueue(t)
+		m, err := mail.New(mail.Config{Dir: t.TempDir(), PerSecond: 5, Limiter: ratelimit.RedisMaker(c)}, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms = append(ms, m)
+	}
+	start := time.Now()
+	for i := range 10 {
+		if err := ms[i%2].Send(context.Background(), mail.Message{To: fmt.Sprintf("user%d@example.com", i), Subject: "hello", Text: "hi"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if took := time.Since(start); took < 900*time.Millisecond || took > 3*time.Second {
+		t.Errorf("10 mails at 5/s through two instances took %v; want about 1 s", took)
+	}
+	if c.Failures() != 0 {
+		t.Errorf("%d Redis failures; want 0", c.Failures())
 	}
 }
