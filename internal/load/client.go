@@ -30,7 +30,6 @@ type Client struct {
 	rng     func(n int64) int64
 	end     time.Time       // when the run's load time is over
 	fetched map[string]bool // static assets this person's browser has (Assets)
-	conns   *connections
 }
 
 // Page is a response read in full.
@@ -157,9 +156,6 @@ func (c *Client) do(ctx context.Context, name string, req *http.Request, keep bo
 	}
 	end := time.Now()
 	c.due = end
-	if c.conns != nil {
-		c.conns.answered(c.http.Transport)
-	}
 	status := 0
 	if page != nil {
 		status = page.Status

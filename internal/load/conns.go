@@ -96,14 +96,6 @@ func (c *connections) transport(idle int) *http.Transport {
 	}
 }
 
-// answered is called after each answer of a person's: short of files, their
-// idle connections close.
-func (c *connections) answered(rt http.RoundTripper) {
-	if p, ok := rt.(*personal); ok && c.drain.Busy() {
-		p.closeIdle()
-	}
-}
-
 // person is one person's transport, and what to call when they leave.
 func (c *connections) person() (http.RoundTripper, func()) {
 	if c.shared != nil {

@@ -243,7 +243,7 @@ func Run(ctx context.Context, sc *Scenario, cfg Config) (*Result, error) {
 	var active, arrivals atomic.Int64
 	var wg sync.WaitGroup
 	runOne := func(s *Session, due time.Time, sctx context.Context) {
-		c := &Client{run: state, base: cfg.Target, due: due, timeout: cfg.Timeout, rng: rand64, end: start.Add(total), conns: conns}
+		c := &Client{run: state, base: cfg.Target, due: due, timeout: cfg.Timeout, rng: rand64, end: start.Add(total)}
 		transport, done := conns.person()
 		defer done()
 		c.http = http.Client{Transport: transport, Jar: &jar{}}

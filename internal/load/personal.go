@@ -49,8 +49,8 @@ func (p *personal) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := p.exchange(ctx, pc, req)
-	if err != nil && reused && errors.Is(err, errStale) && replayable(req) {
+	res, stale, err := p.exchange(ctx, pc, req)
+	if err != nil && stale && reused && replayable(req) {
 		// The kept connection had closed (the server's keep-alive ran
 		// out first): a browser sends the request again on a new one.
 		if req.GetBody != nil {
@@ -61,26 +61,9 @@ func (p *personal) RoundTrip(req *http.Request) (*http.Response, error) {
 		if pc, err = p.dialConn(ctx); err != nil {
 			return nil, err
 		}
-		res, err = p.exchange(ctx, pc, req)
+		res, _, err = p.exchange(ctx, pc, req)
 	}
-	if err != nil {
-		return nil, unstale(err)
-	}
-	return res, nil
-}
-
-// errStale marks a failure before the first byte of the answer.
-var errStale = errors.New("load: the connection closed before an answer")
-
-type staleError struct{ err error }
-
-func (e *staleError) Error() string   { return e.err.Error() }
-func (e *staleError) Unwrap() []error { return []error{e.err, errStale} }
-func unstale(err error) error {
-	if s, ok := err.(*staleError); ok {
-		return s.err
-	}
-	return err
+	return res, err
 }
 
 // replayable is net/http's rule: a request with no body, or one whose body
@@ -99,52 +82,50 @@ func replayable(req *http.Request) bool {
 }
 
 // exchange writes req on pc and reads the answer's head; the body, once
-// read to its end or closed, gives the connection back.
-func (p *personal) exchange(ctx context.Context, pc *personConn, req *http.Request) (*http.Response, error) {
+// read to its end or closed, gives the connection back. stale reports a
+// failure before the answer's first byte that was not a timeout: the
+// connection had closed.
+func (p *personal) exchange(ctx context.Context, pc *personConn, req *http.Request) (res *http.Response, stale bool, err error) {
 	if dl, ok := ctx.Deadline(); ok {
 		pc.SetDeadline(dl)
 	}
 	stop := context.AfterFunc(ctx, func() { pc.SetDeadline(time.Unix(1, 0)) }) // unblocks the reads
-	fail := func(err error) (*http.Response, error) {
-		stop()
-		pc.Close()
-		return nil, err
-	}
 	bw, _ := requestWriters.Get().(*bufio.Writer)
 	if bw == nil {
 		bw = bufio.NewWriterSize(pc, 4<<10)
 	} else {
 		bw.Reset(pc)
 	}
-	err := req.Write(bw)
-	if err == nil {
+	if err = req.Write(bw); err == nil {
 		err = bw.Flush()
 	}
 	bw.Reset(nil)
 	requestWriters.Put(bw)
-	if err != nil {
-		return fail(&staleError{err})
-	}
-	br, _ := answerReaders.Get().(*bufio.Reader)
-	if br == nil {
-		br = bufio.NewReaderSize(pc, 4<<10)
-	} else {
-		br.Reset(pc)
-	}
-	if _, err := br.Peek(1); err != nil {
-		answerReaders.Put(br)
-		if ctx.Err() == nil && !isTimeout(err) {
-			err = &staleError{err}
+	stale = err != nil
+	var br *bufio.Reader
+	if err == nil {
+		if br, _ = answerReaders.Get().(*bufio.Reader); br == nil {
+			br = bufio.NewReaderSize(pc, 4<<10)
+		} else {
+			br.Reset(pc)
 		}
-		return fail(err)
+		if _, err = br.Peek(1); err != nil {
+			stale = ctx.Err() == nil && !isTimeout(err)
+		} else {
+			res, err = http.ReadResponse(br, req)
+		}
 	}
-	res, err := http.ReadResponse(br, req)
 	if err != nil {
-		answerReaders.Put(br)
-		return fail(err)
+		if br != nil {
+			br.Reset(nil)
+			answerReaders.Put(br)
+		}
+		stop()
+		pc.Close()
+		return nil, stale, err
 	}
 	res.Body = &personBody{ReadCloser: res.Body, pc: pc, br: br, stop: stop, keep: !res.Close && !req.Close}
-	return res, nil
+	return res, false, nil
 }
 
 func isTimeout(err error) bool {
@@ -200,7 +181,9 @@ func (p *personal) dialConn(ctx context.Context) (*personConn, error) {
 	return &personConn{Conn: nc, owner: p}, nil
 }
 
-// release keeps pc for the next request, or closes it.
+// release keeps pc for the next request, or closes it: an answer not read
+// whole, a person gone, six kept already, or the generator short of files
+// (its drain busy).
 func (p *personal) release(pc *personConn, keep bool) {
 	pc.SetDeadline(time.Time{})
 	p.mu.Lock()
