@@ -28,7 +28,6 @@ import (
 	"time"
 
 	gomail "github.com/wneessen/go-mail"
-	"golang.org/x/time/rate"
 
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/jobs"
@@ -91,11 +90,10 @@ func New(cfg Config, q *jobs.Queue) (*Mailer, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	m := &Mailer{cfg: cfg, q: q, log: cfg.Log, nowFn: time.Now}
+	every, burst := time.Duration(float64(time.Second)/cfg.PerSecond), max(1, int(cfg.PerSecond))
+	m := &Mailer{cfg: cfg, q: q, log: cfg.Log, nowFn: time.Now, lim: ratelimit.NewBucket(every, burst)}
 	if cfg.Limiter != nil {
-		m.lim = cfg.Limiter("mail", time.Duration(float64(time.Second)/cfg.PerSecond), max(1, int(cfg.PerSecond)))
-	} else {
-		m.lim = bucket{rate.NewLimiter(rate.Limit(cfg.PerSecond), max(1, int(cfg.PerSecond)))}
+		m.lim = cfg.Limiter("mail", every, burst)
 	}
 	if cfg.SMTPURL != "" {
 		host, opts, err := ParseSMTPURL(cfg.SMTPURL)
@@ -175,18 +173,6 @@ func Undeliverable(to string) bool {
 		return false
 	}
 	return strings.HasSuffix(strings.ToLower(a.Address), ".invalid")
-}
-
-// bucket is this process's own sending rate: one token bucket.
-type bucket struct{ l *rate.Limiter }
-
-func (b bucket) Allow(context.Context, string) (bool, time.Duration) {
-	r := b.l.Reserve()
-	if d := r.Delay(); d > 0 {
-		r.Cancel()
-		return false, d
-	}
-	return true, 0
 }
 
 // wait waits for the sending rate to allow one more.

@@ -68,16 +68,39 @@ func (l *Local) Allow(_ context.Context, key string) (bool, time.Duration) {
 	lim, _ := l.c.ComputeIfAbsent(key, func() (*rate.Limiter, bool) {
 		return rate.NewLimiter(rate.Every(l.every), l.burst), false
 	})
-	now := l.now()
+	return take(lim, l.now(), l.every)
+}
+
+// take takes one token from lim at now; without one it reports how long
+// until the next (every, if the bucket can never give one).
+func take(lim *rate.Limiter, now time.Time, every time.Duration) (bool, time.Duration) {
 	r := lim.ReserveN(now, 1)
 	if !r.OK() {
-		return false, l.every
+		return false, every
 	}
 	if d := r.DelayFrom(now); d > 0 {
 		r.CancelAt(now)
 		return false, d
 	}
 	return true, 0
+}
+
+// Bucket is one token bucket, whatever the key: a limit of the whole
+// process (the mail it sends), with no cache of keys behind it.
+type Bucket struct {
+	lim   *rate.Limiter
+	every time.Duration
+}
+
+// NewBucket allows burst actions at once and one more per every
+// afterwards; every > 0.
+func NewBucket(every time.Duration, burst int) *Bucket {
+	return &Bucket{lim: rate.NewLimiter(rate.Every(every), max(burst, 1)), every: every}
+}
+
+// Allow implements Limiter.
+func (b *Bucket) Allow(context.Context, string) (bool, time.Duration) {
+	return take(b.lim, time.Now(), b.every)
 }
 
 // Len is the number of keys tracked (for tests and metrics).

@@ -80,3 +80,19 @@ func TestLocalBounded(t *testing.T) {
 		t.Errorf("tracked %d keys; want at most %d", n, MaxKeys)
 	}
 }
+
+// A Bucket is one bucket whatever the key: the burst at once, then a
+// refusal that says when the next token comes.
+func TestBucketIgnoresKeys(t *testing.T) {
+	b := NewBucket(time.Hour, 2)
+	ctx := context.Background()
+	for _, key := range []string{"a", "b"} {
+		if ok, _ := b.Allow(ctx, key); !ok {
+			t.Fatalf("%s refused within the burst", key)
+		}
+	}
+	ok, after := b.Allow(ctx, "c")
+	if ok || after < 59*time.Minute || after > time.Hour {
+		t.Errorf("third action, another key: allowed %v, retry after %v; want refused for about an hour", ok, after)
+	}
+}
