@@ -45,7 +45,7 @@ func (a *App) moved(w http.ResponseWriter, r *http.Request, race *Race, h *Hold,
 // instance that saved it died before answering), else the error.
 func (a *App) wizardErr(w http.ResponseWriter, r *http.Request, race *Race, h *Hold, err error) {
 	if errors.Is(err, errs.ErrRepeated) && h != nil {
-		if now, herr := a.svc.store.Hold(r.Context(), h.ID); herr == nil {
+		if now, herr := a.svc.HoldNow(r.Context(), h); herr == nil {
 			a.redirect(w, r, a.stepURL(race, now))
 			return
 		}

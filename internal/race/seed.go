@@ -90,12 +90,12 @@ func Seed(ctx context.Context, d *db.DB, size SeedSize, idsPath string, progress
 		return nil, fmt.Errorf("race: seed: %w", err)
 	}
 	out := &SeedIDs{Race: r.Slug}
+	// Last year's 10K: closed, with the results.
+	past := &Event{RaceID: r.ID, Name: "10K", StartsAt: start.AddDate(-1, 0, 0), OpensAt: now.AddDate(-1, -2, 0),
+		ClosesAt: start.AddDate(-1, 0, -1), Price: 2500, Cap: max(size.Results, 1)}
 	err = d.WithTx(ctx, func(tx *db.Tx) error {
 		open := &Event{RaceID: r.ID, Name: "Marathon", StartsAt: start, OpensAt: now.Add(-time.Minute),
 			ClosesAt: now.AddDate(0, 1, 0), Price: 4500, Cap: size.Places}
-		// Last year's 10K: closed, with the results.
-		past := &Event{RaceID: r.ID, Name: "10K", StartsAt: start.AddDate(-1, 0, 0), OpensAt: now.AddDate(-1, -2, 0),
-			ClosesAt: start.AddDate(-1, 0, -1), Price: 2500, Cap: max(size.Results, 1)}
 		for _, e := range []*Event{open, past} {
 			if err := st.AddEvent(ctx, tx, e, now); err != nil {
 				return err
@@ -123,7 +123,7 @@ func Seed(ctx context.Context, d *db.DB, size SeedSize, idsPath string, progress
 		return nil, fmt.Errorf("race: seed: %w", err)
 	}
 	step(len(runners))
-	if err := seedPast(ctx, d, r.ID, out.ResultsEvent, runners, size.Results, 2500, rng, now); err != nil {
+	if err := seedPast(ctx, d, past, runners, size.Results, rng, now); err != nil {
 		return nil, err
 	}
 	step(size.Results)
@@ -141,20 +141,20 @@ func Seed(ctx context.Context, d *db.DB, size SeedSize, idsPath string, progress
 	return out, nil
 }
 
-// seedPast gives a past event of race raceID n made-up results, and
-// registrations for as many of its finishers as there are runners.
-func seedPast(ctx context.Context, d *db.DB, raceID, eventID int64, runners []int64, n int, price int64, rng *rand.Rand, now time.Time) error {
+// seedPast gives past event e n made-up results, and registrations at its
+// price for as many of its finishers as there are runners.
+func seedPast(ctx context.Context, d *db.DB, e *Event, runners []int64, n int, rng *rand.Rand, now time.Time) error {
 	if n <= 0 {
 		return nil
 	}
-	if n > MaxResultRows {
-		return fmt.Errorf("race: seed: %d results; at most %d", n, MaxResultRows)
+	rs, err := madeUp(n, rng)
+	if err != nil {
+		return err
 	}
-	rs := madeUp(n, rng)
-	if err := storeResults(ctx, d, raceID, eventID, rs); err != nil {
+	if err := storeResults(ctx, d, e.RaceID, e.ID, rs); err != nil {
 		return fmt.Errorf("race: seed: %w", err)
 	}
-	if err := seedRegistrations(ctx, d, raceID, eventID, runners, rs, price, now.AddDate(-1, 0, 0)); err != nil {
+	if err := seedRegistrations(ctx, d, e.RaceID, e.ID, runners, rs, e.Price, now.AddDate(-1, 0, 0)); err != nil {
 		return fmt.Errorf("race: seed: %w", err)
 	}
 	return nil
@@ -188,7 +188,7 @@ func seedPastRace(ctx context.Context, d *db.DB, st *Store, director int64, k in
 	if err != nil {
 		return fmt.Errorf("race: seed: %w", err)
 	}
-	return seedPast(ctx, d, r.ID, e.ID, runners, n, e.Price, rng, now)
+	return seedPast(ctx, d, e, runners, n, rng, now)
 }
 
 // SeedPassword is every seeded account's password.

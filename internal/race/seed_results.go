@@ -34,8 +34,9 @@ var (
 // raises the race's version in the database: seed before serving (a
 // server on SQLite keeps the version it has read in memory).
 func SeedResults(ctx context.Context, d *db.DB, raceID, eventID int64, n int, rng *mrand.Rand) error {
-	if n < 0 || n > MaxResultRows {
-		return fmt.Errorf("race: seed results: n = %d; want 0 to %d", n, MaxResultRows)
+	rs, err := madeUp(n, rng)
+	if err != nil {
+		return err
 	}
 	var owner int64
 	if err := db.Scan(d.QueryRow(ctx, `SELECT race_id FROM race_events WHERE id = ?`, eventID), &owner); err != nil {
@@ -44,12 +45,15 @@ func SeedResults(ctx context.Context, d *db.DB, raceID, eventID int64, n int, rn
 	if owner != raceID {
 		return fmt.Errorf("race: seed results: event %d is not race %d's", eventID, raceID)
 	}
-	return storeResults(ctx, d, raceID, eventID, madeUp(n, rng))
+	return storeResults(ctx, d, raceID, eventID, rs)
 }
 
 // madeUp is n made-up finishers, bibs 1 to n in a random order, in
-// finishing order and ranked.
-func madeUp(n int, rng *mrand.Rand) []Result {
+// finishing order and ranked; n is 0 to MaxResultRows.
+func madeUp(n int, rng *mrand.Rand) ([]Result, error) {
+	if n < 0 || n > MaxResultRows {
+		return nil, fmt.Errorf("race: seed results: n = %d; want 0 to %d", n, MaxResultRows)
+	}
 	rs := make([]Result, n)
 	bibs := rng.Perm(n)
 	for i := range rs {
@@ -63,7 +67,7 @@ func madeUp(n int, rng *mrand.Rand) []Result {
 	}
 	slices.SortStableFunc(rs, func(a, b Result) int { return cmp.Compare(a.TimeMS, b.TimeMS) })
 	rank(rs)
-	return rs
+	return rs, nil
 }
 
 // storeResults replaces event's results with rs and publishes them.
