@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/race"
 	"github.com/tutti-dev/tutti/internal/race/racetest"
 )
@@ -32,7 +33,12 @@ const raceCrashPort = 29000
 func TestClusterRaceCrash(t *testing.T) {
 	c := upCluster(t, raceCrashPort, 2, "TUTTI_PAYMENT_URL=test:?latency=20ms")
 	ctx := context.Background()
-	primary := c.connect(ctx, "primary")
+	// tutti's own database handle: it reads the queries' ? placeholders.
+	primary, err := db.Open(ctx, "postgres://postgres@127.0.0.1:"+strconv.Itoa(c.port+432)+"/tutti?sslmode=disable", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer primary.Close()
 
 	// The seed goes into the cluster's database, as cluster-compare does.
 	data := filepath.Join(c.state, "seed-data")
@@ -59,10 +65,7 @@ func TestClusterRaceCrash(t *testing.T) {
 	count := func(q string, args ...any) int {
 		t.Helper()
 		var n int
-		for i := 1; strings.Contains(q, "?"); i++ { // PostgreSQL's placeholders
-			q = strings.Replace(q, "?", "$"+strconv.Itoa(i), 1)
-		}
-		if err := primary.QueryRow(ctx, q, args...).Scan(&n); err != nil {
+		if err := db.Scan(primary.QueryRow(ctx, q, args...), &n); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 		return n
