@@ -172,7 +172,9 @@ func validHoldID(s string) bool { return (len(s) == 26 || len(s) == 22) && text.
 
 // HoldNow is hold h as stored now, after a write that another request (or
 // another send of the same one) made.
-func (s *Service) HoldNow(ctx context.Context, h *Hold) (*Hold, error) { return s.store.Hold(ctx, h.ID) }
+func (s *Service) HoldNow(ctx context.Context, h *Hold) (*Hold, error) {
+	return s.store.Hold(ctx, h.ID)
+}
 
 // Entry is u's hold id with its race and event; anyone else's is not found.
 func (s *Service) Entry(ctx context.Context, u *auth.User, slug, id string) (*Entry, error) {
