@@ -43,10 +43,14 @@ func (s *Stripe) Charge(ctx context.Context, c Charge) (Payment, error) {
 	if err := c.Check(); err != nil {
 		return Payment{}, err
 	}
+	method, err := s.method(c.Method)
+	if err != nil {
+		return Payment{}, err
+	}
 	p := &stripe.PaymentIntentCreateParams{
 		Amount:        stripe.Int64(c.Amount),
 		Currency:      stripe.String(c.Currency),
-		PaymentMethod: stripe.String(c.Method),
+		PaymentMethod: stripe.String(method),
 		Confirm:       stripe.Bool(true),
 		Description:   stripe.String(c.Description),
 		// No redirects: a card that needs the payer's bank to confirm is
@@ -69,6 +73,36 @@ func (s *Stripe) Charge(ctx context.Context, c Charge) (Payment, error) {
 		return Payment{}, fmt.Errorf("pay: stripe payment intent %s is %s", pi.ID, pi.Status)
 	}
 	return Payment{ID: pi.ID, Key: c.Key, Amount: pi.Amount, Currency: string(pi.Currency), Created: time.Unix(pi.Created, 0).UTC()}, nil
+}
+
+// stripeTestCards are the card numbers Stripe documents for test mode, and
+// the test PaymentMethods that stand for them: with a test key, a card
+// number typed on the payment page (or sent by a rehearsal's simulated
+// runners) pays as that card would.
+var stripeTestCards = map[string]string{
+	"4242424242424242": "pm_card_visa",
+	"5555555555554444": "pm_card_mastercard",
+	"4000000000000002": "pm_card_chargeDeclined",
+	"4000000000009995": "pm_card_chargeDeclinedInsufficientFunds",
+	"4000000000000069": "pm_card_chargeDeclinedExpiredCard",
+}
+
+// method is the PaymentMethod id to charge for what the payer sent: an id
+// (Stripe.js's pm_...) as it is; a card number only in test mode, as the
+// test PaymentMethod of a Stripe test card. A live key never sends a card
+// number to Stripe's API: the number must not pass through this server.
+func (s *Stripe) method(m string) (string, error) {
+	digits := strings.NewReplacer(" ", "", "-", "").Replace(m)
+	if digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return m, nil // not a card number: a PaymentMethod id
+	}
+	if !s.test {
+		return "", &Declined{Code: "card_number_refused", Message: "This site takes cards only through Stripe's own card form, which did not load. Reload the page and try again."}
+	}
+	if pm, ok := stripeTestCards[digits]; ok {
+		return pm, nil
+	}
+	return "", &Declined{Code: "incorrect_number", Message: "In Stripe's test mode, pay with one of Stripe's test cards, such as 4242 4242 4242 4242."}
 }
 
 // Find implements Gateway: the payment intent whose metadata carries key,

@@ -216,3 +216,31 @@ func TestStripeFind(t *testing.T) {
 		t.Error("a key with a quote reached the search")
 	}
 }
+
+// The payment page's card field: with a test key, Stripe's test card
+// numbers pay as their test PaymentMethods (the number itself never goes to
+// Stripe); any other number, and any number with a live key, is refused
+// before a request is sent.
+func TestStripeCardNumbers(t *testing.T) {
+	base, sent := recorder(t, startStripeMock(t))
+	ctx := context.Background()
+	g := pay.NewStripe("sk_test_123", base, nil)
+	if _, err := g.Charge(ctx, pay.Charge{Key: "reg-7", Amount: 2550, Currency: "usd", Method: "4242 4242 4242 4242"}); err != nil {
+		t.Fatalf("a test card number with a test key: %v", err)
+	}
+	reqs := sent()
+	if len(reqs) != 1 || reqs[0].form.Get("payment_method") != "pm_card_visa" {
+		t.Fatalf("sent %+v; want one charge with pm_card_visa", reqs)
+	}
+	var dec *pay.Declined
+	if _, err := g.Charge(ctx, pay.Charge{Key: "reg-8", Amount: 2550, Currency: "usd", Method: "4111-1111-1111-1111"}); !errors.As(err, &dec) || dec.Code != "incorrect_number" {
+		t.Errorf("another number with a test key: %v; want declined incorrect_number", err)
+	}
+	live := pay.NewStripe("sk_live_123", base, nil)
+	if _, err := live.Charge(ctx, pay.Charge{Key: "reg-9", Amount: 2550, Currency: "usd", Method: "4242424242424242"}); !errors.As(err, &dec) || dec.Code != "card_number_refused" {
+		t.Errorf("a card number with a live key: %v; want declined card_number_refused", err)
+	}
+	if n := len(sent()); n != 1 {
+		t.Errorf("%d requests to Stripe; refused numbers must not reach it", n)
+	}
+}
