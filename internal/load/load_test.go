@@ -203,6 +203,9 @@ func TestClosedModelAndErrorKinds(t *testing.T) {
 	if res.Errors[KindRefused] == 0 || res.Failed["x refused"] != res.Totals.SessionsFailed || res.Totals.SessionsFailed == 0 {
 		t.Errorf("errors %v, failed sessions %v; want refused", res.Errors, res.Failed)
 	}
+	if res.Totals.SuccessRate != 0 {
+		t.Errorf("success rate %v with every session refused; want 0", res.Totals.SuccessRate)
+	}
 }
 
 func TestReportsAndCompare(t *testing.T) {
@@ -234,9 +237,13 @@ func TestReportsAndCompare(t *testing.T) {
 	if !bytes.Contains(html, []byte("<polyline")) || !bytes.Contains(html, []byte("login")) || bytes.Contains(html, []byte("<script")) {
 		t.Errorf("HTML report lacks charts or data, or loads a script")
 	}
+	peak := fmt.Sprintf("peak %d/s", res.Totals.PeakRequestsPerSec)
+	if !bytes.Contains(html, []byte("Sessions completed per second")) || !bytes.Contains(html, []byte("100.00 % succeeded")) || !bytes.Contains(html, []byte(peak)) {
+		t.Errorf("HTML report lacks the completions chart, the success rate or the %s", peak)
+	}
 	out.Reset()
 	res.WriteText(&out)
-	if !strings.Contains(out.String(), "highest 10s mean") {
+	if !strings.Contains(out.String(), "highest 10s mean") || !strings.Contains(out.String(), "100.00 % succeeded") || !strings.Contains(out.String(), peak) {
 		t.Errorf("text report:\n%s", out.String())
 	}
 }
@@ -290,6 +297,15 @@ func TestBurstCount(t *testing.T) {
 	st := res.Sessions[0]
 	if done != 37 || st.SpanSeconds <= 0 || st.SpanSeconds > 2 || st.PerHour < 37*3600/2 {
 		t.Errorf("timeline completions %d, span %.2f s, %.0f an hour; want 37 within the 0.7 s burst", done, st.SpanSeconds, st.PerHour)
+	}
+	var peak, completed int64
+	for _, s := range res.Timeline {
+		peak = max(peak, s.Requests)
+		completed += s.Completed()
+	}
+	if res.Totals.SuccessRate != 1 || res.Totals.PeakRequestsPerSec != peak || peak < 37/2 || completed != 37 {
+		t.Errorf("success rate %v, peak %d/s (busiest second %d), %d completed; want 1, the busiest second, 37",
+			res.Totals.SuccessRate, res.Totals.PeakRequestsPerSec, peak, completed)
 	}
 	if g := res.Generator; g == nil || g.Samples == 0 || g.BaseBytes <= 0 || g.PeakBytes < g.BaseBytes {
 		t.Errorf("generator memory %+v", g)

@@ -20,6 +20,7 @@ func (res *Result) WriteHTML(path string) error {
 		res.chart("Requests per second", "req/s", func(s Second) float64 { return float64(s.Requests) }, nil),
 		res.chart("Sessions: arrivals per second and alive", "sessions", func(s Second) float64 { return float64(s.Arrivals) },
 			func(s Second) float64 { return float64(s.Active) }),
+		res.chart("Sessions completed per second (registrations, in the race scenarios)", "sessions", func(s Second) float64 { return float64(s.Completed()) }, nil),
 		res.chart("Latency: mean and p99 (ms)", "ms", func(s Second) float64 { return s.Mean }, func(s Second) float64 { return s.P99 }),
 		res.chart("Errors per second", "errors", func(s Second) float64 { return float64(s.Errors) }, nil),
 	}
@@ -90,7 +91,7 @@ func (res *Result) ChartSVG(title, unit string, a, b func(Second) float64) templ
 	return template.HTML(sb.String())
 }
 
-var reportTmpl = template.Must(template.New("report").Parse(`{{define "chart"}}<svg viewBox="-50 -10 860 230" width="860" height="230" style="max-width:100%;height:auto" role="img" aria-label="{{.Title}}">
+var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{"percent": func(f float64) float64 { return 100 * f }}).Parse(`{{define "chart"}}<svg viewBox="-50 -10 860 230" width="860" height="230" style="max-width:100%;height:auto" role="img" aria-label="{{.Title}}">
 {{range .Ticks}}<line class="grid" x1="0" x2="800" y1="{{.Y}}" y2="{{.Y}}"/><text x="-8" y="{{.Y}}" text-anchor="end">{{.Label}}</text>{{end}}
 <text x="0" y="216" text-anchor="start">0 s</text><text x="800" y="216" text-anchor="end">{{.End}}</text>
 <polyline class="a" {{.A}}/>{{if .HasB}}<polyline class="b" {{.B}}/>{{end}}
@@ -105,7 +106,8 @@ text{font-size:11px;fill:#666}
 </style></head><body>
 <h1>{{.R.Settings.Scenario}}: {{.R.Settings.Model}} model</h1>
 <p>Target {{.R.Settings.Target}}, started {{.R.Settings.StartedAt.Format "2006-01-02 15:04:05 UTC"}}, {{.R.Seconds}} s.
-Requests {{.R.Totals.Requests}} ({{.R.Totals.RequestsPerSec}}/s), errors {{.R.Totals.Errors}}, sessions {{.R.Totals.Sessions}} ({{.R.Totals.SessionsFailed}} failed).</p>
+Requests {{.R.Totals.Requests}} ({{.R.Totals.RequestsPerSec}}/s, peak {{.R.Totals.PeakRequestsPerSec}}/s), errors {{.R.Totals.Errors}}, sessions {{.R.Totals.Sessions}} ({{.R.Totals.SessionsFailed}} failed: {{printf "%.2f" (percent .R.Totals.SuccessRate)}} % succeeded).
+{{range .R.Sessions}}{{if .PerHour}}<br>{{.Name}}: {{.Count}} in {{.SpanSeconds}} s from the first start to the last end, {{printf "%.0f" .PerHour}} an hour estimated.{{end}}{{end}}</p>
 {{range .Charts}}<h2>{{.Title}}</h2>
 {{template "chart" .}}{{end}}
 <h2>Requests</h2>

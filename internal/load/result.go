@@ -65,6 +65,10 @@ type Totals struct {
 	RequestsPerSec float64 `json:"requests_per_s"`
 	Sessions       int64   `json:"sessions"`
 	SessionsFailed int64   `json:"sessions_failed"`
+	// SuccessRate is the share of sessions that ended well (0 to 1).
+	SuccessRate float64 `json:"success_rate"`
+	// PeakRequestsPerSec is the busiest second's requests.
+	PeakRequestsPerSec int64 `json:"peak_requests_per_s"`
 }
 
 // Stat is one request name or session kind, Tsung-style; latencies in ms.
@@ -213,15 +217,29 @@ func (r *recorder) result(sc *Scenario, cfg Config, took time.Duration) *Result 
 			}
 		}
 		res.Timeline = append(res.Timeline, sec)
+		res.Totals.PeakRequestsPerSec = max(res.Totals.PeakRequestsPerSec, sec.Requests)
+	}
+	if n := res.Totals.Sessions; n > 0 {
+		res.Totals.SuccessRate = float64(n-res.Totals.SessionsFailed) / float64(n)
 	}
 	return res
+}
+
+// Completed is the sessions that ended well in this second, every kind.
+func (s Second) Completed() int64 {
+	var n int64
+	for _, c := range s.Sessions {
+		n += c
+	}
+	return n
 }
 
 // WriteText prints the Tsung-style summary.
 func (res *Result) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "\n%s: %s model against %s, %.1f s\n", res.Settings.Scenario, res.Settings.Model, res.Settings.Target, res.Seconds)
-	fmt.Fprintf(w, "requests %d (%.1f/s), errors %d, sessions %d (%d failed), %s\n\n",
-		res.Totals.Requests, res.Totals.RequestsPerSec, res.Totals.Errors, res.Totals.Sessions, res.Totals.SessionsFailed, res.Server.memory())
+	fmt.Fprintf(w, "requests %d (%.1f/s, peak %d/s), errors %d, sessions %d (%d failed: %.2f %% succeeded), %s\n\n",
+		res.Totals.Requests, res.Totals.RequestsPerSec, res.Totals.PeakRequestsPerSec, res.Totals.Errors, res.Totals.Sessions,
+		res.Totals.SessionsFailed, 100*res.Totals.SuccessRate, res.Server.memory())
 	table := func(title string, stats []Stat) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "%s\thighest 10s mean\tlowest 10s mean\thighest rate\tmean\tcount\terrors\tp50\tp90\tp99\tp99.9\tmax\t\n", title)
