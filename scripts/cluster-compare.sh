@@ -5,7 +5,9 @@
 #   embedded : one tutti serve on SQLite, pinned to CPU 0;
 #   cluster  : deploy/local-cluster up 2 (PostgreSQL primary + replica, Redis,
 #              three NATS, MinIO, nginx with TLS, two instances), every one of
-#              its processes pinned to CPU 0, reached through nginx's https;
+#              its processes pinned to CPU 0, reached through nginx's https
+#              (TUTTI_CLUSTER_TLS=off: plain http, as embedded is reached,
+#              to see what TLS costs);
 # with the load generator on CPU 1, each on fresh seeds (tutti seed meet and
 # roar), rate limits off in both (as scripts/measure-roar.sh: a load test's
 # sessions all come from 127.0.0.1).
@@ -14,8 +16,13 @@
 #   race-capacity: race's wizard with no think time on the same ladder
 #           (new runners/s), the waiting room off in both, from a seed of
 #           100,000 signed-in runners.
-#   roar-*: closed model, CLOSED sessions of 1,000 actions (one sign-in
-#           each); requests/s and errors.
+#   roar-*: closed model, CLOSED sessions that sign in once (argon2id)
+#           and then act until the run ends; requests/s and errors over
+#           SECS, after a warm-up of WARMUP seconds (default 20) in which
+#           every session signs in: with a 3 s warm-up the cluster, whose
+#           instances hash on the core they share with nginx and
+#           PostgreSQL, was still signing its sessions in while measured
+#           (roar-read 257 requests/s against 473 after 20 s, one sitting).
 #
 #   scripts/cluster-compare.sh [SECS] [CLOSED] [RATES] [SCENARIOS]
 #     SECS       seconds per run or rate step (default 20)
@@ -70,10 +77,10 @@ EOF
 			python3 -c "import json,sys; [print(' ', sys.argv[3], sys.argv[2], p['rate'], '/s errors', p['errors'], 'p99', p['p99_ms'], 'ms', file=sys.stderr) for p in json.load(open(sys.argv[1]))['phases']]" "$out" "$name" "$sc"
 			continue
 		fi
-		local opts=()
-		[[ $sc == roar-index ]] || opts=(--opt actions=1000)
+		local warm=3s
+		[[ $sc == roar-index ]] || warm=${WARMUP:-20}s
 		taskset -c 1 "$BIN" load run --scenario "$sc" --target "$target" --seed-file "$seeds/seed/roar.json" \
-			--closed "$CLOSED" --duration "${SECS}s" --warmup 3s "${opts[@]}" --quiet --json "$out" >/dev/null 2>&1 || true
+			--closed "$CLOSED" --duration "${SECS}s" --warmup "$warm" --quiet --json "$out" >/dev/null 2>&1 || true
 		python3 -c "import json,sys; t=json.load(open(sys.argv[1]))['totals']; print(sys.argv[2], t['requests_per_s'], t['errors'])" "$out" "$sc"
 	done
 }
