@@ -224,6 +224,9 @@ func seed(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := d.Analyze(ctx); err != nil {
+		return err
+	}
 	fmt.Fprintln(env.Stdout, summary)
 	return nil
 }

@@ -109,6 +109,16 @@ func TestCopyFrom(t *testing.T) {
 		if err := db.Scan(d.QueryRow(ctx, "SELECT COUNT(*) FROM t"), &n); err != nil || n != len(rows) {
 			t.Errorf("count = %d, %v; want %d", n, err, len(rows))
 		}
+		// After the load, PostgreSQL's planner knows the table's rows.
+		if err := d.Analyze(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if d.Dialect == db.Postgres {
+			var tuples float64
+			if err := db.Scan(d.QueryRow(ctx, "SELECT reltuples FROM pg_class WHERE oid = 't'::regclass"), &tuples); err != nil || tuples != float64(len(rows)) {
+				t.Errorf("reltuples after Analyze = %v, %v; want %d", tuples, err, len(rows))
+			}
+		}
 	}, testMigrations)
 }
 
