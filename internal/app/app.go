@@ -163,6 +163,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		m.Close()
 		return nil, err
 	}
+	if !pay.TakesCardNumbers(m.Pay) {
+		log.Warn("payment-url: a live Stripe key needs Stripe.js's card form, which the payment pages do not have yet: every card payment will be refused (nothing charged)")
+	}
 	rooms, err := m.openRooms(ctx)
 	if err != nil {
 		m.Close()

@@ -19,6 +19,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/errs"
@@ -126,4 +127,15 @@ func AsUser(err error) error {
 			RetryAfter: 5 * time.Second, Err: err}
 	}
 	return err
+}
+
+// cardDigits is a card number as typed, without its spaces and dashes.
+func cardDigits(s string) string { return strings.NewReplacer(" ", "", "-", "").Replace(s) }
+
+// TakesCardNumbers reports whether g can charge a card number typed on a
+// payment page. A live Stripe key cannot: it needs an id from Stripe.js's
+// card form, which the pages do not have yet.
+func TakesCardNumbers(g Gateway) bool {
+	s, ok := g.(*Stripe)
+	return !ok || s.test
 }

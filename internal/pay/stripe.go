@@ -92,12 +92,12 @@ var stripeTestCards = map[string]string{
 // test PaymentMethod of a Stripe test card. A live key never sends a card
 // number to Stripe's API: the number must not pass through this server.
 func (s *Stripe) method(m string) (string, error) {
-	digits := strings.NewReplacer(" ", "", "-", "").Replace(m)
+	digits := cardDigits(m)
 	if digits == "" || strings.Trim(digits, "0123456789") != "" {
 		return m, nil // not a card number: a PaymentMethod id
 	}
 	if !s.test {
-		return "", &Declined{Code: "card_number_refused", Message: "This site takes cards only through Stripe's own card form, which did not load. Reload the page and try again."}
+		return "", &Declined{Code: "card_number_refused", Message: "This site cannot take card payments yet: its Stripe card form is not set up. Nothing was charged."}
 	}
 	if pm, ok := stripeTestCards[digits]; ok {
 		return pm, nil

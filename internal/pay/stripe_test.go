@@ -244,3 +244,20 @@ func TestStripeCardNumbers(t *testing.T) {
 		t.Errorf("%d requests to Stripe; refused numbers must not reach it", n)
 	}
 }
+
+// Only a live Stripe key cannot take a card number from a payment page
+// (the operator is warned at start).
+func TestTakesCardNumbers(t *testing.T) {
+	for _, c := range []struct {
+		g    pay.Gateway
+		want bool
+	}{
+		{pay.NewStripe("sk_test_123", "", nil), true},
+		{pay.NewStripe("sk_live_123", "", nil), false},
+		{&pay.Test{}, true},
+	} {
+		if got := pay.TakesCardNumbers(c.g); got != c.want {
+			t.Errorf("TakesCardNumbers(%s) = %v; want %v", c.g.Name(), got, c.want)
+		}
+	}
+}

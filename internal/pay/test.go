@@ -81,7 +81,7 @@ func (t *Test) Charge(ctx context.Context, c Charge) (Payment, error) {
 	if !t.wait(ctx) {
 		return Payment{}, ErrUnavailable // nothing was sent
 	}
-	card := strings.NewReplacer(" ", "", "-", "").Replace(c.Method)
+	card := cardDigits(c.Method)
 	masked := mask(card)
 	outcome := t.decide(card, c.Key)
 	if outcome == "down" {
