@@ -217,12 +217,22 @@ func (r *recorder) result(sc *Scenario, cfg Config, took time.Duration) *Result 
 			}
 		}
 		res.Timeline = append(res.Timeline, sec)
-		res.Totals.PeakRequestsPerSec = max(res.Totals.PeakRequestsPerSec, sec.Requests)
 	}
+	res.Totals.PeakRequestsPerSec = res.PeakRequests()
 	if n := res.Totals.Sessions; n > 0 {
 		res.Totals.SuccessRate = float64(n-res.Totals.SessionsFailed) / float64(n)
 	}
 	return res
+}
+
+// PeakRequests is the busiest second's requests (computed from the
+// timeline, so that reports stored before Totals had it give it too).
+func (res *Result) PeakRequests() int64 {
+	var peak int64
+	for _, s := range res.Timeline {
+		peak = max(peak, s.Requests)
+	}
+	return peak
 }
 
 // Completed is the sessions that ended well in this second, every kind.

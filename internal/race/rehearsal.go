@@ -223,9 +223,7 @@ func summarize(res *load.Result) *RehearsalReport {
 	if rep.Runners > 0 {
 		rep.SuccessRate = 100 * float64(rep.Registered) / float64(rep.Runners)
 	}
-	for _, sec := range res.Timeline {
-		rep.PeakRequests = max(rep.PeakRequests, sec.Requests)
-	}
+	rep.PeakRequests = res.PeakRequests()
 	return rep
 }
 
