@@ -47,11 +47,7 @@ func TestEditShowsOnTheNextRequest(t *testing.T) {
 			}
 		}
 
-		now := time.Now().In(mustZone(t, "America/New_York"))
-		event := url.Values{"name": {"5K"}, "start_time": {"08:00"},
-			"opens_date": {now.Add(-time.Hour).Format(time.DateOnly)}, "opens_time": {now.Add(-time.Hour).Format("15:04")},
-			"closes_date": {now.AddDate(0, 1, 0).Format(time.DateOnly)}, "closes_time": {"12:00"}, "price": {"31.00"}, "cap": {"80"}}
-		res, body = dir.Post(admin+"/events/"+ev[1], event)
+		res, body = dir.Post(admin+"/events/"+ev[1], eventForm(t, "5K", "31.00", "80"))
 		apptest.WantRedirect(t, res, body)
 		for i := range 4 {
 			page := racePage()
@@ -60,9 +56,7 @@ func TestEditShowsOnTheNextRequest(t *testing.T) {
 			}
 		}
 
-		event.Set("name", "Half marathon")
-		event.Set("price", "60.00")
-		res, body = dir.Post(admin+"/events", event)
+		res, body = dir.Post(admin+"/events", eventForm(t, "Half marathon", "60.00", "80"))
 		apptest.WantRedirect(t, res, body)
 		for i := range 4 {
 			if page := racePage(); !strings.Contains(page, "Half marathon") || !strings.Contains(page, "60.00 USD") {

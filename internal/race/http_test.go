@@ -55,10 +55,7 @@ func publishRace(t *testing.T, d *person, places string) string {
 		"date": {time.Now().AddDate(0, 2, 0).Format(time.DateOnly)}, "tz": {"America/New_York"}, "currency": {"usd"}})
 	path := apptest.WantRedirect(t, res, body)
 	slug := strings.TrimSuffix(strings.TrimPrefix(path, "/race/r/"), "/admin/events")
-	now := time.Now().In(mustZone(t, "America/New_York"))
-	res, body = d.Post("/race/r/"+slug+"/admin/events", url.Values{"name": {"5K"}, "start_time": {"08:00"},
-		"opens_date": {now.Add(-time.Hour).Format(time.DateOnly)}, "opens_time": {now.Add(-time.Hour).Format("15:04")},
-		"closes_date": {now.AddDate(0, 1, 0).Format(time.DateOnly)}, "closes_time": {"12:00"}, "price": {"25.50"}, "cap": {places}})
+	res, body = d.Post("/race/r/"+slug+"/admin/events", eventForm(t, "5K", "25.50", places))
 	apptest.WantRedirect(t, res, body)
 	// Publishing without a waiver is refused, and says why.
 	res, body = d.Post("/race/r/"+slug+"/admin/publish", nil)
@@ -71,6 +68,15 @@ func publishRace(t *testing.T, d *person, places string) string {
 	res, body = d.Post("/race/r/"+slug+"/admin/publish", nil)
 	apptest.WantRedirect(t, res, body)
 	return slug
+}
+
+// eventForm is the events page's form for an event open from an hour ago
+// for a month (the race's wall clock is New York's).
+func eventForm(t *testing.T, name, price, places string) url.Values {
+	now := time.Now().In(mustZone(t, "America/New_York"))
+	return url.Values{"name": {name}, "start_time": {"08:00"},
+		"opens_date": {now.Add(-time.Hour).Format(time.DateOnly)}, "opens_time": {now.Add(-time.Hour).Format("15:04")},
+		"closes_date": {now.AddDate(0, 1, 0).Format(time.DateOnly)}, "closes_time": {"12:00"}, "price": {price}, "cap": {places}}
 }
 
 func mustZone(t *testing.T, name string) *time.Location {
