@@ -14,7 +14,7 @@ import (
 
 func (m *Main) routes() http.Handler {
 	mux := http.NewServeMux()
-	m.Site.Early("GET /static/", m.Site.Assets)
+	m.Site.Static(m.Site.Assets)
 	// Pages link their icon (web.Layout); clients that ask for the old
 	// default name are sent to it rather than answered 404.
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {

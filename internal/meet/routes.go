@@ -27,7 +27,7 @@ const (
 
 // Routes mounts meet under /meet/.
 func (a *App) Routes(mux *http.ServeMux) {
-	a.Site.Early("GET "+a.assets.Prefix(), a.assets) // no session for a style sheet
+	a.Site.Static(a.assets)
 	mux.HandleFunc("GET /meet/{$}", a.pollList)
 	mux.HandleFunc("GET /meet/polls/new", a.pollNew)
 	mux.HandleFunc("POST /meet/polls", a.pollCreate)

@@ -10,16 +10,17 @@ import (
 
 // Routes mounts race under /race/.
 func (a *App) Routes(mux *http.ServeMux) {
-	a.Site.Early("GET "+a.assets.Prefix(), a.assets) // no session for a style sheet
+	a.Site.Static(a.assets)
 	mux.HandleFunc("GET /race/{$}", a.raceList)
 	mux.HandleFunc("GET /race/mine", a.mine)
 	mux.HandleFunc("GET /race/new", a.raceNew)
 	mux.HandleFunc("POST /race/races", a.raceCreate)
 
 	// Runners.
-	// The race page is everyone's alike: no session loaded for it.
+	// The race page is everyone's alike: no session loaded for it, and the
+	// hot lane answers it whatever cookies a runner sends.
 	a.Site.Early("GET /race/r/{slug}", http.HandlerFunc(a.raceShow))
-	a.Site.Hot("GET /race/r/{slug}", a.raceHot)
+	a.Site.HotAll("GET /race/r/{slug}", a.raceHot)
 	// The waiting room's page reads the ticket alone: no session.
 	a.Site.Early("GET /race/r/{slug}/queue", http.HandlerFunc(a.roomShow))
 	mux.HandleFunc("GET /race/r/{slug}/register", a.registerShow)

@@ -13,7 +13,7 @@ import (
 
 // Routes mounts roar under /roar/ (pages) and /roar/api/ (the JSON API).
 func (a *App) Routes(mux *http.ServeMux) {
-	a.Site.Early("GET "+a.assets.Prefix(), a.assets) // no session for a style sheet
+	a.Site.Static(a.assets)
 	mux.HandleFunc("GET /roar/{$}", a.publicPage)
 	mux.HandleFunc("GET /roar/home", a.homePage)
 	mux.HandleFunc("GET /roar/tags/{tag}", a.tagPage)

@@ -13,7 +13,6 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/tutti-dev/tutti/internal/files"
@@ -28,9 +27,12 @@ type Assets struct {
 }
 
 type asset struct {
-	ctype    string
 	body, gz []byte
+	page     *Page // what is served: the gzip bytes if smaller, else the body
 }
+
+// immutable is a hashed file's Cache-Control: its name changes with its bytes.
+const immutable = "public, max-age=31536000, immutable"
 
 // NewAssets reads every file of fsys once and serves it under prefix.
 func NewAssets(fsys fs.FS, prefix string) (*Assets, error) {
@@ -50,7 +52,7 @@ func NewAssets(fsys fs.FS, prefix string) (*Assets, error) {
 		if ctype == "" {
 			ctype = http.DetectContentType(b)
 		}
-		f := &asset{ctype: ctype, body: b}
+		f := &asset{body: b}
 		if strings.HasPrefix(ctype, "text/") || strings.Contains(ctype, "javascript") || strings.Contains(ctype, "svg") || strings.Contains(ctype, "json") {
 			var gz bytes.Buffer
 			zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
@@ -58,6 +60,11 @@ func NewAssets(fsys fs.FS, prefix string) (*Assets, error) {
 			zw.Close()
 			f.gz = gz.Bytes()
 		}
+		f.page = &Page{ETag: `"` + hex.EncodeToString(sum[:8]) + `"`, ContentType: ctype, Body: b, Size: len(b), CacheControl: immutable}
+		if len(f.gz) < len(b) {
+			f.page.Gzip = f.gz
+		}
+		f.page.header()
 		a.names[p] = prefix + hashed
 		a.files[hashed] = f
 		return nil
@@ -81,24 +88,25 @@ func (a *Assets) URL(name string) string {
 	return u
 }
 
-// ServeHTTP serves a hashed file; the route must strip the prefix.
+// ServeHTTP serves a hashed file under the prefix (the route's pattern is
+// the prefix): the gzip bytes to a client that takes them, if smaller.
 func (a *Assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f, ok := a.files[strings.TrimPrefix(r.URL.Path, a.prefix)]
 	if !ok {
 		http.NotFound(w, r)
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", f.ctype)
-	h.Set("Cache-Control", "public, max-age=31536000, immutable")
-	h.Set("Vary", "Accept-Encoding")
-	body := f.body
-	if f.gz != nil && acceptsGzip(r) {
-		h.Set("Content-Encoding", "gzip")
-		body = f.gz
+	f.page.Serve(w, r)
+}
+
+// Hot is the files' lookup for the site's hot lane, registered by
+// Site.Static.
+func (a *Assets) Hot(_ context.Context, req HotRequest) (*Page, bool) {
+	f, ok := a.files[req.Args[0]]
+	if !ok {
+		return nil, false
 	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.Write(body)
+	return f.page, true
 }
 
 // Export writes every file under its hashed name into dir with the URL's
@@ -140,4 +148,13 @@ func writeFile(dir, rel string, b []byte) error {
 		return fmt.Errorf("web: export %s: %w", rel, err)
 	}
 	return nil
+}
+
+// Static serves a's files at its prefix, ahead of sessions (a signed-in
+// page's style sheets would each load the session otherwise) and in the hot
+// lane, cookies or not: a rush's first page and its files stay on the
+// front. Register from an app's Routes, before the site serves.
+func (s *Site) Static(a *Assets) {
+	s.Early("GET "+a.prefix, a)
+	s.HotAll("GET "+a.prefix+"{name}", a.Hot)
 }

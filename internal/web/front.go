@@ -30,9 +30,9 @@ import (
 // sorting are a third of a cached page's cost; with them the site reached
 // 0.70-0.87 of nginx serving the same bytes, and a bare net/http handler of
 // the same bytes no better. The front parses only the simplest requests, and
-// strictly: a request it is not certain of (HTTP/1.0, a body, a cookie, a
-// query, an escaped or unusual path, an odd header, a header block past 4
-// KiB) goes to net/http untouched, so net/http stays the one judge of
+// strictly: a request it is not certain of (HTTP/1.0, a body, a cookie but
+// on a HotAll route, a query, an escaped or unusual path, an odd header, a
+// header block past 4 KiB) goes to net/http untouched, so net/http stays the one judge of
 // anything unusual. The answer is the one the chain gives (TestFront compares
 // them byte for byte): the same headers, metrics and access-log line.
 type Front struct {
@@ -292,6 +292,7 @@ type frontReq struct {
 	inm, id        string // If-None-Match (joined), X-Request-Id (first)
 	gzip, gzipSeen bool   // gzip allowed; a value listed gzip (the first decides)
 	close, https   bool
+	cookie         bool // the request carries cookies: only a HotAll route is the front's
 	hasINM, hasID  bool
 }
 
@@ -305,7 +306,7 @@ func (f *Front) answer(nc net.Conn, req []byte, out []byte) ([]byte, bool) {
 		return nil, false
 	}
 	rt, hr := f.site.hotMatch(r.path, r.query)
-	if rt == nil {
+	if rt == nil || (r.cookie && !rt.all) {
 		return nil, false
 	}
 	pg, ok := f.site.hotFind(context.Background(), rt, hr)
@@ -432,7 +433,9 @@ func (f *Front) parse(req []byte, nc net.Conn) (frontReq, bool) {
 		case fold(name, "X-Forwarded-Proto"):
 			xfp++
 			r.https = string(val) == "https"
-		case fold(name, "Cookie"), fold(name, "Content-Length"), fold(name, "Transfer-Encoding"),
+		case fold(name, "Cookie"):
+			r.cookie = true
+		case fold(name, "Content-Length"), fold(name, "Transfer-Encoding"),
 			fold(name, "Expect"), fold(name, "Upgrade"), fold(name, "Te"), fold(name, "Trailer"),
 			fold(name, "Http2-Settings"):
 			return r, false

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -29,6 +30,7 @@ type frontPair struct {
 	chained      atomic.Int64 // requests that reached the chain's handlers
 	metrics      *Metrics
 	pg           *Page
+	css          string // a static file's URL
 	logs         *bytes.Buffer
 }
 
@@ -49,7 +51,15 @@ func newFrontPair(t testing.TB) *frontPair {
 	s.HotQuery("GET /x/r/{a}/p/{b}", func(_ context.Context, req HotRequest) (*Page, bool) {
 		return p.pg, req.Args[0] == "a" && req.Args[1] == "b" && req.Values().Get("page") == "2"
 	})
+	s.HotAll("GET /x/all/{id}", func(_ context.Context, req HotRequest) (*Page, bool) { return p.pg, req.Args[0] == "abc" })
+	assets, err := NewAssets(fstest.MapFS{"a.css": {Data: []byte(strings.Repeat("p { color: red }\n", 50))}}, "/x/static/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.css = assets.URL("a.css")
+	s.Static(assets)
 	mux := http.NewServeMux()
+	mux.Handle("GET /x/static/", assets)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		p.chained.Add(1)
 		io.Copy(io.Discard, r.Body)
@@ -183,6 +193,18 @@ func exchangeFrom(t testing.TB, addr, raw string, chunk int) ([]string, string) 
 	return out, c.LocalAddr().String()
 }
 
+// cssETag is the static file's ETag, as the chain sends it.
+func (p *frontPair) cssETag(t testing.TB) string {
+	t.Helper()
+	for _, line := range strings.Split(exchange(t, p.plain, req(p.css), 0)[0], "\n") {
+		if v, ok := strings.CutPrefix(line, "Etag: "); ok {
+			return v
+		}
+	}
+	t.Fatal("no ETag on a static file")
+	return ""
+}
+
 func req(target string, hdr ...string) string {
 	return "GET " + target + " HTTP/1.1\r\nHost: example.com\r\n" + strings.Join(hdr, "") + "\r\n"
 }
@@ -226,6 +248,13 @@ func TestFront(t *testing.T) {
 		{"query with a fragment", req("/x/r/a/p/b?page=2#top", gz), false},
 		{"query with a second question mark", req("/x/r/a/p/b?page=2?", gz), false},
 		{"cookie", req("/x/", gz, "Cookie: a=b\r\n"), false},
+		{"cookie on a page everyone gets alike", req("/x/all/abc", gz, "Cookie: a=b\r\n"), true},
+		{"cookie on a page everyone gets alike, a miss", req("/x/all/nope", gz, "Cookie: a=b\r\n"), false},
+		{"cookie, everyone's page then a visitors' page", req("/x/all/abc", gz, "Cookie: a=b\r\n") + req("/x/", gz, "Cookie: a=b\r\n"), false},
+		{"static file with a cookie", req(p.css, gz, "Cookie: a=b\r\n"), true},
+		{"static file revalidated", req(p.css, gz, "If-None-Match: "+p.cssETag(t)+"\r\n"), true},
+		{"static file, no gzip", req(p.css, "Cookie: a=b\r\n"), false},
+		{"static file unknown", req("/x/static/a.0000000000.css", gz), false},
 		{"escaped path", req("/x/items/ab%63", gz), false},
 		{"dot segment", req("/x/items/../", gz), false},
 		{"dot in a segment", req("/x/items/ab.c", gz), true},

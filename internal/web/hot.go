@@ -16,9 +16,9 @@ import (
 // cached at the current version. It sees no request, only HotRequest: what
 // it returns must depend on the path's wildcards (and, for a route
 // registered by HotQuery, the query) alone: a visitor's request has no
-// cookie. It must be cheap and must not write: it runs ahead of net/http
-// and the middleware chain (Front, HotLane), and on false the request goes
-// on as usual.
+// cookie (but on a HotAll route, whose page is everyone's). It must be
+// cheap and must not write: it runs ahead of net/http and the middleware
+// chain (Front, HotLane), and on false the request goes on as usual.
 type HotFunc func(ctx context.Context, req HotRequest) (*Page, bool)
 
 // hotMaxArgs bounds a hot pattern's wildcards.
@@ -45,6 +45,7 @@ type hotRoute struct {
 	pattern string   // as the mux names it: the metrics' route label
 	segs    []string // the path's segments, hotWild for a wildcard; nil for an exact route
 	query   bool     // a request with a query is the route's too (HotQuery)
+	all     bool     // requests with cookies are the route's too (HotAll)
 	fn      HotFunc
 	ok      prometheus.Counter // code 200
 	nm      prometheus.Counter // code 304
@@ -61,18 +62,26 @@ type hotRoute struct {
 // that renders misses and serves everyone the lane does not: requests with
 // a query, a cookie or a body. Register from an app's Routes, before the
 // site serves.
-func (s *Site) Hot(pattern string, fn HotFunc) { s.hot(pattern, fn, false) }
+func (s *Site) Hot(pattern string, fn HotFunc) { s.hot(pattern, fn, false, false) }
 
 // HotQuery is Hot for a page that depends on its query as well: fn gets the
 // raw query, and reads it as the handler does (HotRequest.Values).
-func (s *Site) HotQuery(pattern string, fn HotFunc) { s.hot(pattern, fn, true) }
+func (s *Site) HotQuery(pattern string, fn HotFunc) { s.hot(pattern, fn, true, false) }
 
-func (s *Site) hot(pattern string, fn HotFunc, query bool) {
+// HotAll is Hot for a page that everyone gets alike, signed in or not,
+// whatever cookies they send: its handler is registered Early (not
+// EarlyVisitors), ahead of sessions, and reads no cookie. The lane answers
+// requests with cookies too: a signed-in runner's race page and the style
+// sheets after it stay on the front, where a cookie would hand each of a
+// rush's connections to net/http.
+func (s *Site) HotAll(pattern string, fn HotFunc) { s.hot(pattern, fn, false, true) }
+
+func (s *Site) hot(pattern string, fn HotFunc, query, all bool) {
 	path, ok := strings.CutPrefix(pattern, "GET ")
 	if !ok || !strings.HasPrefix(path, "/") {
 		panic("web: hot pattern must be GET /path: " + pattern)
 	}
-	rt := &hotRoute{pattern: pattern, fn: fn, query: query}
+	rt := &hotRoute{pattern: pattern, fn: fn, query: query, all: all}
 	path = strings.TrimSuffix(path, "{$}") // "GET /a/{$}" is the exact path /a/
 	if !strings.Contains(path, "{") {
 		if s.hotExact == nil {
@@ -101,10 +110,11 @@ func (s *Site) hot(pattern string, fn HotFunc, query bool) {
 
 // HotLane serves the registered cached pages ahead of next, the site's
 // middleware chain, to visitors: a GET or HEAD with no query and no cookie
-// (a signed-in user or a chosen preference goes down the chain). A hit is
-// answered as the chain would answer it, the same headers, metrics, access
-// log line and panic recovery, without the chain's allocations, context
-// values and routing: on one core that is most of a small cached page's cost.
+// (a signed-in user or a chosen preference goes down the chain, but on a
+// HotAll route). A hit is answered as the chain would answer it, the same
+// headers, metrics, access log line and panic recovery, without the chain's
+// allocations, context values and routing: on one core that is most of a
+// small cached page's cost.
 func (s *Site) HotLane(next http.Handler, m *Metrics) http.Handler {
 	if len(s.hotExact) == 0 && len(s.hotWild) == 0 {
 		return next
@@ -121,12 +131,12 @@ func (s *Site) HotLane(next http.Handler, m *Metrics) http.Handler {
 		// An escaped path (RawPath set: a %2F in a segment) is the mux's
 		// to judge, segment by escaped segment.
 		if (r.Method != http.MethodGet && r.Method != http.MethodHead) ||
-			len(r.Header["Cookie"]) > 0 || r.ContentLength != 0 || r.URL.RawPath != "" {
+			r.ContentLength != 0 || r.URL.RawPath != "" {
 			next.ServeHTTP(w, r)
 			return
 		}
 		rt, req := s.hotMatch(r.URL.Path, r.URL.RawQuery)
-		if rt == nil {
+		if rt == nil || (!rt.all && len(r.Header["Cookie"]) > 0) {
 			next.ServeHTTP(w, r)
 			return
 		}

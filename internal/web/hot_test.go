@@ -126,6 +126,33 @@ func TestHotLane(t *testing.T) {
 	}
 }
 
+// A HotAll page is everyone's alike: the lane answers requests with
+// cookies too, where a Hot page leaves them to the chain.
+func TestHotLaneAllTakesCookies(t *testing.T) {
+	s := &Site{Log: slog.New(slog.DiscardHandler)}
+	pg := NewPage("text/html; charset=utf-8", []byte("<p>everyone's</p>"), "")
+	fn := func(_ context.Context, req HotRequest) (*Page, bool) { return pg, req.Args[0] == "abc" }
+	s.Hot("GET /visitors/{id}", fn)
+	s.HotAll("GET /all/{id}", fn)
+	var chained []string
+	h := s.HotLane(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		chained = append(chained, r.URL.Path)
+		pg.Serve(w, r)
+	}), nil)
+	for _, p := range []string{"/all/abc", "/visitors/abc", "/all/nope"} {
+		r := httptest.NewRequest("GET", p, nil)
+		r.Header.Set("Cookie", "tutti_session=x")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != 200 || w.Body.String() != "<p>everyone's</p>" {
+			t.Errorf("%s: %d %q", p, w.Code, w.Body)
+		}
+	}
+	if !slices.Equal(chained, []string{"/visitors/abc", "/all/nope"}) {
+		t.Errorf("went down the chain: %q; want the visitors' page and the miss", chained)
+	}
+}
+
 // A pattern's wildcards are whole segments, passed in order; a HotQuery
 // route gets the query, which every other route leaves to the chain.
 func TestHotLaneWildcardsAndQuery(t *testing.T) {

@@ -23,9 +23,16 @@ import (
 type Page struct {
 	ETag        string
 	ContentType string
-	Body        []byte // the identity bytes; nil when only Gzip is kept
-	Gzip        []byte // the gzip bytes; nil when they would not be smaller
-	Size        int    // the identity bytes' length
+	// Body is the identity bytes, nil when only Gzip is kept; Gzip the gzip
+	// bytes, nil when they would not be smaller. A page may keep both
+	// (static files, made once): a client that refuses gzip then gets Body
+	// without inflating. Encode keeps the gzip bytes alone.
+	Body, Gzip []byte
+	Size       int // the identity bytes' length
+	// CacheControl is the page's Cache-Control ("": no-cache, revalidated
+	// by its ETag). Not kept by Encode: a page a cache backend holds is
+	// no-cache.
+	CacheControl string
 
 	hdr   *pageHeader               // header values made once per page, not per hit
 	front [8]atomic.Pointer[[]byte] // the front's header blocks (frontHeader)
@@ -35,7 +42,7 @@ type Page struct {
 // a cached page is served many times, so they are shared (net/http only reads
 // them).
 type pageHeader struct {
-	etag, contentType, lenBody, lenGzip []string
+	etag, contentType, lenBody, lenGzip, cacheControl []string
 }
 
 func (p *Page) header() *pageHeader {
@@ -43,6 +50,9 @@ func (p *Page) header() *pageHeader {
 		p.hdr = &pageHeader{
 			etag: []string{p.ETag}, contentType: []string{p.ContentType},
 			lenBody: []string{strconv.Itoa(p.Size)}, lenGzip: []string{strconv.Itoa(len(p.Gzip))},
+		}
+		if p.CacheControl != "" {
+			p.hdr.cacheControl = []string{p.CacheControl}
 		}
 	}
 	return p.hdr
@@ -90,7 +100,7 @@ const pageLevel = 7
 
 // Bytes returns the page's identity bytes (inflated if only gzip is kept).
 func (p *Page) Bytes() []byte {
-	if p.Gzip == nil {
+	if p.Body != nil || p.Gzip == nil {
 		return p.Body
 	}
 	var b bytes.Buffer
@@ -101,7 +111,11 @@ func (p *Page) Bytes() []byte {
 // Encode serializes the page for a cache backend, in one allocation of
 // exactly its size (a backend keeps it as it is).
 func (p *Page) Encode() []byte {
-	fields := [...][]byte{[]byte(p.ETag), []byte(p.ContentType), p.Body, p.Gzip}
+	body := p.Body
+	if p.Gzip != nil {
+		body = nil // a page keeping both is kept as its gzip bytes
+	}
+	fields := [...][]byte{[]byte(p.ETag), []byte(p.ContentType), body, p.Gzip}
 	n := binary.MaxVarintLen64
 	for _, f := range fields {
 		n += binary.MaxVarintLen64 + len(f)
@@ -188,7 +202,7 @@ func (p *Page) Serve(w http.ResponseWriter, r *http.Request) {
 	case !body:
 	case gz:
 		WriteWhole(w, r, p.Gzip)
-	case p.Gzip == nil:
+	case p.Body != nil:
 		WriteWhole(w, r, p.Body)
 	default:
 		p.inflate(w)
@@ -199,6 +213,9 @@ func (p *Page) Serve(w http.ResponseWriter, r *http.Request) {
 // it reports whether a body follows, and whether it is the gzip bytes.
 func (p *Page) headers(w http.ResponseWriter, r *http.Request) (body, gz bool) {
 	hv := p.header()
+	if hv.cacheControl != nil {
+		w.Header()["Cache-Control"] = hv.cacheControl
+	}
 	if notModified(w, r, p.ETag, hv.etag) {
 		return false, false
 	}
