@@ -168,8 +168,8 @@ func New(d Deps) (*Service, error) {
 	if d.SessionStore == nil {
 		s.SessionStore = s.sessions
 		if d.DB.Dialect == db.SQLite { // embedded mode: one process writes them all (memo.go)
-			s.sessions.mem = newMemo[string, storedSession](100_000)
-			s.store.mem = newMemo[int64, account](100_000)
+			s.sessions.mem = newMemo[string, storedSession](100_000, sessionMemoFor)
+			s.store.mem = newMemo[int64, account](100_000, memoFor)
 		}
 	} else if cs, ok := d.SessionStore.(scs.CtxStore); ok {
 		// Redis: the database takes over while it fails.

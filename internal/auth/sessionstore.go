@@ -55,7 +55,7 @@ func (s *DBStore) find(ctx context.Context, token string) ([]byte, time.Time, bo
 		}
 		return m.data, time.Unix(m.expiry, 0), true, nil
 	}
-	g := s.mem.reading()
+	g := s.mem.reading(token)
 	var b []byte
 	var expiry int64
 	err := db.Scan(s.db.QueryRow(ctx, "SELECT data, expiry FROM sessions WHERE token = ? AND expiry > ?", token, now), &b, &expiry)

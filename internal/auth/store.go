@@ -57,7 +57,7 @@ func (s *Store) byID(ctx context.Context, id int64) (*account, error) {
 	if a, ok := s.mem.get(id); ok {
 		return &a, nil
 	}
-	g := s.mem.reading()
+	g := s.mem.reading(id)
 	a, err := s.one(ctx, "id = ?", id)
 	if err == nil {
 		s.mem.keep(g, id, *a)
