@@ -12,11 +12,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
-
-	"github.com/klauspost/compress/gzip"
 )
 
 // Client is one simulated person: its own cookies, a shared transport, and
@@ -38,7 +35,8 @@ type Page struct {
 	Status int
 	Header http.Header
 	Body   []byte
-	els    []element // read by elements, once
+	els    []element   // read by elements, once
+	shared *sharedPage // the run's copy of a cacheable page: its elements are read once for everyone
 }
 
 // StatusError is a response with a status of 400 or more.
@@ -143,13 +141,16 @@ func (c *Client) do(ctx context.Context, name string, req *http.Request, keep bo
 	var page *Page
 	if err == nil {
 		var body []byte
+		var shared *sharedPage
 		if keep {
-			body, err = readBody(res)
+			// Gunzipped: the generator asks for gzip as browsers do, and
+			// the session reads forms and links out of the page.
+			body, shared, err = c.run.pages.read(res)
 		} else {
 			_, err = io.Copy(io.Discard, io.LimitReader(res.Body, 32<<20))
 			res.Body.Close()
 		}
-		page = &Page{URL: res.Request.URL, Status: res.StatusCode, Header: res.Header, Body: body}
+		page = &Page{URL: res.Request.URL, Status: res.StatusCode, Header: res.Header, Body: body, shared: shared}
 		if err == nil && res.StatusCode >= 400 {
 			err = &StatusError{Status: res.StatusCode, URL: res.Request.URL.Path}
 		}
@@ -280,32 +281,6 @@ func (c *Client) resolve(path string) string {
 	}
 	return u.String()
 }
-
-// readBody reads the whole body, gunzipping it: the generator asks for gzip
-// as browsers do, and the session reads forms and links out of the page.
-func readBody(res *http.Response) ([]byte, error) {
-	defer res.Body.Close()
-	var r io.Reader = io.LimitReader(res.Body, 32<<20)
-	if res.Header.Get("Content-Encoding") == "gzip" {
-		zr, _ := gunzips.Get().(*gzip.Reader)
-		var err error
-		if zr == nil {
-			zr, err = gzip.NewReader(r)
-		} else {
-			err = zr.Reset(r)
-		}
-		if err != nil {
-			return nil, err
-		}
-		defer gunzips.Put(zr)
-		r = zr
-	}
-	return io.ReadAll(r)
-}
-
-// gunzips are reused: a reader's window and tables were a twentieth of a
-// busy generator's CPU, made anew for each page.
-var gunzips sync.Pool
 
 // Error kinds, as the report counts them.
 const (

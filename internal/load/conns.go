@@ -31,7 +31,7 @@ type connections struct {
 }
 
 func newConnections(cfg Config) *connections {
-	c := &connections{keepAlive: cfg.KeepAlive, drain: web.NewDrain(0, nil), addr: hostPort(cfg.Target.Scheme, cfg.Target.Host)}
+	c := &connections{keepAlive: cfg.KeepAlive, drain: web.NewDrain(cfg.files, nil), addr: hostPort(cfg.Target.Scheme, cfg.Target.Host)}
 	if cfg.Target.Scheme == "https" {
 		c.tls = &tls.Config{}
 		if cfg.TLS != nil {
@@ -40,14 +40,15 @@ func newConnections(cfg Config) *connections {
 		c.tls.ServerName = cmp.Or(c.tls.ServerName, cfg.Target.Hostname())
 		c.tls.NextProtos = []string{"http/1.1"}
 	}
-	// Short of files, everyone's idle connections close at once: a
-	// thinking person's connection otherwise stays for the keep-alive,
-	// and 1,667 arrivals a second each holding one for 5 s ran the
-	// generator out of files (its dials failed: "connect").
+	// Short of files, everyone's connections idle past web.BusyIdle close
+	// at once, and the others stay that long at most: a thinking person's
+	// connection otherwise stays for the keep-alive, and 1,667 arrivals a
+	// second each holding one for 5 s ran the generator out of files (its
+	// dials failed: "connect").
 	c.drain.OnChange(func(busy bool) {
 		if busy {
 			c.people.Range(func(p, _ any) bool {
-				p.(*personal).closeIdle()
+				p.(*personal).closeIdle(web.BusyIdle)
 				return true
 			})
 		}
@@ -74,6 +75,15 @@ func newConnections(cfg Config) *connections {
 		c.shared.IdleConnTimeout = 30 * time.Second
 	}
 	return c
+}
+
+// idleFor is how long a person's connection stays idle: the keep-alive,
+// and web.BusyIdle at most while the generator is short of files.
+func (c *connections) idleFor() time.Duration {
+	if c.drain.Busy() {
+		return min(c.keepAlive, web.BusyIdle)
+	}
+	return c.keepAlive
 }
 
 // dialer is the next source address's dial, counted by the drain.

@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"math/rand/v2"
 	"net"
@@ -100,6 +101,8 @@ type Config struct {
 	// its /metrics (Result.Server); 0: never.
 	MemoryEvery time.Duration
 	Progress    func(Progress) // told every second
+
+	files int // the open files the generator counts on (0: its limit); tests set it
 }
 
 // Progress is a running run's totals so far, told every second.
@@ -113,7 +116,8 @@ type Progress struct {
 
 // runState is shared by every session of a run.
 type runState struct {
-	rec *recorder
+	rec   *recorder
+	pages *pageCache
 }
 
 func (s *runState) record(name string, due, end time.Time, status int, kind string, err error) {
@@ -203,7 +207,7 @@ func Run(ctx context.Context, sc *Scenario, cfg Config) (*Result, error) {
 	if cfg.MemoryEvery > 0 {
 		stopMemory = sampleMemory(ctx, cfg.Target, cfg.MemoryEvery)
 	}
-	state := &runState{rec: rec}
+	state := &runState{rec: rec, pages: &pageCache{seed: maphash.MakeSeed()}}
 	conns := newConnections(cfg)
 	defer conns.close()
 	gen := newGeneratorMemory()

@@ -189,9 +189,19 @@ var void = map[atom.Atom]bool{atom.Area: true, atom.Base: true, atom.Br: true, a
 // open elements down to its own (an unmatched one is ignored); the end of
 // the page closes the rest.
 func (p *Page) elements() []element {
-	if p.els != nil {
-		return p.els
+	if p.els == nil {
+		if p.shared != nil {
+			p.els = p.shared.elements()
+		} else {
+			p.els = parseElements(p.Body)
+		}
 	}
+	return p.els
+}
+
+// parseElements reads body's elements (Page.elements); the result is
+// only read afterwards, so pages with the same bytes may share it.
+func parseElements(body []byte) []element {
 	els := make([]element, 0, 64)
 	var open []int
 	closeTo := func(k int) { // close open[k:] at the current end
@@ -200,12 +210,11 @@ func (p *Page) elements() []element {
 		}
 		open = open[:k]
 	}
-	z := html.NewTokenizer(bytes.NewReader(p.Body))
+	z := html.NewTokenizer(bytes.NewReader(body))
 	for {
 		switch z.Next() {
 		case html.ErrorToken:
 			closeTo(0)
-			p.els = els
 			return els
 		case html.StartTagToken, html.SelfClosingTagToken:
 			name, more := z.TagName()

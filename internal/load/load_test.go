@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"net"
 	"net/http"
@@ -14,11 +15,15 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/tutti-dev/tutti/internal/web"
 )
 
 func page(t *testing.T, raw, body string) *Page {
@@ -365,6 +370,15 @@ func TestPeopleHaveTheirOwnConnections(t *testing.T) {
 	if n := run(Config{KeepAlive: 50 * time.Millisecond}, 200*time.Millisecond); n != 20 {
 		t.Errorf("%d connections for 10 people who pause past the keep-alive; want two each", n)
 	}
+	// Short of files (the drain busy from the second connection on), a
+	// person's next request at once still reuses the connection, and one
+	// after a pause past web.BusyIdle does not.
+	if n := run(Config{KeepAlive: 5 * time.Second, files: 2}, 10*time.Millisecond); n != 10 {
+		t.Errorf("%d connections for 10 people who pause briefly, the generator short of files; want one each", n)
+	}
+	if n := run(Config{KeepAlive: 5 * time.Second, files: 2}, web.BusyIdle+300*time.Millisecond); n < 19 {
+		t.Errorf("%d connections for 10 people who pause past web.BusyIdle, the generator short of files; want two each", n)
+	}
 	if n := run(Config{Shared: true}, 10*time.Millisecond); n >= 10 {
 		t.Errorf("%d connections for 10 people sharing a pool; want fewer than one each", n)
 	}
@@ -491,5 +505,61 @@ func countConns(ts *httptest.Server, n *atomic.Int64) {
 		if s == http.StateNew {
 			n.Add(1)
 		}
+	}
+}
+
+// TestPagesReadOnceForEveryone: a cacheable page (one with an ETag) that
+// many people get byte for byte is gunzipped and read once; a page with
+// other bytes, or without an ETag, is each person's own, and every person
+// reads the same forms and assets either way.
+func TestPagesReadOnceForEveryone(t *testing.T) {
+	page := func(etag, body string, gz bool) *http.Response {
+		h := http.Header{}
+		b := []byte(body)
+		if gz {
+			var buf bytes.Buffer
+			zw := gzip.NewWriter(&buf)
+			zw.Write(b)
+			zw.Close()
+			b = buf.Bytes()
+			h.Set("Content-Encoding", "gzip")
+		}
+		if etag != "" {
+			h.Set("Etag", etag)
+		}
+		return &http.Response{StatusCode: 200, Header: h, Body: io.NopCloser(bytes.NewReader(b))}
+	}
+	const html = `<link rel="stylesheet" href="/s/a.css"><form action="/go" method="post"><input name="x" value="1"></form>`
+	c := &pageCache{seed: maphash.MakeSeed()}
+	read := func(res *http.Response) (*Page, *sharedPage) {
+		t.Helper()
+		body, sp, err := c.read(res)
+		if err != nil || string(body) != html && string(body) != html+" " {
+			t.Fatalf("read: %q, %v", body, err)
+		}
+		u, _ := url.Parse("http://127.0.0.1/race")
+		return &Page{URL: u, Status: 200, Body: body, shared: sp}, sp
+	}
+	p1, a := read(page(`"v1"`, html, true))
+	p2, b := read(page(`"v1"`, html, true))
+	_, other := read(page(`"v1"`, html+" ", true))
+	_, plain := read(page(`"v1"`, html, false))
+	_, none := read(page("", html, true))
+	if a == nil || a != b {
+		t.Errorf("the same bytes with an ETag were read twice: %p, %p", a, b)
+	}
+	if other == a || plain == a || none != nil {
+		t.Errorf("shared across different bytes or encodings, or without an ETag: %p %p %p (first %p)", other, plain, none, a)
+	}
+	for _, p := range []*Page{p1, p2} {
+		f, err := p.Form("/go")
+		if err != nil || f.Values.Get("x") != "1" || !slices.Equal(p.assets(), []string{"http://127.0.0.1/s/a.css"}) {
+			t.Errorf("a shared page's form %v (%v), assets %v", f, err, p.assets())
+		}
+	}
+	f, _ := p1.Form("/go")
+	f.Set("x", "2") // a person's form is their own
+	if g, _ := p2.Form("/go"); g.Values.Get("x") != "1" {
+		t.Errorf("one person's form changed another's: %v", g.Values)
 	}
 }

@@ -32,8 +32,9 @@ type personal struct {
 type personConn struct {
 	net.Conn
 	owner *personal
-	timer *time.Timer // closes it when idle past the keep-alive
-	since time.Time   // idle since: a late timer of an earlier idle period does nothing
+	timer *time.Timer   // closes it when idle past its keep
+	since time.Time     // idle since: a late timer of an earlier idle period does nothing
+	keep  time.Duration // how long it may stay idle this time
 }
 
 const keptPerPerson = 6 // a browser keeps up to six connections to a host
@@ -182,31 +183,35 @@ func (p *personal) dialConn(ctx context.Context) (*personConn, error) {
 }
 
 // release keeps pc for the next request, or closes it: an answer not read
-// whole, a person gone, six kept already, or the generator short of files
-// (its drain busy).
+// whole, a person gone or six kept already. It stays idle for the
+// keep-alive, or while the generator is short of files (its drain busy)
+// for web.BusyIdle at most, as the server's own connections then: a page's
+// style sheets and a form's redirect still reuse it, where closing it
+// after each answer made every request of a rush's opening a new
+// connection on both sides.
 func (p *personal) release(pc *personConn, keep bool) {
 	pc.SetDeadline(time.Time{})
 	p.mu.Lock()
-	if !keep || p.gone || len(p.idle) >= keptPerPerson || p.conns.drain.Busy() {
+	if !keep || p.gone || len(p.idle) >= keptPerPerson {
 		p.mu.Unlock()
 		pc.Close()
 		return
 	}
-	pc.since = time.Now()
+	pc.since, pc.keep = time.Now(), p.conns.idleFor()
 	if pc.timer == nil {
-		pc.timer = time.AfterFunc(p.conns.keepAlive, func() { p.expire(pc) })
+		pc.timer = time.AfterFunc(pc.keep, func() { p.expire(pc) })
 	} else {
-		pc.timer.Reset(p.conns.keepAlive)
+		pc.timer.Reset(pc.keep)
 	}
 	p.idle = append(p.idle, pc)
 	p.mu.Unlock()
 }
 
-// expire closes pc if it has been idle for the keep-alive.
+// expire closes pc if it has been idle for its keep.
 func (p *personal) expire(pc *personConn) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if time.Since(pc.since) < p.conns.keepAlive {
+	if time.Since(pc.since) < pc.keep {
 		return // taken and kept again since the timer was set
 	}
 	for i, c := range p.idle {
@@ -218,15 +223,27 @@ func (p *personal) expire(pc *personConn) {
 	}
 }
 
-// closeIdle closes the idle connections (short of files, or leaving).
-func (p *personal) closeIdle() {
+// closeIdle closes the connections idle for longer than d (all of them
+// if d is 0) and keeps the others for d at most: short of files, or
+// leaving.
+func (p *personal) closeIdle(d time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	now, kept := time.Now(), p.idle[:0]
 	for _, pc := range p.idle {
+		if idle := now.Sub(pc.since); d > 0 && idle < d {
+			if pc.keep > d {
+				pc.keep = d
+				pc.timer.Reset(d - idle)
+			}
+			kept = append(kept, pc)
+			continue
+		}
 		pc.timer.Stop()
 		pc.Close()
 	}
-	p.idle = p.idle[:0]
+	clear(p.idle[len(kept):])
+	p.idle = kept
 }
 
 // leave closes everything kept: the person is done.
@@ -234,7 +251,7 @@ func (p *personal) leave() {
 	p.mu.Lock()
 	p.gone = true
 	p.mu.Unlock()
-	p.closeIdle()
+	p.closeIdle(0)
 }
 
 // tlsDial wraps dial with a TLS handshake for https targets.
