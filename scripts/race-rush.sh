@@ -11,14 +11,23 @@
 #   capacity: the wizard with no think time, without the waiting room
 #             (--room-rate 0), RATES (500,550,600) new runners/s for SECS (30)
 #             each, from a seed of 100,000 runners
+# DATA_DIR puts the server's data there instead of a fresh temporary
+# directory (emptied first; e.g. /dev/shm/rush, memory instead of disk);
+# SAMPLES=FILE writes, each second, the CPU % and open files of the server
+# and of the generator (from /proc): which side fell behind.
 # Example: scripts/race-rush.sh capacity --rates 500 --phase-seconds 60
 set -euo pipefail
 mode=${1:?burst or capacity}; shift
 bin=${TUTTI_BIN:-./bin/tutti}
 port=${PORT:-18095}
-dir=$(mktemp -d)
+if [ -n "${DATA_DIR:-}" ]; then
+  dir=$DATA_DIR; rm -rf "$dir"; mkdir -p "$dir"
+else
+  dir=$(mktemp -d)
+fi
 pid=
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$dir"' EXIT
+sampler=
+trap '[ -n "$sampler" ] && kill "$sampler" 2>/dev/null; [ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$dir"' EXIT
 serve=(--data-dir "$dir" --addr "127.0.0.1:$port" --log-level warn)
 case "$mode" in
 burst)
@@ -37,7 +46,24 @@ for _ in $(seq 100); do curl -fsS -o /dev/null "http://127.0.0.1:$port/healthz" 
 curl -fsS -o /dev/null "http://127.0.0.1:$port/healthz" || { echo "race-rush: the server did not start:" >&2; cat "$dir/serve.log" >&2; exit 1; }
 rc=0
 taskset -c "${GEN_CPUS:-1}" "$bin" load run "${load[@]}" --target "http://127.0.0.1:$port" \
-  --seed-file "$dir/seed/race.json" --quiet "$@" || rc=$?
+  --seed-file "$dir/seed/race.json" --quiet "$@" &
+gen=$!
+if [ -n "${SAMPLES:-}" ]; then
+  ticks() { awk '{print $14+$15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+  files() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
+  (
+    s0=$(ticks "$pid"); g0=$(ticks "$gen"); t=0
+    echo "second server_cpu% generator_cpu% server_files generator_files"
+    while kill -0 "$gen" 2>/dev/null; do
+      sleep 1; s1=$(ticks "$pid"); g1=$(ticks "$gen")
+      echo "$t $(( (s1 - s0) * 100 / $(getconf CLK_TCK) )) $(( (g1 - g0) * 100 / $(getconf CLK_TCK) )) $(files "$pid") $(files "$gen")"
+      s0=$s1; g0=$g1; t=$((t + 1))
+    done
+  ) >"$SAMPLES" &
+  sampler=$!
+fi
+wait "$gen" || rc=$?
+[ -n "$sampler" ] && { kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null || true; sampler=; }
 kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
 # Each event's places taken against its cap and its confirmed
 # registrations (taken counts holds too: those left open expire later).
