@@ -23,12 +23,7 @@ import (
 type Assets struct {
 	prefix string            // URL prefix, e.g. /static/
 	names  map[string]string // name -> hashed URL
-	files  map[string]*asset // hashed name -> file
-}
-
-type asset struct {
-	body, gz []byte
-	page     *Page // what is served: the gzip bytes if smaller, else the body
+	files  map[string]*Page  // hashed name -> file: its body, and its gzip bytes if smaller
 }
 
 // immutable is a hashed file's Cache-Control: its name changes with its bytes.
@@ -36,7 +31,7 @@ const immutable = "public, max-age=31536000, immutable"
 
 // NewAssets reads every file of fsys once and serves it under prefix.
 func NewAssets(fsys fs.FS, prefix string) (*Assets, error) {
-	a := &Assets{prefix: prefix, names: map[string]string{}, files: map[string]*asset{}}
+	a := &Assets{prefix: prefix, names: map[string]string{}, files: map[string]*Page{}}
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -52,19 +47,17 @@ func NewAssets(fsys fs.FS, prefix string) (*Assets, error) {
 		if ctype == "" {
 			ctype = http.DetectContentType(b)
 		}
-		f := &asset{body: b}
+		f := &Page{ETag: `"` + hex.EncodeToString(sum[:8]) + `"`, ContentType: ctype, Body: b, Size: len(b), CacheControl: immutable}
 		if strings.HasPrefix(ctype, "text/") || strings.Contains(ctype, "javascript") || strings.Contains(ctype, "svg") || strings.Contains(ctype, "json") {
 			var gz bytes.Buffer
 			zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
 			zw.Write(b)
 			zw.Close()
-			f.gz = gz.Bytes()
+			if gz.Len() < len(b) {
+				f.Gzip = gz.Bytes()
+			}
 		}
-		f.page = &Page{ETag: `"` + hex.EncodeToString(sum[:8]) + `"`, ContentType: ctype, Body: b, Size: len(b), CacheControl: immutable}
-		if len(f.gz) < len(b) {
-			f.page.Gzip = f.gz
-		}
-		f.page.header()
+		f.header()
 		a.names[p] = prefix + hashed
 		a.files[hashed] = f
 		return nil
@@ -96,7 +89,7 @@ func (a *Assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	f.page.Serve(w, r)
+	f.Serve(w, r)
 }
 
 // Hot is the files' lookup for the site's hot lane, registered by
@@ -106,7 +99,7 @@ func (a *Assets) Hot(_ context.Context, req HotRequest) (*Page, bool) {
 	if !ok {
 		return nil, false
 	}
-	return f.page, true
+	return f, true
 }
 
 // Export writes every file under its hashed name into dir with the URL's
@@ -126,12 +119,12 @@ func (a *Assets) Export(dir string) ([]string, error) {
 	for _, name := range names {
 		f := a.files[name]
 		rel := path.Join(strings.TrimPrefix(a.prefix, "/"), name)
-		if err := writeFile(dir, rel, f.body); err != nil {
+		if err := writeFile(dir, rel, f.Body); err != nil {
 			return written, err
 		}
 		written = append(written, rel)
-		if f.gz != nil {
-			if err := writeFile(dir, rel+".gz", f.gz); err != nil {
+		if f.Gzip != nil {
+			if err := writeFile(dir, rel+".gz", f.Gzip); err != nil {
 				return written, err
 			}
 			written = append(written, rel+".gz")
