@@ -130,7 +130,9 @@ func AsUser(err error) error {
 }
 
 // cardDigits is a card number as typed, without its spaces and dashes.
-func cardDigits(s string) string { return strings.NewReplacer(" ", "", "-", "").Replace(s) }
+func cardDigits(s string) string { return cardSeparators.Replace(s) }
+
+var cardSeparators = strings.NewReplacer(" ", "", "-", "")
 
 // TakesCardNumbers reports whether g can charge a card number typed on a
 // payment page. A live Stripe key cannot: it needs an id from Stripe.js's
