@@ -182,11 +182,10 @@ func noteCursor(n Notification) db.Cursor { return db.Cursor{ID: n.ID} }
 
 // Viewer loads what marks roars for u (nil: a visitor, for whom nothing
 // does): likes and reposts among roars, blocks and mutes, unseen
-// notifications. A fixed number of queries, whatever the page size.
+// notifications. One query, whatever the page size (Store.Marks).
 func (s *Service) Viewer(ctx context.Context, u *auth.User, roars ...[]Roar) (*Viewer, error) {
-	v := &Viewer{User: u}
 	if u == nil {
-		return v, nil
+		return &Viewer{}, nil
 	}
 	var ids []int64
 	for _, list := range roars {
@@ -194,19 +193,11 @@ func (s *Service) Viewer(ctx context.Context, u *auth.User, roars ...[]Roar) (*V
 			ids = append(ids, list[i].Target().ID)
 		}
 	}
-	var err error
-	if v.Liked, err = s.store.Liked(ctx, u.ID, ids); err != nil {
+	v, err := s.store.Marks(ctx, u.ID, ids)
+	if err != nil {
 		return nil, err
 	}
-	if v.Reposted, err = s.store.Reposted(ctx, u.ID, ids); err != nil {
-		return nil, err
-	}
-	if v.Rel, err = s.store.Relations(ctx, u.ID); err != nil {
-		return nil, err
-	}
-	if v.Unseen, err = s.store.Unseen(ctx, u.ID); err != nil {
-		return nil, err
-	}
+	v.User = u
 	return v, nil
 }
 

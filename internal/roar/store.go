@@ -166,10 +166,57 @@ func (s *Store) Ancestors(ctx context.Context, id int64) ([]Roar, error) {
 	return collect(rows)
 }
 
-// Liked returns which of ids userID has liked: one query over the range
-// of ids (an index range scan on (user_id, roar_id)), not one parameter per id.
-func (s *Store) Liked(ctx context.Context, userID int64, ids []int64) (map[int64]bool, error) {
-	return s.among(ctx, "SELECT roar_id FROM roar_likes WHERE user_id = ? AND roar_id BETWEEN ? AND ?", userID, ids)
+// Marks is what marks roars ids for userID, in one query (one round trip
+// and one snapshot, whatever the page size): which of ids it liked and
+// reposted (index range scans on (user_id, roar_id) and (author_id,
+// repost_of) over the range of ids, not one parameter per id), its blocks
+// and mutes and who blocks it, and its unseen notifications. User is left
+// for the caller.
+func (s *Store) Marks(ctx context.Context, userID int64, ids []int64) (*Viewer, error) {
+	v := &Viewer{Liked: map[int64]bool{}, Reposted: map[int64]bool{}, Rel: newRelations()}
+	if userID == 0 {
+		return v, nil
+	}
+	var lo, hi int64 // 0, 0: no roar (ids start at 1)
+	want := make(map[int64]bool, len(ids))
+	for i, id := range ids {
+		if i == 0 {
+			lo, hi = id, id
+		}
+		lo, hi = min(lo, id), max(hi, id)
+		want[id] = true
+	}
+	rows, err := s.db.Query(ctx, `SELECT 'like', roar_id FROM roar_likes WHERE user_id = ? AND roar_id BETWEEN ? AND ?
+		UNION ALL SELECT 'repost', repost_of FROM roars WHERE author_id = ? AND repost_of BETWEEN ? AND ?
+		UNION ALL `+relationsQuery+`
+		UNION ALL SELECT 'unseen', count(*) FROM roar_notifications WHERE user_id = ? AND seen = 0`,
+		userID, lo, hi, userID, lo, hi, userID, userID, userID)
+	if err != nil {
+		return nil, fmt.Errorf("roar: marks: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var kind string
+		var id int64
+		if err := rows.Scan(&kind, &id); err != nil {
+			return nil, err
+		}
+		switch kind {
+		case "like": // in the range of ids, but is it one of them?
+			if want[id] {
+				v.Liked[id] = true
+			}
+		case "repost":
+			if want[id] {
+				v.Reposted[id] = true
+			}
+		case "unseen":
+			v.Unseen = id
+		default:
+			v.Rel.add(kind, id)
+		}
+	}
+	return v, rows.Err()
 }
 
 // Reposted returns which of ids userID has reposted: one query.
@@ -218,14 +265,34 @@ func (s *Store) idSet(ctx context.Context, q string, args ...any) (map[int64]boo
 	return out, rows.Err()
 }
 
+// relationsQuery is the viewer's relations as (kind, user id) rows: its
+// blocks and mutes, and 'blocked-by' those who block it; two parameters,
+// the viewer's id twice.
+const relationsQuery = `SELECT kind, target_id FROM roar_blocks WHERE user_id = ?
+		UNION ALL SELECT 'blocked-by', user_id FROM roar_blocks WHERE target_id = ? AND kind = 'block'`
+
+func newRelations() *Relations {
+	return &Relations{Hidden: map[int64]bool{}, Blocks: map[int64]bool{}, Mutes: map[int64]bool{}}
+}
+
+// add notes a row of relationsQuery.
+func (rel *Relations) add(kind string, id int64) {
+	rel.Hidden[id] = true
+	switch kind {
+	case "block":
+		rel.Blocks[id] = true
+	case "mute":
+		rel.Mutes[id] = true
+	}
+}
+
 // Relations loads the viewer's blocks and mutes and who blocks the viewer.
 func (s *Store) Relations(ctx context.Context, viewer int64) (*Relations, error) {
-	rel := &Relations{Hidden: map[int64]bool{}, Blocks: map[int64]bool{}, Mutes: map[int64]bool{}}
+	rel := newRelations()
 	if viewer == 0 {
 		return rel, nil
 	}
-	rows, err := s.db.Query(ctx, `SELECT target_id, kind FROM roar_blocks WHERE user_id = ?
-		UNION ALL SELECT user_id, 'blocked-by' FROM roar_blocks WHERE target_id = ? AND kind = 'block'`, viewer, viewer)
+	rows, err := s.db.Query(ctx, relationsQuery, viewer, viewer)
 	if err != nil {
 		return nil, fmt.Errorf("roar: relations: %w", err)
 	}
@@ -233,16 +300,10 @@ func (s *Store) Relations(ctx context.Context, viewer int64) (*Relations, error)
 	for rows.Next() {
 		var id int64
 		var kind string
-		if err := rows.Scan(&id, &kind); err != nil {
+		if err := rows.Scan(&kind, &id); err != nil {
 			return nil, err
 		}
-		rel.Hidden[id] = true
-		switch kind {
-		case "block":
-			rel.Blocks[id] = true
-		case "mute":
-			rel.Mutes[id] = true
-		}
+		rel.add(kind, id)
 	}
 	return rel, rows.Err()
 }

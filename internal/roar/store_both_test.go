@@ -3,6 +3,7 @@ package roar
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -144,11 +145,19 @@ func TestStoreTimelinesAndCounts(t *testing.T) {
 		if r := f.roar(a1); r.Likes != 1 {
 			t.Errorf("a1 likes after liking twice = %d; want 1", r.Likes)
 		}
-		if liked, err := f.s.Liked(ctx, f.bob, []int64{a1, b1, c1}); err != nil || !liked[a1] || liked[b1] || liked[c1] {
-			t.Errorf("Liked = %v, %v; want only %d", liked, err, a1)
+		if m, err := f.s.Marks(ctx, f.bob, []int64{a1, b1, c1}); err != nil || len(m.Liked) != 1 || !m.Liked[a1] {
+			t.Errorf("Marks(bob).Liked = %v, %v; want only %d", m, err, a1)
 		}
 		if rep, err := f.s.Reposted(ctx, f.bob, []int64{a1, c1}); err != nil || !rep[c1] || rep[a1] {
 			t.Errorf("Reposted = %v, %v; want only %d", rep, err, c1)
+		}
+		// Marks keeps to the page: c1, reposted by bob, is in the range of
+		// a1..a2 but not among them.
+		if m, err := f.s.Marks(ctx, f.bob, []int64{a1, a2}); err != nil || len(m.Reposted) != 0 {
+			t.Errorf("Marks(bob, a1, a2).Reposted = %v, %v; want none", m, err)
+		}
+		if m, err := f.s.Marks(ctx, f.bob, []int64{c1}); err != nil || len(m.Reposted) != 1 || !m.Reposted[c1] {
+			t.Errorf("Marks(bob, c1).Reposted = %v, %v; want %d", m, err, c1)
 		}
 		if err := f.tx(func(ctx context.Context, tx *db.Tx) error {
 			_, err := f.s.like(ctx, tx, a1, f.bob, false, nil)
@@ -163,6 +172,9 @@ func TestStoreTimelinesAndCounts(t *testing.T) {
 		// Ann was replied to, mentioned (in the same reply: one notice) and liked.
 		if n, err := f.s.Unseen(ctx, f.ann); err != nil || n != 2 {
 			t.Errorf("ann's unseen notifications = %d, %v; want 2 (reply, like)", n, err)
+		}
+		if m, err := f.s.Marks(ctx, f.ann, nil); err != nil || m.Unseen != 2 || len(m.Liked)+len(m.Reposted) != 0 {
+			t.Errorf("Marks(ann, no roars) = %+v, %v; want 2 unseen, no likes or reposts", m, err)
 		}
 		// One query for several users says what Unseen says of each.
 		nobody := int64(1 << 40)
@@ -201,6 +213,26 @@ func TestStoreBlocksRemovalsAndForgetting(t *testing.T) {
 			return err
 		}); errs.KindOf(err) != errs.Forbidden {
 			t.Errorf("a blocked user's like: %v; want forbidden", err)
+		}
+
+		// Marks carries the relations as Relations has them, both ways.
+		if err := f.tx(func(ctx context.Context, tx *db.Tx) error {
+			return f.s.relate(ctx, tx, f.ann, f.bob, "mute", true, nil)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		for _, who := range []int64{f.ann, f.cat} {
+			m, err := f.s.Marks(context.Background(), who, []int64{a1})
+			rel, rerr := f.s.Relations(context.Background(), who)
+			if err != nil || rerr != nil || !reflect.DeepEqual(m.Rel, rel) {
+				t.Errorf("user %d: Marks.Rel = %+v, %v; Relations = %+v, %v", who, m.Rel, err, rel, rerr)
+			}
+		}
+		if m, _ := f.s.Marks(context.Background(), f.ann, nil); !m.Rel.Blocks[f.cat] || !m.Rel.Mutes[f.bob] || len(m.Rel.Hidden) != 2 {
+			t.Errorf("ann's relations = %+v; want cat blocked, bob muted, both hidden", m.Rel)
+		}
+		if m, _ := f.s.Marks(context.Background(), f.cat, nil); !m.Rel.Hidden[f.ann] || len(m.Rel.Blocks)+len(m.Rel.Mutes) != 0 {
+			t.Errorf("cat's relations = %+v; want ann hidden (she blocks cat), no blocks or mutes", m.Rel)
 		}
 
 		// Removal: only the author; the reposts go with the roar.
