@@ -14,7 +14,8 @@
 # DATA_DIR puts the server's data there instead of a fresh temporary
 # directory (emptied first; e.g. /dev/shm/rush, memory instead of disk);
 # SAMPLES=FILE writes, each second, the CPU % and open files of the server
-# and of the generator (from /proc): which side fell behind.
+# and of the generator (from /proc), and the size of SQLite's write-ahead
+# log: which side fell behind, and whether checkpoints keep up.
 # Example: scripts/race-rush.sh capacity --rates 500 --phase-seconds 60
 set -euo pipefail
 mode=${1:?burst or capacity}; shift
@@ -53,10 +54,10 @@ if [ -n "${SAMPLES:-}" ]; then
   files() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
   (
     s0=$(ticks "$pid"); g0=$(ticks "$gen"); t=0
-    echo "second server_cpu% generator_cpu% server_files generator_files"
+    echo "second server_cpu% generator_cpu% server_files generator_files wal_kib"
     while kill -0 "$gen" 2>/dev/null; do
       sleep 1; s1=$(ticks "$pid"); g1=$(ticks "$gen")
-      echo "$t $(( (s1 - s0) * 100 / $(getconf CLK_TCK) )) $(( (g1 - g0) * 100 / $(getconf CLK_TCK) )) $(files "$pid") $(files "$gen")"
+      echo "$t $(( (s1 - s0) * 100 / $(getconf CLK_TCK) )) $(( (g1 - g0) * 100 / $(getconf CLK_TCK) )) $(files "$pid") $(files "$gen") $(( $(stat -c %s "$dir/tutti.db-wal" 2>/dev/null || echo 0) / 1024 ))"
       s0=$s1; g0=$g1; t=$((t + 1))
     done
   ) >"$SAMPLES" &
