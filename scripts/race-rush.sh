@@ -16,6 +16,10 @@
 # SAMPLES=FILE writes, each second, the CPU % and open files of the server
 # and of the generator (from /proc), and the size of SQLite's write-ahead
 # log: which side fell behind, and whether checkpoints keep up.
+# DUMPS=DIR serves the server's Go profiles on PORT+1 and writes its
+# goroutines (grouped by stack) to DIR every 15 s, and its log at the end:
+# where requests wait, should a run collapse (one in eight did on
+# 2026-11-27, the server at 40-50 % of its core while writes timed out).
 # Example: scripts/race-rush.sh capacity --rates 500 --phase-seconds 60
 set -euo pipefail
 mode=${1:?burst or capacity}; shift
@@ -28,8 +32,10 @@ else
 fi
 pid=
 sampler=
-trap '[ -n "$sampler" ] && kill "$sampler" 2>/dev/null; [ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$dir"' EXIT
+dumper=
+trap '[ -n "$sampler" ] && kill "$sampler" 2>/dev/null; [ -n "$dumper" ] && kill "$dumper" 2>/dev/null; [ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$dir"' EXIT
 serve=(--data-dir "$dir" --addr "127.0.0.1:$port" --log-level warn)
+[ -n "${DUMPS:-}" ] && { mkdir -p "$DUMPS"; serve+=(--debug-addr "127.0.0.1:$((port + 1))"); }
 case "$mode" in
 burst)
   runners=${RUNNERS:-50000}
@@ -63,8 +69,19 @@ if [ -n "${SAMPLES:-}" ]; then
   ) >"$SAMPLES" &
   sampler=$!
 fi
+if [ -n "${DUMPS:-}" ]; then
+  (
+    t=0
+    while kill -0 "$gen" 2>/dev/null; do
+      curl -fsS -o "$DUMPS/goroutines-$(printf %04d "$t").txt" "http://127.0.0.1:$((port + 1))/debug/pprof/goroutine?debug=1" 2>/dev/null || true
+      sleep 15; t=$((t + 15))
+    done
+  ) &
+  dumper=$!
+fi
 wait "$gen" || rc=$?
 [ -n "$sampler" ] && { kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null || true; sampler=; }
+[ -n "$dumper" ] && { kill "$dumper" 2>/dev/null; wait "$dumper" 2>/dev/null || true; dumper=; cp "$dir/serve.log" "$DUMPS/"; }
 kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
 # Each event's places taken against its cap and its confirmed
 # registrations (taken counts holds too: those left open expire later).
