@@ -177,46 +177,63 @@ func (s *Store) Marks(ctx context.Context, userID int64, ids []int64) (*Viewer, 
 	if userID == 0 {
 		return v, nil
 	}
-	var lo, hi int64 // 0, 0: no roar (ids start at 1)
-	want := make(map[int64]bool, len(ids))
-	for i, id := range ids {
-		if i == 0 {
-			lo, hi = id, id
-		}
-		lo, hi = min(lo, id), max(hi, id)
-		want[id] = true
-	}
-	rows, err := s.db.Query(ctx, `SELECT 'like', roar_id FROM roar_likes WHERE user_id = ? AND roar_id BETWEEN ? AND ?
+	lo, hi, want := span(ids)
+	err := s.kinds(ctx, "marks", `SELECT 'like', roar_id FROM roar_likes WHERE user_id = ? AND roar_id BETWEEN ? AND ?
 		UNION ALL SELECT 'repost', repost_of FROM roars WHERE author_id = ? AND repost_of BETWEEN ? AND ?
 		UNION ALL `+relationsQuery+`
 		UNION ALL SELECT 'unseen', count(*) FROM roar_notifications WHERE user_id = ? AND seen = 0`,
-		userID, lo, hi, userID, lo, hi, userID, userID, userID)
+		[]any{userID, lo, hi, userID, lo, hi, userID, userID, userID}, func(kind string, id int64) {
+			switch kind {
+			case "like": // in the range of ids, but is it one of them?
+				if want[id] {
+					v.Liked[id] = true
+				}
+			case "repost":
+				if want[id] {
+					v.Reposted[id] = true
+				}
+			case "unseen":
+				v.Unseen = id
+			default:
+				v.Rel.add(kind, id)
+			}
+		})
 	if err != nil {
-		return nil, fmt.Errorf("roar: marks: %w", err)
+		return nil, err
+	}
+	return v, nil
+}
+
+// span is the range of ids (0, 0 if none: roar ids start at 1) and the
+// set of them, for a range scan whose rows are then kept to the set.
+func span(ids []int64) (lo, hi int64, want map[int64]bool) {
+	want = make(map[int64]bool, len(ids))
+	if len(ids) > 0 {
+		lo, hi = ids[0], ids[0]
+	}
+	for _, id := range ids {
+		lo, hi = min(lo, id), max(hi, id)
+		want[id] = true
+	}
+	return lo, hi, want
+}
+
+// kinds runs q, whose rows are (kind, id), and hands each row to fn.
+func (s *Store) kinds(ctx context.Context, what, q string, args []any, fn func(kind string, id int64)) error {
+	rows, err := s.db.Query(ctx, q, args...)
+	if err != nil {
+		return fmt.Errorf("roar: %s: %w", what, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var kind string
 		var id int64
 		if err := rows.Scan(&kind, &id); err != nil {
-			return nil, err
+			return err
 		}
-		switch kind {
-		case "like": // in the range of ids, but is it one of them?
-			if want[id] {
-				v.Liked[id] = true
-			}
-		case "repost":
-			if want[id] {
-				v.Reposted[id] = true
-			}
-		case "unseen":
-			v.Unseen = id
-		default:
-			v.Rel.add(kind, id)
-		}
+		fn(kind, id)
 	}
-	return v, rows.Err()
+	return rows.Err()
 }
 
 // Reposted returns which of ids userID has reposted: one query.
@@ -229,12 +246,7 @@ func (s *Store) among(ctx context.Context, q string, userID int64, ids []int64) 
 	if userID == 0 || len(ids) == 0 {
 		return map[int64]bool{}, nil
 	}
-	lo, hi := ids[0], ids[0]
-	want := make(map[int64]bool, len(ids))
-	for _, id := range ids {
-		lo, hi = min(lo, id), max(hi, id)
-		want[id] = true
-	}
+	lo, hi, want := span(ids)
 	found, err := s.idSet(ctx, q, userID, lo, hi)
 	if err != nil {
 		return nil, err
@@ -292,20 +304,10 @@ func (s *Store) Relations(ctx context.Context, viewer int64) (*Relations, error)
 	if viewer == 0 {
 		return rel, nil
 	}
-	rows, err := s.db.Query(ctx, relationsQuery, viewer, viewer)
-	if err != nil {
-		return nil, fmt.Errorf("roar: relations: %w", err)
+	if err := s.kinds(ctx, "relations", relationsQuery, []any{viewer, viewer}, rel.add); err != nil {
+		return nil, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var kind string
-		if err := rows.Scan(&kind, &id); err != nil {
-			return nil, err
-		}
-		rel.add(kind, id)
-	}
-	return rel, rows.Err()
+	return rel, nil
 }
 
 // Following returns the ids userID follows.
