@@ -20,6 +20,9 @@
 # goroutines (grouped by stack) to DIR every 15 s, and its log at the end:
 # where requests wait, should a run collapse (one in eight did on
 # 2026-11-27, the server at 40-50 % of its core while writes timed out).
+# FLIGHT=DIR has the server's flight recorder (--flight-dir) write there
+# the last 10 s of its execution trace whenever a handler took over a
+# second; tracing costs CPU, enough to worsen the opening's p99.
 # Example: scripts/race-rush.sh capacity --rates 500 --phase-seconds 60
 set -euo pipefail
 mode=${1:?burst or capacity}; shift
@@ -36,6 +39,7 @@ dumper=
 trap '[ -n "$sampler" ] && kill "$sampler" 2>/dev/null; [ -n "$dumper" ] && kill "$dumper" 2>/dev/null; [ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$dir"' EXIT
 serve=(--data-dir "$dir" --addr "127.0.0.1:$port" --log-level warn)
 [ -n "${DUMPS:-}" ] && { mkdir -p "$DUMPS"; serve+=(--debug-addr "127.0.0.1:$((port + 1))"); }
+[ -n "${FLIGHT:-}" ] && serve+=(--flight-dir "$FLIGHT")
 case "$mode" in
 burst)
   runners=${RUNNERS:-50000}

@@ -80,6 +80,7 @@ type Main struct {
 	srv     *http.Server
 	proxies web.Proxies // --trusted-proxies: the chain's and the front's
 	ln      net.Listener
+	flight  *web.Flight // --flight-dir: traces of slow requests
 
 	closeTier, closeVersions func() // the Redis tier's, if any
 }
@@ -202,6 +203,12 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 	if m.proxies, err = web.ParseProxies(cfg.TrustedProxies); err != nil {
 		m.Close()
 		return nil, err
+	}
+	if cfg.FlightDir != "" {
+		if m.flight, err = web.StartFlight(cfg.FlightDir, log); err != nil {
+			m.Close()
+			return nil, err
+		}
 	}
 	m.Handler = m.routes()
 	return m, nil
@@ -409,6 +416,7 @@ func (m *Main) Serve(ctx context.Context) error {
 
 // Close commits the writes still queued, then releases the bus and the database.
 func (m *Main) Close() error {
+	m.flight.Stop()
 	for i := len(m.Apps) - 1; i >= 0; i-- {
 		if c, ok := m.Apps[i].(module.Closer); ok {
 			c.Close()

@@ -71,6 +71,7 @@ func (m *Main) routes() http.Handler {
 	}
 	mux.HandleFunc("GET /", m.Site.NotFound)
 	metrics := web.NewMetrics(m.Registry)
+	metrics.Flight = m.flight
 	common := []web.Middleware{web.WithRequestID, web.Observe(m.Log, metrics), web.Recover(m.Site), web.SecurityHeaders}
 	full := web.Chain(mux, slices.Concat(common, []web.Middleware{
 		web.CrossOrigin(m.Site),

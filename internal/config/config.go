@@ -49,6 +49,7 @@ type Config struct {
 	MaxBodyBytes       int64         // default request body limit
 	BaseURL            string        // public URL, for links in mail and calendars; empty: from the request
 	DebugAddr          string        // if set, net/http/pprof listens here (keep it on loopback)
+	FlightDir          string        // if set, a request over a second writes the last seconds' execution trace here
 	RoarPostsPerMin    int           // roars a user may post per minute (bursts of up to 10); 0: no limit
 	RoomRate           int           // people a waiting room lets in per second (all instances together); 0: no waiting room
 	RateLimits         bool          // false turns off the login, sign-up and posting limits (load tests)
@@ -120,6 +121,7 @@ func Flags(fs *flag.FlagSet, c *Config, getenv func(string) string) []Var {
 	str(&c.MemoryLimit, "memory-limit", "TUTTI_MEMORY_LIMIT", d.MemoryLimit, "the Go runtime's soft memory limit: auto (half of the machine's or the container's memory), off, or a size such as 512MiB; GOMEMLIMIT in the environment wins")
 	str(&c.LogFormat, "log-format", "TUTTI_LOG_FORMAT", d.LogFormat, "log format: text or json")
 	str(&c.DebugAddr, "debug-addr", "TUTTI_DEBUG_ADDR", "", "if set, serve Go profiles (net/http/pprof) on this address; keep it private")
+	str(&c.FlightDir, "flight-dir", "TUTTI_FLIGHT_DIR", "", "if set, keep the last 10 s of the Go execution trace in memory and write it here when a request takes over a second (at most every 30 s; costs a few per cent of CPU)")
 	str(&c.BaseURL, "base-url", "TUTTI_BASE_URL", "", "public base URL for links in calendars and mail; empty means taken from each request")
 	str(&c.SMTPURL, "smtp-url", "TUTTI_SMTP_URL", "", "smtp://user:password@host:port (STARTTLS when offered) or smtps://... for outgoing mail; empty means mail is written as .eml files in DATA-DIR/mail")
 	str(&c.TrustedProxies, "trusted-proxies", "TUTTI_TRUSTED_PROXIES", "", "comma-separated CIDRs or addresses of reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (nginx in front: 127.0.0.1); empty believes no one")

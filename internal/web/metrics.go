@@ -12,6 +12,9 @@ import (
 type Metrics struct {
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
+	// Flight, if set, is shown every request's time: a slow one writes
+	// the execution trace that led to it.
+	Flight *Flight
 }
 
 // NewMetrics registers the HTTP metrics on reg.
@@ -40,4 +43,5 @@ func (m *Metrics) observe(r *http.Request, status int, d time.Duration) {
 	}
 	m.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
 	m.latency.WithLabelValues(route).Observe(d.Seconds())
+	m.Flight.Saw(d)
 }
