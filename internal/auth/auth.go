@@ -168,7 +168,7 @@ func New(d Deps) (*Service, error) {
 	if d.SessionStore == nil {
 		s.SessionStore = s.sessions
 		if d.DB.Dialect == db.SQLite { // embedded mode: one process writes them all (memo.go)
-			s.sessions.mem = newMemo[string, storedSession](100_000, sessionMemoFor)
+			s.sessions.mem = newMemo[string, storedSession](100_000, memoFor)
 			s.store.mem = newMemo[int64, account](100_000, memoFor)
 		}
 	} else if cs, ok := d.SessionStore.(scs.CtxStore); ok {
@@ -232,6 +232,27 @@ func (s *Service) manager(r *http.Request) *scs.SessionManager {
 // Sessions is the database session store (with Redis, its fallback; nil with
 // another store that cannot fall back), for its periodic Cleanup.
 func (s *Service) Sessions() *DBStore { return s.sessions }
+
+// WatchOthers keeps the users and sessions held in memory (embedded mode)
+// true to writes by other processes: it forgets them all whenever another
+// process wrote the database, looking every second until ctx is done.
+// Without memory (cluster mode) it returns at once.
+func (s *Service) WatchOthers(ctx context.Context) {
+	if s.store.mem == nil {
+		return
+	}
+	s.DB.WatchOthers(ctx, time.Second, s.Forget)
+}
+
+// Forget drops the users and sessions held in memory: for a write of the
+// users table made outside this package (the race's removal of its
+// rehearsals' runners).
+func (s *Service) Forget() {
+	s.store.changed()
+	if s.sessions != nil {
+		s.sessions.mem.forgetAll()
+	}
+}
 
 // OnDelete registers hooks for account deletion: inTx runs in the deleting
 // transaction before the users row goes (see TxHook), after runs once it

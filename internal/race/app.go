@@ -122,7 +122,7 @@ func New(d Deps) (*App, error) {
 	})
 	a.pages = cache.NewPages(d.Cache, "race:page", 10*time.Second, 0)
 	a.results = cache.NewPages(d.Cache, "race:results", resultsTTL, 16<<20)
-	a.svc = &Service{store: a.store, db: d.DB, batch: d.DB.Batch(), pay: d.Pay, jobs: d.Jobs, users: d.Auth.ByUsername, now: d.Now,
+	a.svc = &Service{store: a.store, db: d.DB, batch: d.DB.Batch(), pay: d.Pay, jobs: d.Jobs, users: d.Auth.ByUsername, usersGone: d.Auth.Forget, now: d.Now,
 		holdFor: d.HoldFor, log: d.Log, changed: a.changed, versions: a.versions, races: newRaceCache()}
 	a.svc.inviteFor, a.svc.invited = d.InviteFor, a.invitations
 	a.svc.files, a.svc.images = d.Files, d.Images

@@ -520,6 +520,7 @@ func (s *Service) refundRehearsals(ctx context.Context) (int, error) {
 	if k, err := s.store.CleanRehearsals(ctx, now, now.Add(-rehearsalKeep), 5000); err != nil {
 		return n, err
 	} else if k > 0 {
+		s.usersGone()
 		s.log.Info("race: rehearsals' runner accounts removed", "n", k)
 	}
 	return n, nil

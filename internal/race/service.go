@@ -24,14 +24,15 @@ import (
 // is valid, and the registration pipeline (service_register.go). Handlers
 // call it; it calls the Store.
 type Service struct {
-	store   *Store
-	db      *db.DB
-	batch   *db.Batcher // runners' small writes, committed together under load
-	pay     pay.Gateway
-	jobs    *jobs.Queue // refunds; nil: none
-	users   func(ctx context.Context, name string) (*auth.User, error)
-	now     func() time.Time
-	holdFor time.Duration
+	store     *Store
+	db        *db.DB
+	batch     *db.Batcher // runners' small writes, committed together under load
+	pay       pay.Gateway
+	jobs      *jobs.Queue // refunds; nil: none
+	users     func(ctx context.Context, name string) (*auth.User, error)
+	usersGone func() // after users were removed here: auth's memory of them goes
+	now       func() time.Time
+	holdFor   time.Duration
 	// inviteFor is how long a waiting list's invitation keeps its place;
 	// invited queues the invitations' mails in their transaction (nil:
 	// none).
