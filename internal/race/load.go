@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -259,12 +260,16 @@ func (w *wizard) register(ctx context.Context, c *load.Client) error {
 	return nil
 }
 
-// follow refreshes a page whose path ends in /name as its Refresh header
-// says, as a browser does, at most limit times, and returns the page it
-// leads to.
+// follow refreshes a page that is /name's (its path ends in /name, or it
+// refreshes itself there: the room's page at the wizard's first address)
+// as its Refresh header says, as a browser does, at most limit times, and
+// returns the page it leads to.
 func follow(ctx context.Context, c *load.Client, p *load.Page, name string, limit int) (*load.Page, error) {
-	for n := 0; strings.HasSuffix(p.URL.Path, "/"+name); n++ {
+	for n := 0; ; n++ {
 		d, to, ok := p.Refresh()
+		if !strings.HasSuffix(p.URL.Path, "/"+name) && !(ok && refreshesTo(to, name)) {
+			return p, nil
+		}
 		if !ok || n > limit {
 			return nil, endedAt(p)
 		}
@@ -276,5 +281,10 @@ func follow(ctx context.Context, c *load.Client, p *load.Page, name string, limi
 			return nil, err
 		}
 	}
-	return p, nil
+}
+
+// refreshesTo reports whether the address to is /name's.
+func refreshesTo(to, name string) bool {
+	u, err := url.Parse(to)
+	return err == nil && strings.HasSuffix(u.Path, "/"+name)
 }

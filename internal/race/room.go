@@ -80,7 +80,7 @@ func (a *App) admitted(w http.ResponseWriter, r *http.Request, race *Race, u *au
 		case a.Rooms.Pass(p, now):
 			return true
 		case !p.In(now): // still waiting
-			a.redirect(w, r, roomURL(race.Slug)+eventQuery(ev))
+			a.toRoom(w, r, race, t, p, now, ev)
 			return false
 		} // else the pass has run out: join again
 	}
@@ -101,8 +101,25 @@ func (a *App) admitted(w http.ResponseWriter, r *http.Request, race *Race, u *au
 	if !t.Early() && !now.Before(t.At) { // no crowd: in at once
 		return true
 	}
-	a.redirect(w, r, roomURL(race.Slug)+eventQuery(ev))
+	p, err := a.Rooms.Where(ctx, t, now)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return false
+	}
+	a.toRoom(w, r, race, t, p, now, ev)
 	return false
+}
+
+// toRoom sends a runner whose turn has not come to the room: a GET gets
+// the room's page at once (in an opening rush, a redirect to it would be
+// one more request per arrival for the core to serve), a POST a redirect
+// to it.
+func (a *App) toRoom(w http.ResponseWriter, r *http.Request, race *Race, t room.Ticket, p room.Place, now time.Time, ev int64) {
+	if r.Method != http.MethodGet {
+		a.redirect(w, r, roomURL(race.Slug)+eventQuery(ev))
+		return
+	}
+	a.showRoom(w, r, race, t, p, now, ev)
 }
 
 // validOpening reports whether an early ticket still waits for one of
@@ -153,6 +170,13 @@ func (a *App) roomShow(w http.ResponseWriter, r *http.Request) {
 		a.redirect(w, r, next)
 		return
 	}
+	a.showRoom(w, r, race, t, p, now, ev)
+}
+
+// showRoom is the room's page for ticket t, at place p: it refreshes
+// itself at the room's address.
+func (a *App) showRoom(w http.ResponseWriter, r *http.Request, race *Race, t room.Ticket, p room.Place, now time.Time, ev int64) {
+	slug := race.Slug
 	// Look again when the turn comes, or sooner to show the place; spread
 	// by the runner so that a crowd does not refresh in step (the early
 	// crowd's last look before the opening too: their draw spreads them
