@@ -246,8 +246,12 @@ func (s *Service) WatchOthers(ctx context.Context) {
 
 // Forget drops the users and sessions held in memory: for a write of the
 // users table made outside this package (the race's removal of its
-// rehearsals' runners).
+// rehearsals' runners). A nil Service (an app built without accounts, in
+// tests) holds nothing.
 func (s *Service) Forget() {
+	if s == nil {
+		return
+	}
 	s.store.changed()
 	if s.sessions != nil {
 		s.sessions.mem.forgetAll()
