@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/emersion/go-ical"
+
+	"github.com/tutti-dev/tutti/internal/walltime"
 )
 
 // CalendarError is an .ics file the import refuses; its message is for the
@@ -168,8 +170,8 @@ func skipEvent(ev *ical.Event) bool {
 	return false
 }
 
-// zoneCache loads each TZID of a file once (time.LoadLocation reads the
-// zone database every time), and at most maxZones of them.
+// zoneCache resolves each TZID of a file once, a Windows name too, and at
+// most maxZones of them: a file naming thousands costs no more.
 type zoneCache map[string]*time.Location
 
 func (zc zoneCache) load(tzid string) (*time.Location, error) {
@@ -185,7 +187,7 @@ func (zc zoneCache) load(tzid string) (*time.Location, error) {
 	if len(zc) >= maxZones {
 		return nil, ErrCalendarTooComplex
 	}
-	loc, err := time.LoadLocation(tzid)
+	loc, err := walltime.Location(tzid)
 	zc[tzid] = loc
 	return loc, err
 }

@@ -68,7 +68,7 @@ func boolStr(b bool) string {
 }
 
 func mustLoc(zone string) *time.Location {
-	if loc, err := time.LoadLocation(zone); err == nil {
+	if loc, err := walltime.Location(zone); err == nil {
 		return loc
 	}
 	return time.UTC

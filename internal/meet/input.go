@@ -204,7 +204,7 @@ func ValidComment(s string) (string, string) {
 func ParseTimeframe(p *Poll, date, start, end, tier, tz string) (Timeframe, map[string]string) {
 	errs := map[string]string{}
 	var tf Timeframe
-	loc, err := time.LoadLocation(tz)
+	loc, err := walltime.Location(tz)
 	if err != nil || tz == "" || tz == "Local" {
 		if loc, err = p.Location(); err != nil {
 			loc = time.UTC

@@ -41,7 +41,7 @@ func (in CloseInput) Validate(p *Poll) (start, end time.Time, fields map[string]
 		}
 		start = t.UTC()
 	} else {
-		loc, err := time.LoadLocation(in.TZ)
+		loc, err := walltime.Location(in.TZ)
 		if err != nil || in.TZ == "" || in.TZ == "Local" {
 			if loc, err = p.Location(); err != nil {
 				loc = time.UTC

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/walltime"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -194,7 +195,7 @@ func validZone(z string) bool {
 	if z == "" || z == "Local" || len(z) > 64 {
 		return false
 	}
-	_, err := time.LoadLocation(z)
+	_, err := walltime.Location(z)
 	return err == nil
 }
 
@@ -227,7 +228,7 @@ func (a *App) buildPollView(ctx context.Context, st *Store, p *Poll, zone string
 	v := &pollView{Poll: p, Locked: a.locked(p), PeopleAfter: pq.after, CommentsFrom: pq.before}
 	v.Zone, v.Loc = zone, nil
 	if zone != "" {
-		v.Loc, _ = time.LoadLocation(zone)
+		v.Loc, _ = walltime.Location(zone)
 	}
 	if v.Loc == nil {
 		v.Zone = p.TZ

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/text"
+	"github.com/tutti-dev/tutti/internal/walltime"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -94,7 +95,7 @@ func (a *App) locked(p *Poll) bool { return a.svc.Locked(p) }
 // browser's detected zone or the switcher), else the poll's zone.
 func (a *App) zone(w http.ResponseWriter, r *http.Request, p *Poll) (string, *time.Location) {
 	if z := a.zoneName(w, r); z != "" {
-		if loc, err := time.LoadLocation(z); err == nil {
+		if loc, err := walltime.Location(z); err == nil {
 			return z, loc
 		}
 	}

@@ -11,7 +11,7 @@ import (
 
 // Location is the poll's zone.
 func (p *Poll) Location() (*time.Location, error) {
-	loc, err := time.LoadLocation(p.TZ)
+	loc, err := walltime.Location(p.TZ)
 	if err != nil || p.TZ == "" || p.TZ == "Local" {
 		return nil, fmt.Errorf("meet: zone %q: unknown", p.TZ)
 	}

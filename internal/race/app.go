@@ -181,7 +181,7 @@ func (a *App) invitations(tx *db.Tx, inv []Invitation) error {
 			WHERE e.id = ?`, in.EventID), &race, &slug, &event, &tz); err != nil {
 			return err
 		}
-		loc, err := time.LoadLocation(tz)
+		loc, err := walltime.Location(tz)
 		if err != nil {
 			loc = time.UTC
 		}
@@ -235,7 +235,7 @@ func (a *App) confirmations(ctx context.Context, tx *db.Tx, regs []Registration)
 	}
 	for _, r := range regs {
 		x := info[r.EventID]
-		loc, err := time.LoadLocation(x.tz)
+		loc, err := walltime.Location(x.tz)
 		if err != nil {
 			loc = time.UTC
 		}

@@ -47,7 +47,7 @@ func (r *Race) Published() bool { return r.PublishedAt != nil }
 
 // Loc is the race's zone (UTC if it no longer loads).
 func (r *Race) Loc() *time.Location {
-	if loc, err := time.LoadLocation(r.TZ); err == nil {
+	if loc, err := walltime.Location(r.TZ); err == nil {
 		return loc
 	}
 	return time.UTC
@@ -239,7 +239,7 @@ func (in RaceInput) Validate(now time.Time) (Race, map[string]string) {
 	if r.TZ == "" {
 		r.TZ = "UTC"
 	}
-	if _, err := time.LoadLocation(r.TZ); err != nil || r.TZ == "Local" {
+	if _, err := walltime.Location(r.TZ); err != nil || r.TZ == "Local" {
 		f["tz"] = "Pick a time zone from the list."
 	}
 	d, err := time.Parse(time.DateOnly, strings.TrimSpace(in.Date))

@@ -80,7 +80,7 @@ func Seed(ctx context.Context, d *db.DB, size SeedSize, idsPath string, progress
 	// The race as the director's wizard stores it (the store's own
 	// statements), published.
 	st := NewStore(d)
-	loc, _ := time.LoadLocation("Europe/Berlin")
+	loc, _ := walltime.Location("Europe/Berlin")
 	day := now.In(loc).AddDate(0, 2, 0)
 	start, _ := walltime.At(day.Year(), day.Month(), day.Day(), 8*60+30, loc)
 	r := &Race{OwnerID: director, Name: fmt.Sprintf("Rush City Marathon %d", director), Location: "Rush City",
@@ -166,7 +166,7 @@ var seedPastRaces = []string{"Harbour Night Run", "Old Town Half", "Riverside 10
 // seedPastRace makes the k-th race run already: published, one event a
 // month ago with n results and their registrations.
 func seedPastRace(ctx context.Context, d *db.DB, st *Store, director int64, k int, runners []int64, n int, rng *rand.Rand, now time.Time) error {
-	loc, _ := time.LoadLocation("Europe/Berlin")
+	loc, _ := walltime.Location("Europe/Berlin")
 	day := now.In(loc).AddDate(0, -k, 0)
 	start, _ := walltime.At(day.Year(), day.Month(), day.Day(), 9*60, loc)
 	r := &Race{OwnerID: director, Name: fmt.Sprintf("%s %d", seedPastRaces[(k-1)%len(seedPastRaces)], director), Location: "Rush City",
