@@ -104,12 +104,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, scenarios
 	sources := fs.Int("sources", 16, "spread people's connections over this many loopback source addresses (127.0.0.N)")
 	grace := fs.Duration("grace", 0, "after the phases, sessions under way may finish within this (default: the scenario's)")
 	memoryEvery := fs.Duration("memory-every", time.Second, "read the server's resident memory from its /metrics this often, and report the peak (0: never)")
+	gogc := fs.Int("gogc", DefaultGOGC, "the generator's GOGC (GOGC in the environment wins): its live memory is its people, long-lived, so it collects seldom, under a soft memory limit of half the machine's")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
 		return 2
 	}
+	relaxGC(*gogc, stderr)
 	factory, ok := scenarios[*name]
 	if !ok {
 		fmt.Fprintf(stderr, "tutti load: unknown scenario %q (have: %s)\n", *name, strings.Join(sortedKeys(scenarios), ", "))

@@ -312,8 +312,9 @@ func TestBurstCount(t *testing.T) {
 		t.Errorf("success rate %v, peak %d/s (busiest second %d), %d completed; want 1, the busiest second, 37",
 			res.Totals.SuccessRate, res.Totals.PeakRequestsPerSec, peak, completed)
 	}
-	if g := res.Generator; g == nil || g.Samples == 0 || g.BaseBytes <= 0 || g.PeakBytes < g.BaseBytes {
-		t.Errorf("generator memory %+v", g)
+	if g := res.Generator; g == nil || g.Samples == 0 || g.BaseBytes <= 0 || g.PeakBytes < g.BaseBytes ||
+		g.BaseLive <= 0 || g.PeakActive > 0 && (g.LiveAtPeak <= 0 || g.LiveAtPeak > g.BytesAtPeak) {
+		t.Errorf("generator memory %+v; want live memory, within what is held", g)
 	}
 }
 

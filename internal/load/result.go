@@ -268,8 +268,9 @@ func (res *Result) WriteText(w io.Writer) {
 		}
 	}
 	if g := res.Generator; g != nil {
-		fmt.Fprintf(w, "generator: %d people alive at most, %.0f MiB held then (%.0f MiB before), %.1f KiB a person; %d goroutines\n",
-			g.PeakActive, float64(g.BytesAtPeak)/(1<<20), float64(g.BaseBytes)/(1<<20), float64(g.BytesPerSession)/1024, g.Goroutines)
+		fmt.Fprintf(w, "generator: %d people alive at most, %.0f MiB held then (%.0f MiB before), %.1f KiB a person (%.1f KiB live); %d goroutines\n",
+			g.PeakActive, float64(g.BytesAtPeak)/(1<<20), float64(g.BaseBytes)/(1<<20), float64(g.BytesPerSession)/1024,
+			float64(g.LiveBytesPerSession)/1024, g.Goroutines)
 	}
 	fmt.Fprintln(w)
 	if len(res.Samples) > 0 {
