@@ -40,19 +40,13 @@ func newConnections(cfg Config) *connections {
 		c.tls.ServerName = cmp.Or(c.tls.ServerName, cfg.Target.Hostname())
 		c.tls.NextProtos = []string{"http/1.1"}
 	}
-	// Short of files, everyone's connections idle past web.BusyIdle close
-	// at once, and the others stay that long at most: a thinking person's
-	// connection otherwise stays for the keep-alive, and 1,667 arrivals a
-	// second each holding one for 5 s ran the generator out of files (its
-	// dials failed: "connect").
-	c.drain.OnChange(func(busy bool) {
-		if busy {
-			c.people.Range(func(p, _ any) bool {
-				p.(*personal).closeIdle(web.BusyIdle)
-				return true
-			})
-		}
-	})
+	// Near the file limit a connection stays idle for less than the
+	// keep-alive (idleFor), and the drain's sweep ends those that went idle
+	// under a longer allowance (sweepIdle): a thinking person's connection
+	// otherwise stays for the keep-alive, and 1,667 arrivals a second each
+	// holding one for 5 s ran the generator out of files (its dials failed:
+	// "connect").
+	c.drain.OnSweep(c.sweepIdle)
 	sources := cfg.Sources
 	ip := net.ParseIP(cfg.Target.Hostname()).To4()
 	if sources <= 0 {
@@ -78,12 +72,31 @@ func newConnections(cfg Config) *connections {
 }
 
 // idleFor is how long a person's connection stays idle: the keep-alive,
-// and web.BusyIdle at most while the generator is short of files.
+// and less as the generator nears its file limit (web.Drain.IdleFor).
 func (c *connections) idleFor() time.Duration {
-	if c.drain.Busy() {
-		return min(c.keepAlive, web.BusyIdle)
+	return min(c.keepAlive, c.drain.IdleFor())
+}
+
+// sweepIdle ends up to max of the people's connections idle since before
+// cutoff, the longest idle first (web.Drain.OnSweep).
+func (c *connections) sweepIdle(cutoff time.Time, max int) int {
+	if time.Since(cutoff) >= c.keepAlive {
+		return 0 // none is kept that long: not worth visiting everyone
 	}
-	return c.keepAlive
+	var old []web.IdleConn
+	c.people.Range(func(p, _ any) bool {
+		old = p.(*personal).idleSince(cutoff, old)
+		return true
+	})
+	old = web.LongestIdle(old, max)
+	ended := 0
+	for _, o := range old {
+		pc := o.Conn.(*personConn)
+		if pc.owner.drop(pc, o.Since) {
+			ended++
+		}
+	}
+	return ended
 }
 
 // dialer is the next source address's dial, counted by the drain.

@@ -371,9 +371,9 @@ func TestPeopleHaveTheirOwnConnections(t *testing.T) {
 	if n := run(Config{KeepAlive: 50 * time.Millisecond}, 200*time.Millisecond); n != 20 {
 		t.Errorf("%d connections for 10 people who pause past the keep-alive; want two each", n)
 	}
-	// Short of files (the drain busy from the second connection on), a
-	// person's next request at once still reuses the connection, and one
-	// after a pause past web.BusyIdle does not.
+	// Short of files (at the drain's high mark from the first connection
+	// on), a person's next request at once still reuses the connection,
+	// and one after a pause past web.BusyIdle does not.
 	if n := run(Config{KeepAlive: 5 * time.Second, files: 2}, 10*time.Millisecond); n != 10 {
 		t.Errorf("%d connections for 10 people who pause briefly, the generator short of files; want one each", n)
 	}

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/tutti-dev/tutti/internal/web"
 )
 
 // personal is one person's connections to the target, as a browser keeps
@@ -184,8 +186,8 @@ func (p *personal) dialConn(ctx context.Context) (*personConn, error) {
 
 // release keeps pc for the next request, or closes it: an answer not read
 // whole, a person gone or six kept already. It stays idle for the
-// keep-alive, or while the generator is short of files (its drain busy)
-// for web.BusyIdle at most, as the server's own connections then: a page's
+// keep-alive, or near the generator's file limit for less (down to
+// web.BusyIdle), as the server's own connections then: a page's
 // style sheets and a form's redirect still reuse it, where closing it
 // after each answer made every request of a rush's opening a new
 // connection on both sides.
@@ -211,39 +213,53 @@ func (p *personal) release(pc *personConn, keep bool) {
 func (p *personal) expire(pc *personConn) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if time.Since(pc.since) < pc.keep {
-		return // taken and kept again since the timer was set
-	}
-	for i, c := range p.idle {
-		if c == pc {
-			p.idle = append(p.idle[:i], p.idle[i+1:]...)
-			pc.Close()
-			return
-		}
+	if time.Since(pc.since) >= pc.keep { // else taken and kept again since the timer was set
+		p.unkeep(pc)
 	}
 }
 
-// closeIdle closes the connections idle for longer than d (all of them
-// if d is 0) and keeps the others for d at most: short of files, or
-// leaving.
-func (p *personal) closeIdle(d time.Duration) {
+// unkeep closes pc if it is one of the idle ones; under p.mu.
+func (p *personal) unkeep(pc *personConn) bool {
+	for i, c := range p.idle {
+		if c == pc {
+			p.idle = append(p.idle[:i], p.idle[i+1:]...)
+			pc.timer.Stop()
+			pc.Close()
+			return true
+		}
+	}
+	return false
+}
+
+// idleSince appends the person's connections idle since before cutoff.
+func (p *personal) idleSince(cutoff time.Time, to []web.IdleConn) []web.IdleConn {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	now, kept := time.Now(), p.idle[:0]
 	for _, pc := range p.idle {
-		if idle := now.Sub(pc.since); d > 0 && idle < d {
-			if pc.keep > d {
-				pc.keep = d
-				pc.timer.Reset(d - idle)
-			}
-			kept = append(kept, pc)
-			continue
+		if pc.since.Before(cutoff) {
+			to = append(to, web.IdleConn{Conn: pc, Since: pc.since})
 		}
+	}
+	return to
+}
+
+// drop closes pc if it is still idle since then (not taken meanwhile).
+func (p *personal) drop(pc *personConn, since time.Time) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return pc.since.Equal(since) && p.unkeep(pc)
+}
+
+// closeIdle closes the connections kept: the person is leaving.
+func (p *personal) closeIdle() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, pc := range p.idle {
 		pc.timer.Stop()
 		pc.Close()
 	}
-	clear(p.idle[len(kept):])
-	p.idle = kept
+	clear(p.idle)
+	p.idle = p.idle[:0]
 }
 
 // leave closes everything kept: the person is done.
@@ -251,7 +267,7 @@ func (p *personal) leave() {
 	p.mu.Lock()
 	p.gone = true
 	p.mu.Unlock()
-	p.closeIdle(0)
+	p.closeIdle()
 }
 
 // tlsDial wraps dial with a TLS handshake for https targets.

@@ -5,28 +5,20 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"testing"
 	"time"
 )
 
 // TestDrainEndsKeepAliveNearTheFileLimit: past 60 % of the limit the
-// front closes its idle keep-alive connections and keeps new ones idle for
-// a second at most, as does net/http behind it; below 40 % they stay again.
+// front's idle keep-alive connections close once idle for a second, as do
+// net/http's behind it; below 40 % they stay again.
 func TestDrainEndsKeepAliveNearTheFileLimit(t *testing.T) {
-	s := &Site{Log: slog.New(slog.DiscardHandler)}
-	pg := NewPage("text/plain", []byte("hot"), "")
-	s.Hot("GET /hot", func(context.Context, HotRequest) (*Page, bool) { return pg, true })
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	d := NewDrain(10, nil) // busy above 6 open, free again below 4
-	front := s.Listener(ln, FrontOptions{ReadHeaderTimeout: 2 * time.Second, IdleTimeout: time.Minute, WriteTimeout: time.Second, Drain: d})
-	srv := &http.Server{Handler: http.NotFoundHandler(), ConnContext: ConnContext, ConnState: d.ConnState}
-	go srv.Serve(front)
-	t.Cleanup(func() { srv.Close() })
+	ln := drainServer(t, d)
 
 	// get sends a request on c and reads the answer.
 	get := func(c net.Conn, r *bufio.Reader) error {
@@ -69,8 +61,8 @@ func TestDrainEndsKeepAliveNearTheFileLimit(t *testing.T) {
 		t.Fatalf("busy %v with %d open; want free with 6", d.Busy(), d.Open())
 	}
 	cs = append(cs, dial()) // the seventh: busy
-	// The idle ones close at once until the count is below the low mark; one
-	// still answering then may stay, as keep-alive is free again.
+	// The idle ones close after BusyIdle until the count is below the low
+	// mark; one still answering then may stay, as keep-alive is free again.
 	waitFor(t, func() bool { return d.Open() < 4 && !d.Busy() })
 	ended := 0
 	for _, c := range cs {
@@ -128,13 +120,143 @@ func TestDrainEndsKeepAliveNearTheFileLimit(t *testing.T) {
 	}
 }
 
+// drainServer serves GET /hot from the front and anything else from
+// net/http (404), both counted by d.
+func drainServer(t *testing.T, d *Drain) net.Listener {
+	s := &Site{Log: slog.New(slog.DiscardHandler)}
+	pg := NewPage("text/plain", []byte("hot"), "")
+	s.Hot("GET /hot", func(context.Context, HotRequest) (*Page, bool) { return pg, true })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	front := s.Listener(ln, FrontOptions{ReadHeaderTimeout: 2 * time.Second, IdleTimeout: time.Minute, WriteTimeout: time.Second, Drain: d})
+	srv := &http.Server{Handler: http.NotFoundHandler(), ConnContext: ConnContext, ConnState: d.ConnState}
+	go srv.Serve(front)
+	t.Cleanup(func() { srv.Close() })
+	return ln
+}
+
 func waitFor(t *testing.T, ok func() bool) {
 	t.Helper()
-	for range 200 {
+	for range 300 {
 		if ok() {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatal("condition not met within 2 s")
+	t.Fatal("condition not met within 3 s")
+}
+
+// TestDrainIdleForFallsSmoothly: no limit below the low mark, BusyIdle
+// from the high mark, and in between each connection more takes off a
+// little: a step of a switch is what emptied half the files at once.
+func TestDrainIdleForFallsSmoothly(t *testing.T) {
+	d := NewDrain(100, nil) // low 40, high 60
+	prev := d.idleFor(40)
+	if prev != math.MaxInt64 {
+		t.Fatalf("at the low mark: %v; want no limit", prev)
+	}
+	if got := d.idleFor(41); got > MaxIdle || got < MaxIdle*3/4 {
+		t.Errorf("just past the low mark: %v; want about %v", got, MaxIdle)
+	}
+	prev = d.idleFor(41)
+	for open := int64(42); open < 60; open++ {
+		got := d.idleFor(open)
+		if got >= prev || float64(prev)/float64(got) > 1.3 {
+			t.Errorf("%d open: %v after %v; want a little less", open, got, prev)
+		}
+		prev = got
+	}
+	if prev > 2*BusyIdle {
+		t.Errorf("just short of the high mark: %v; want about %v", prev, BusyIdle)
+	}
+	for _, open := range []int64{60, 80, 100} {
+		if got := d.idleFor(open); got != BusyIdle {
+			t.Errorf("%d open: %v; want %v", open, got, BusyIdle)
+		}
+	}
+	var none *Drain
+	if got := none.IdleFor(); got != math.MaxInt64 {
+		t.Errorf("no drain: %v; want no limit", got)
+	}
+}
+
+func TestLongestIdleFirst(t *testing.T) {
+	t0 := time.Now()
+	var cs []IdleConn
+	for _, s := range []int{5, 1, 9, 3, 7, 2} {
+		cs = append(cs, IdleConn{Since: t0.Add(time.Duration(s) * time.Second)})
+	}
+	got := LongestIdle(cs, 3)
+	if len(got) != 3 || got[0].Since.Sub(t0) != time.Second || got[1].Since.Sub(t0) != 2*time.Second || got[2].Since.Sub(t0) != 3*time.Second {
+		t.Errorf("longest idle 3 of 6: %v; want those idle since 1, 2, 3 s", got)
+	}
+	if got := LongestIdle(cs[:2], 3); len(got) != 2 {
+		t.Errorf("3 of 2: %d; want both", len(got))
+	}
+}
+
+// TestDrainSweepsTheLongestIdleFirst: past the high mark the sweep ends
+// the connections idle longest, a batch a tick, and stops once the count
+// is low enough that the allowance exceeds how long the rest have waited:
+// it does not empty the files.
+func TestDrainSweepsTheLongestIdleFirst(t *testing.T) {
+	d := NewDrain(100, nil) // low 40, high 60, 16 a tick
+	ln := drainServer(t, d)
+	var ended atomic.Int32
+	dial := func() *atomic.Bool {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		r := bufio.NewReader(c)
+		io.WriteString(c, "GET /hot HTTP/1.1\r\nHost: x\r\n\r\n")
+		res, err := http.ReadResponse(r, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		closed := new(atomic.Bool)
+		go func() {
+			r.ReadByte() // EOF when the server ends it
+			closed.Store(true)
+			ended.Add(1)
+		}()
+		return closed
+	}
+	var old, fresh []*atomic.Bool
+	for range 45 { // allowed 36 s idle at 45 open
+		old = append(old, dial())
+	}
+	time.Sleep(BusyIdle + 100*time.Millisecond)
+	for range 20 { // 65 open: BusyIdle
+		fresh = append(fresh, dial())
+	}
+	waitFor(t, func() bool { return ended.Load() >= 16 })
+	// One batch takes the count to 49, where a connection may idle 14 s:
+	// the sweep has nothing more to end.
+	time.Sleep(3 * sweepEvery)
+	if n := ended.Load(); n != 16 {
+		t.Errorf("%d connections ended; want one batch of 16", n)
+	}
+	if n := d.Open(); n != 49 {
+		t.Errorf("%d open after the sweep; want 49", n)
+	}
+	for i, c := range fresh {
+		if c.Load() {
+			t.Errorf("fresh connection %d ended before those idle longer", i)
+		}
+	}
+	n := 0
+	for _, c := range old {
+		if c.Load() {
+			n++
+		}
+	}
+	if n != 16 {
+		t.Errorf("%d of the connections idle longest ended; want 16", n)
+	}
 }

@@ -58,8 +58,8 @@ type FrontOptions struct {
 	IdleTimeout       time.Duration // waiting for the next request
 	WriteTimeout      time.Duration // writing one answer
 	Proxies           Proxies       // whose X-Forwarded-Proto is believed
-	// Drain, if set, counts the connections; while it is busy the front
-	// keeps them idle for BusyIdle at most.
+	// Drain, if set, counts the connections; near the file limit the front
+	// keeps them idle for its IdleFor at most.
 	Drain *Drain
 }
 
@@ -73,27 +73,29 @@ func (s *Site) Listener(l net.Listener, opts FrontOptions) net.Listener {
 	}
 	f := &Front{site: s, ln: l, opts: opts, proxies: opts.Proxies, handoff: make(chan net.Conn),
 		done: make(chan struct{}), ids: newRequestIDs(), conns: map[*frontConn]struct{}{}}
-	opts.Drain.OnChange(func(busy bool) {
-		if busy {
-			f.closeIdle()
-		}
-	})
+	opts.Drain.OnSweep(f.sweepIdle)
 	go f.acceptLoop()
 	return f
 }
 
-// closeIdle ends the connections waiting for their next request.
-func (f *Front) closeIdle() {
+// sweepIdle ends up to max of the connections waiting for their next
+// request since before cutoff, the longest waiting first (Drain.OnSweep).
+func (f *Front) sweepIdle(cutoff time.Time, max int) int {
+	var old []IdleConn
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	for c := range f.conns {
 		c.mu.Lock()
-		idle := c.idle
-		c.mu.Unlock()
-		if idle {
-			c.wake()
+		if c.idle && c.since.Before(cutoff) {
+			old = append(old, IdleConn{c, c.since})
 		}
+		c.mu.Unlock()
 	}
+	f.mu.Unlock()
+	old = LongestIdle(old, max)
+	for _, o := range old {
+		o.Conn.(*frontConn).wake()
+	}
+	return len(old)
 }
 
 // Accept returns the next connection for net/http.
@@ -150,8 +152,9 @@ func (f *Front) acceptLoop() {
 type frontConn struct {
 	net.Conn
 	mu     sync.Mutex // orders setting the read deadline against wake
-	closed bool       // woken by Close: read no more
+	closed bool       // woken by Close or the Drain: read no more
 	idle   bool       // waiting for a next request (Drain may end it)
+	since  time.Time  // when it began waiting, if idle
 }
 
 // wake ends the connection's wait for a request (Close).
@@ -159,6 +162,13 @@ func (c *frontConn) wake() {
 	c.mu.Lock()
 	c.closed = true
 	c.Conn.SetReadDeadline(time.Unix(1, 0))
+	c.mu.Unlock()
+}
+
+// active notes that the connection no longer waits for a request.
+func (c *frontConn) active() {
+	c.mu.Lock()
+	c.idle = false
 	c.mu.Unlock()
 }
 
@@ -171,6 +181,9 @@ func (c *frontConn) readDeadline(t time.Time, idle bool) bool {
 		return false
 	}
 	c.idle = idle
+	if idle {
+		c.since = time.Now()
+	}
 	c.Conn.SetReadDeadline(t)
 	return true
 }
@@ -215,10 +228,7 @@ func (f *Front) serve(nc net.Conn) {
 			}
 			wait, idle := f.opts.ReadHeaderTimeout, n == 0 && !first
 			if idle {
-				wait = f.opts.IdleTimeout
-				if f.opts.Drain.Busy() {
-					wait = min(wait, BusyIdle) // short of files
-				}
+				wait = min(f.opts.IdleTimeout, f.opts.Drain.IdleFor()) // shorter when short of files
 			}
 			if !c.readDeadline(deadline(wait), idle) {
 				return
@@ -232,6 +242,9 @@ func (f *Front) serve(nc net.Conn) {
 					handed = f.handOff(nc, buf[:n])
 				}
 				return
+			}
+			if idle {
+				c.active() // a request came: the Drain's sweep passes it by
 			}
 			continue
 		}
