@@ -14,8 +14,11 @@
 # DATA_DIR puts the server's data there instead of a fresh temporary
 # directory (emptied first; e.g. /dev/shm/rush, memory instead of disk);
 # SAMPLES=FILE writes, each second, the CPU % and open files of the server
-# and of the generator (from /proc), and the size of SQLite's write-ahead
-# log: which side fell behind, and whether checkpoints keep up.
+# and of the generator (from /proc), the size of SQLite's write-ahead
+# log, and from the server's /metrics the milliseconds its queries waited
+# for the read and the write pool, the mean microseconds a goroutine
+# waited for a core, and the goroutines runnable: which side fell behind,
+# whether checkpoints keep up, and where a slow second waited.
 # DUMPS=DIR serves the server's Go profiles on PORT+1 and writes its
 # goroutines (grouped by stack) to DIR every 15 s, and its log at the end:
 # where requests wait, should a run collapse (one in eight did on
@@ -61,14 +64,30 @@ taskset -c "${GEN_CPUS:-1}" "$bin" load run "${load[@]}" --target "http://127.0.
 gen=$!
 if [ -n "${SAMPLES:-}" ]; then
   ticks() { awk '{print $14+$15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
-  files() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
+  files() { ls -f "/proc/$1/fd" 2>/dev/null | grep -c '^[0-9]'; } # unsorted: a third cheaper
+  # From the server's /metrics: the seconds its queries waited for a
+  # pooled connection (read pool, write pool), and its goroutines' waits
+  # for a core (count, sum) and how many were runnable.
+  server_metrics() {
+    curl -fsS -m 1 "http://127.0.0.1:$port/metrics" 2>/dev/null | awk '
+      /^tutti_db_wait_seconds_total\{pool="read"\}/ {r = $2}
+      /^tutti_db_wait_seconds_total\{pool="write"\}/ {w = $2}
+      /^go_sched_latencies_seconds_count / {n = $2}
+      /^go_sched_latencies_seconds_sum / {s = $2}
+      /^go_sched_goroutines_runnable_goroutines / {q = $2}
+      END {printf "%.6f %.6f %d %.6f %d\n", r, w, n, s, q}'
+  }
   (
     s0=$(ticks "$pid"); g0=$(ticks "$gen"); t=0
-    echo "second server_cpu% generator_cpu% server_files generator_files wal_kib"
+    read -r r0 w0 n0 q0 _ <<<"$(server_metrics)"
+    echo "second server_cpu% generator_cpu% server_files generator_files wal_kib read_wait_ms write_wait_ms sched_wait_us runnable"
     while kill -0 "$gen" 2>/dev/null; do
       sleep 1; s1=$(ticks "$pid"); g1=$(ticks "$gen")
-      echo "$t $(( (s1 - s0) * 100 / $(getconf CLK_TCK) )) $(( (g1 - g0) * 100 / $(getconf CLK_TCK) )) $(files "$pid") $(files "$gen") $(( $(stat -c %s "$dir/tutti.db-wal" 2>/dev/null || echo 0) / 1024 ))"
-      s0=$s1; g0=$g1; t=$((t + 1))
+      read -r r1 w1 n1 q1 runnable <<<"$(server_metrics)"
+      db=$(awk -v r0="$r0" -v r1="$r1" -v w0="$w0" -v w1="$w1" -v n0="$n0" -v n1="$n1" -v q0="$q0" -v q1="$q1" \
+        'BEGIN {printf "%d %d %d", (r1 - r0) * 1000, (w1 - w0) * 1000, (n1 > n0) ? (q1 - q0) * 1e6 / (n1 - n0) : 0}')
+      echo "$t $(( (s1 - s0) * 100 / $(getconf CLK_TCK) )) $(( (g1 - g0) * 100 / $(getconf CLK_TCK) )) $(files "$pid") $(files "$gen") $(( $(stat -c %s "$dir/tutti.db-wal" 2>/dev/null || echo 0) / 1024 )) $db $runnable"
+      s0=$s1; g0=$g1; r0=$r1; w0=$w1; n0=$n1; q0=$q1; t=$((t + 1))
     done
   ) >"$SAMPLES" &
   sampler=$!

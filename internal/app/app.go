@@ -12,6 +12,7 @@ package app
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -288,7 +289,9 @@ func dialRedis(ctx context.Context, url string) (*redis.Client, error) {
 
 func (m *Main) registerMetrics() {
 	reg := m.Registry
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// The scheduler's metrics add how long runnable goroutines waited
+	// for a core (go_sched_latencies_seconds): a server short of CPU.
+	reg.MustRegister(collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(collectors.MetricsScheduler)), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tutti_cache_hits_total", Help: "Cache hits."},
 		func() float64 { h, _ := m.Cache.Stats(); return float64(h) }))
 	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tutti_cache_misses_total", Help: "Cache misses."},
@@ -320,6 +323,14 @@ func (m *Main) registerMetrics() {
 		func() float64 { _, f, b := m.DB.ReplicaStats(); return float64(f + b) }))
 	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tutti_db_wait_total", Help: "Times a query waited for a pooled connection."},
 		func() float64 { r, w := m.DB.Stats(); return float64(r.WaitCount + w.WaitCount) }))
+	for pool, stats := range map[string]func() sql.DBStats{
+		"read":  func() sql.DBStats { r, _ := m.DB.Stats(); return r },
+		"write": func() sql.DBStats { _, w := m.DB.Stats(); return w },
+	} {
+		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tutti_db_wait_seconds_total",
+			Help: "Time queries waited for a pooled connection, by pool (read; write: SQLite's one writer).", ConstLabels: prometheus.Labels{"pool": pool}},
+			func() float64 { return stats().WaitDuration.Seconds() }))
+	}
 }
 
 // The HTTP server's timeouts (and the front's: web.Site.Listener).
