@@ -39,7 +39,9 @@ fi
 pid=
 sampler=
 dumper=
-trap '[ -n "$sampler" ] && kill "$sampler" 2>/dev/null; [ -n "$dumper" ] && kill "$dumper" 2>/dev/null; [ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$dir"' EXIT
+# Under set -e a kill of a helper already gone would end the trap before
+# the server's kill: the trap runs without it.
+trap 'set +e; [ -n "$sampler" ] && kill "$sampler" 2>/dev/null; [ -n "$dumper" ] && kill "$dumper" 2>/dev/null; [ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$dir"' EXIT
 serve=(--data-dir "$dir" --addr "127.0.0.1:$port" --log-level warn)
 [ -n "${DUMPS:-}" ] && { mkdir -p "$DUMPS"; serve+=(--debug-addr "127.0.0.1:$((port + 1))"); }
 [ -n "${FLIGHT:-}" ] && serve+=(--flight-dir "$FLIGHT")
@@ -103,8 +105,8 @@ if [ -n "${DUMPS:-}" ]; then
   dumper=$!
 fi
 wait "$gen" || rc=$?
-[ -n "$sampler" ] && { kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null || true; sampler=; }
-[ -n "$dumper" ] && { kill "$dumper" 2>/dev/null; wait "$dumper" 2>/dev/null || true; dumper=; cp "$dir/serve.log" "$DUMPS/"; }
+[ -n "$sampler" ] && { kill "$sampler" 2>/dev/null || true; wait "$sampler" 2>/dev/null || true; sampler=; }
+[ -n "$dumper" ] && { kill "$dumper" 2>/dev/null || true; wait "$dumper" 2>/dev/null || true; dumper=; cp "$dir/serve.log" "$DUMPS/"; }
 kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
 # Each event's places taken against its cap and its confirmed
 # registrations (taken counts holds too: those left open expire later).
