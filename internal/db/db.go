@@ -63,6 +63,8 @@ type DB struct {
 	batch     *Batcher
 
 	keysPruned atomic.Int64 // when request keys were last pruned (Unix seconds)
+
+	checkpoints *checkpointer // SQLite's, off the writer's commits; nil: none
 }
 
 // SetLog gives the database a logger and a way to read a request id from a
@@ -143,7 +145,16 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
 	r.SetConnMaxIdleTime(5 * time.Minute)
-	return &DB{Dialect: SQLite, read: r, write: w, prepared: &stmts{pool: r}, txPrep: &txStmts{stmts: stmts{pool: w}}}, nil
+	ck, err := sql.Open("sqlite", uri+"?"+pragmas)
+	if err != nil {
+		w.Close()
+		r.Close()
+		return nil, fmt.Errorf("db: open sqlite: %w", err)
+	}
+	ck.SetMaxOpenConns(1)
+	ck.SetMaxIdleConns(1)
+	return &DB{Dialect: SQLite, read: r, write: w, prepared: &stmts{pool: r}, txPrep: &txStmts{stmts: stmts{pool: w}},
+		checkpoints: startCheckpoints(ck, CheckpointEvery)}, nil
 }
 
 func openPostgres(ctx context.Context, url string) (*DB, error) {
@@ -169,7 +180,8 @@ func (db *DB) Close() error {
 	if db.txPrep != nil {
 		db.txPrep.close()
 	}
-	err := db.read.Close()
+	err := db.checkpoints.close()
+	err = errors.Join(err, db.read.Close())
 	if db.write != db.read {
 		err = errors.Join(err, db.write.Close())
 	}
