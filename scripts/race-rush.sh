@@ -75,21 +75,21 @@ if [ -n "${SAMPLES:-}" ]; then
       /^tutti_db_wait_seconds_total\{pool="read"\}/ {r = $2}
       /^tutti_db_wait_seconds_total\{pool="write"\}/ {w = $2}
       /^go_sched_latencies_seconds_count / {n = $2}
-      /^go_sched_latencies_seconds_sum / {s = $2}
+      /^go_sched_latencies_seconds_sum / {l = $2}
       /^go_sched_goroutines_runnable_goroutines / {q = $2}
-      END {printf "%.6f %.6f %d %.6f %d\n", r, w, n, s, q}'
+      END {printf "%.6f %.6f %d %.6f %d\n", r, w, n, l, q}'
   }
   (
     s0=$(ticks "$pid"); g0=$(ticks "$gen"); t=0
-    read -r r0 w0 n0 q0 _ <<<"$(server_metrics)"
+    read -r r0 w0 n0 l0 _ <<<"$(server_metrics)"
     echo "second server_cpu% generator_cpu% server_files generator_files wal_kib read_wait_ms write_wait_ms sched_wait_us runnable"
     while kill -0 "$gen" 2>/dev/null; do
       sleep 1; s1=$(ticks "$pid"); g1=$(ticks "$gen")
-      read -r r1 w1 n1 q1 runnable <<<"$(server_metrics)"
-      db=$(awk -v r0="$r0" -v r1="$r1" -v w0="$w0" -v w1="$w1" -v n0="$n0" -v n1="$n1" -v q0="$q0" -v q1="$q1" \
-        'BEGIN {printf "%d %d %d", (r1 - r0) * 1000, (w1 - w0) * 1000, (n1 > n0) ? (q1 - q0) * 1e6 / (n1 - n0) : 0}')
+      read -r r1 w1 n1 l1 runnable <<<"$(server_metrics)"
+      db=$(awk -v r0="$r0" -v r1="$r1" -v w0="$w0" -v w1="$w1" -v n0="$n0" -v n1="$n1" -v l0="$l0" -v l1="$l1" \
+        'BEGIN {printf "%d %d %d", (r1 - r0) * 1000, (w1 - w0) * 1000, (n1 > n0) ? (l1 - l0) * 1e6 / (n1 - n0) : 0}')
       echo "$t $(( (s1 - s0) * 100 / $(getconf CLK_TCK) )) $(( (g1 - g0) * 100 / $(getconf CLK_TCK) )) $(files "$pid") $(files "$gen") $(( $(stat -c %s "$dir/tutti.db-wal" 2>/dev/null || echo 0) / 1024 )) $db $runnable"
-      s0=$s1; g0=$g1; r0=$r1; w0=$w1; n0=$n1; q0=$q1; t=$((t + 1))
+      s0=$s1; g0=$g1; r0=$r1; w0=$w1; n0=$n1; l0=$l1; t=$((t + 1))
     done
   ) >"$SAMPLES" &
   sampler=$!

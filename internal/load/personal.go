@@ -250,24 +250,17 @@ func (p *personal) drop(pc *personConn, since time.Time) bool {
 	return pc.since.Equal(since) && p.unkeep(pc)
 }
 
-// closeIdle closes the connections kept: the person is leaving.
-func (p *personal) closeIdle() {
+// leave closes everything kept: the person is done.
+func (p *personal) leave() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.gone = true
 	for _, pc := range p.idle {
 		pc.timer.Stop()
 		pc.Close()
 	}
 	clear(p.idle)
 	p.idle = p.idle[:0]
-}
-
-// leave closes everything kept: the person is done.
-func (p *personal) leave() {
-	p.mu.Lock()
-	p.gone = true
-	p.mu.Unlock()
-	p.closeIdle()
 }
 
 // tlsDial wraps dial with a TLS handshake for https targets.

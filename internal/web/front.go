@@ -157,7 +157,7 @@ type frontConn struct {
 	since  time.Time  // when it began waiting, if idle
 }
 
-// wake ends the connection's wait for a request (Close).
+// wake ends the connection's wait for a request (Close, or the Drain's sweep).
 func (c *frontConn) wake() {
 	c.mu.Lock()
 	c.closed = true
