@@ -17,7 +17,7 @@ import (
 // front's idle keep-alive connections close once idle for a second, as do
 // net/http's behind it; below 40 % they stay again.
 func TestDrainEndsKeepAliveNearTheFileLimit(t *testing.T) {
-	d := NewDrain(10, nil) // busy above 6 open, free again below 4
+	d := NewDrain(12, nil) // idle 1 s allowed from 7 open, busy above 7, free again below 4
 	ln := drainServer(t, d)
 
 	// get sends a request on c and reads the answer.
@@ -60,7 +60,11 @@ func TestDrainEndsKeepAliveNearTheFileLimit(t *testing.T) {
 	if d.Busy() || d.Open() != 6 {
 		t.Fatalf("busy %v with %d open; want free with 6", d.Busy(), d.Open())
 	}
-	cs = append(cs, dial()) // the seventh: busy
+	// Idle a second (6 open allow 4.9 s), so that all six are past
+	// BusyIdle when the count passes the high mark, however slow the
+	// machine: a sweep then ends them in one tick.
+	time.Sleep(BusyIdle + 200*time.Millisecond)
+	cs = append(cs, dial(), dial()) // the seventh and eighth: busy
 	// The idle ones close after BusyIdle until the count is below the low
 	// mark; one still answering then may stay, as keep-alive is free again.
 	waitFor(t, func() bool { return d.Open() < 4 && !d.Busy() })
@@ -72,19 +76,23 @@ func TestDrainEndsKeepAliveNearTheFileLimit(t *testing.T) {
 		c.Close()
 	}
 	if ended < 4 {
-		t.Errorf("%d of 7 idle connections ended while short of files; want at least 4", ended)
+		t.Errorf("%d of 8 idle connections ended while short of files; want at least 4", ended)
 	}
 	waitFor(t, func() bool { return !d.Busy() && d.Open() == 0 })
 	c := dial()
-	defer c.Close()
 	time.Sleep(BusyIdle + 200*time.Millisecond)
 	if err := get(c, c.r); err != nil {
 		t.Errorf("no keep-alive once files are free again: %v", err)
 	}
+	c.Close()
+	waitFor(t, func() bool { return d.Open() == 0 })
 
 	// net/http's connections (a request the front hands over) too.
 	var cold []conn
-	for range 7 {
+	for i := range 7 {
+		if i == 6 { // the six before it idle past BusyIdle when the count passes the high mark
+			time.Sleep(BusyIdle + 200*time.Millisecond)
+		}
 		nc, err := net.Dial("tcp", ln.Addr().String())
 		if err != nil {
 			t.Fatal(err)
