@@ -167,9 +167,9 @@ func New(d Deps) (*Service, error) {
 	s.sessions.now = d.Now
 	if d.SessionStore == nil {
 		s.SessionStore = s.sessions
-		if d.DB.Dialect == db.SQLite { // embedded mode: one process writes them all (memo.go)
-			s.sessions.mem = newMemo[string, storedSession](100_000, memoFor)
-			s.store.mem = newMemo[int64, account](100_000, memoFor)
+		if d.DB.Dialect == db.SQLite { // embedded mode: one process writes them all (cache.Memo)
+			s.sessions.mem = cache.NewMemo[string, storedSession](100_000, memoFor)
+			s.store.mem = cache.NewMemo[int64, account](100_000, memoFor)
 		}
 	} else if cs, ok := d.SessionStore.(scs.CtxStore); ok {
 		// Redis: the database takes over while it fails.
@@ -233,6 +233,15 @@ func (s *Service) manager(r *http.Request) *scs.SessionManager {
 // another store that cannot fall back), for its periodic Cleanup.
 func (s *Service) Sessions() *DBStore { return s.sessions }
 
+// memoFor is how long embedded mode keeps a user or a session in memory
+// (cache.Memo) at most: longer than a runner's think between two pages
+// (the seed's 15-60 s), so that a rush's wizard reads each user and
+// session from the database once (with users kept 30 s, their reads were
+// 8 % of the server's core in the burst's steady part). Another process's
+// change (the `tutti moderator` command) shows within a second
+// (WatchOthers).
+const memoFor = 5 * time.Minute
+
 // WatchOthers keeps the users and sessions held in memory (embedded mode)
 // true to writes by other processes: it forgets them all whenever another
 // process wrote the database, looking every second until ctx is done.
@@ -254,7 +263,7 @@ func (s *Service) Forget() {
 	}
 	s.store.changed()
 	if s.sessions != nil {
-		s.sessions.mem.forgetAll()
+		s.sessions.mem.ForgetAll()
 	}
 }
 

@@ -48,7 +48,7 @@ func TestWatchOthersShowsAnotherProcessesChange(t *testing.T) {
 	if moderator() {
 		t.Fatal("a new user is a moderator")
 	}
-	if _, ok := server.store.mem.get(u.ID); !ok {
+	if _, ok := server.store.mem.Get(u.ID); !ok {
 		t.Fatal("the user is not held in memory: the test proves nothing")
 	}
 	if err := other.SetModerator(ctx, "mod", true); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/alexedwards/scs/v2"
 
+	"github.com/tutti-dev/tutti/internal/cache"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 )
@@ -23,7 +24,7 @@ import (
 type DBStore struct {
 	db  *db.DB
 	now func() time.Time
-	mem *memo[string, storedSession] // embedded mode: sessions read kept in memory (memo.go)
+	mem *cache.Memo[string, storedSession] // embedded mode: sessions read kept in memory (cache.Memo)
 }
 
 // storedSession is a session's data and expiry as the memo keeps them.
@@ -49,13 +50,13 @@ func (s *DBStore) FindCtx(ctx context.Context, token string) ([]byte, bool, erro
 // find is FindCtx with the session's expiry.
 func (s *DBStore) find(ctx context.Context, token string) ([]byte, time.Time, bool, error) {
 	now := s.now().Unix()
-	if m, ok := s.mem.get(token); ok {
+	if m, ok := s.mem.Get(token); ok {
 		if m.expiry <= now {
 			return nil, time.Time{}, false, nil
 		}
 		return m.data, time.Unix(m.expiry, 0), true, nil
 	}
-	g := s.mem.reading(token)
+	g := s.mem.Reading(token)
 	var b []byte
 	var expiry int64
 	err := db.Scan(s.db.QueryRow(ctx, "SELECT data, expiry FROM sessions WHERE token = ? AND expiry > ?", token, now), &b, &expiry)
@@ -65,7 +66,7 @@ func (s *DBStore) find(ctx context.Context, token string) ([]byte, time.Time, bo
 	if err != nil {
 		return nil, time.Time{}, false, fmt.Errorf("auth: find session: %w", err)
 	}
-	s.mem.keep(g, token, storedSession{b, expiry})
+	s.mem.Keep(g, token, storedSession{b, expiry})
 	return b, time.Unix(expiry, 0), true, nil
 }
 
@@ -73,7 +74,7 @@ func (s *DBStore) find(ctx context.Context, token string) ([]byte, time.Time, bo
 func (s *DBStore) CommitCtx(ctx context.Context, token string, b []byte, expiry time.Time) error {
 	_, err := s.db.Exec(ctx, `INSERT INTO sessions (token, data, expiry) VALUES (?, ?, ?)
 		ON CONFLICT (token) DO UPDATE SET data = excluded.data, expiry = excluded.expiry`, token, b, expiry.Unix())
-	s.mem.forget(token)
+	s.mem.Forget(token)
 	if err != nil {
 		return fmt.Errorf("auth: commit session: %w", err)
 	}
@@ -83,7 +84,7 @@ func (s *DBStore) CommitCtx(ctx context.Context, token string, b []byte, expiry 
 // DeleteCtx removes a session; a missing one is fine.
 func (s *DBStore) DeleteCtx(ctx context.Context, token string) error {
 	_, err := s.db.Exec(ctx, "DELETE FROM sessions WHERE token = ?", token)
-	s.mem.forget(token)
+	s.mem.Forget(token)
 	if err != nil {
 		return fmt.Errorf("auth: delete session: %w", err)
 	}
@@ -103,7 +104,7 @@ func (s *DBStore) Revoke(ctx context.Context, token string) error {
 			token, s.now().Add(IdleTimeout).Unix())
 		return err
 	})
-	s.mem.forget(token)
+	s.mem.Forget(token)
 	if err != nil {
 		return fmt.Errorf("auth: revoke session: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tutti-dev/tutti/internal/cache"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 )
@@ -15,7 +16,7 @@ import (
 type Store struct {
 	db  *db.DB
 	now func() time.Time
-	mem *memo[int64, account] // embedded mode: accounts read by id kept in memory (memo.go)
+	mem *cache.Memo[int64, account] // embedded mode: accounts read by id kept in memory (cache.Memo)
 }
 
 // account is a user row with what only auth sees.
@@ -54,20 +55,20 @@ func (s *Store) one(ctx context.Context, where string, args ...any) (*account, e
 // byID loads an account by primary key: the one query of a signed-in request.
 // A copy each time: callers may change theirs.
 func (s *Store) byID(ctx context.Context, id int64) (*account, error) {
-	if a, ok := s.mem.get(id); ok {
+	if a, ok := s.mem.Get(id); ok {
 		return &a, nil
 	}
-	g := s.mem.reading(id)
+	g := s.mem.Reading(id)
 	a, err := s.one(ctx, "id = ?", id)
 	if err == nil {
-		s.mem.keep(g, id, *a)
+		s.mem.Keep(g, id, *a)
 	}
 	return a, err
 }
 
 // changed drops the accounts kept in memory after a write of users: all of
 // them (writes are rare; some know a name, not an id).
-func (s *Store) changed() { s.mem.forgetAll() }
+func (s *Store) changed() { s.mem.ForgetAll() }
 
 // bySession is byID for a session that may have been revoked (a Redis
 // session store): not found if the session, by its store key, is.
