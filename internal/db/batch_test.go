@@ -157,3 +157,69 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestAfterCommitRunsOnceCommitted: a transaction's AfterCommit functions
+// run once it committed and before the writer returns, never for one rolled
+// back; in a batch that fails and is run again write by write, the good
+// write's function runs once (from the transaction that committed it) and
+// the bad one's never.
+func TestAfterCommitRunsOnceCommitted(t *testing.T) {
+	for name, u := range dbtest.URLs(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			d := dbtest.Open(t, u)
+			if _, err := d.SQL().ExecContext(ctx, "CREATE TABLE after_t (n INTEGER PRIMARY KEY)"); err != nil {
+				t.Fatal(err)
+			}
+			var mu sync.Mutex
+			ran := map[int]int{}
+			insert := func(n, tag int) func(ctx context.Context, tx *db.Tx) error {
+				return func(ctx context.Context, tx *db.Tx) error {
+					tx.AfterCommit(func() {
+						var seen int // the row is there when the function runs
+						if err := db.Scan(d.QueryRow(ctx, "SELECT count(*) FROM after_t WHERE n = ?", n), &seen); err != nil || seen != 1 {
+							t.Errorf("write %d: after its commit the row count is %d (%v)", tag, seen, err)
+						}
+						mu.Lock()
+						ran[tag]++
+						mu.Unlock()
+					})
+					_, err := tx.Exec(ctx, "INSERT INTO after_t (n) VALUES (?)", n)
+					return err
+				}
+			}
+			if err := d.WithTx(ctx, func(tx *db.Tx) error { return insert(1, 1)(ctx, tx) }); err != nil {
+				t.Fatal(err)
+			}
+			if ran[1] != 1 {
+				t.Fatalf("a committed transaction's function ran %d times before WithTx returned; want 1", ran[1])
+			}
+			boom := errors.New("boom")
+			if err := d.WithTx(ctx, func(tx *db.Tx) error {
+				tx.AfterCommit(func() { t.Error("a rolled-back transaction's function ran") })
+				return boom
+			}); !errors.Is(err, boom) {
+				t.Fatalf("rolled back: %v", err)
+			}
+			// A batch of two: 1 again collides, so the batch rolls back and
+			// each runs alone.
+			b := d.NewBatcher(8)
+			defer b.Close()
+			var wg sync.WaitGroup
+			errc := make([]error, 2)
+			for i, w := range []func(ctx context.Context, tx *db.Tx) error{insert(2, 2), insert(1, 3)} {
+				wg.Add(1)
+				go func() { defer wg.Done(); errc[i] = b.Do(ctx, w) }()
+			}
+			wg.Wait()
+			mu.Lock()
+			defer mu.Unlock()
+			if errc[0] != nil || errc[1] == nil {
+				t.Fatalf("batch: %v, %v; want the second refused", errc[0], errc[1])
+			}
+			if ran[2] != 1 || ran[3] != 0 {
+				t.Errorf("after the batch: the good write's function ran %d times, the refused one's %d; want 1 and 0", ran[2], ran[3])
+			}
+		})
+	}
+}

@@ -22,7 +22,17 @@ type Tx struct {
 	once   map[string]int64
 	claims []*requestKey   // the request keys inserted (claim)
 	missed map[string]bool // texts run unprepared (txStmts)
+	after  []func()        // AfterCommit's
 }
+
+// AfterCommit runs fn once the transaction has committed, before the
+// writer returns (before Batcher.Do does, for a batched write); never if
+// it rolls back. It is for what must follow the commit in this process,
+// such as dropping a row kept in memory (cache.Memo): done inside the
+// transaction, a read between that and the commit would keep the old row
+// again. A retry, or a batch run again write by write, is a new
+// transaction, where the writes register theirs again.
+func (tx *Tx) AfterCommit(fn func()) { tx.after = append(tx.after, fn) }
 
 // Once runs fn the first time key is asked for in this transaction and
 // keeps its result; later calls return it without running fn. It is for a
@@ -94,6 +104,9 @@ func (db *DB) tx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 		return fmt.Errorf("db: commit: %w", translate(err))
 	}
 	tx.committed()
+	for _, fn := range tx.after {
+		fn()
+	}
 	return nil
 }
 
