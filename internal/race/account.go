@@ -81,6 +81,8 @@ func (s *Service) forget(ctx context.Context, tx *db.Tx, userID int64) (map[stri
 	if _, err := tx.Exec(ctx, `UPDATE race_holds SET step = step WHERE user_id = ? AND status IN ('open', 'paying', 'paid')`, userID); err != nil {
 		return nil, err
 	}
+	s.store.allHoldsChanged(tx) // the account's holds go with it
+
 	if _, err := tx.Exec(ctx, `UPDATE race_waitlist SET status = status WHERE user_id = ? AND status IN ('waiting', 'invited')`, userID); err != nil {
 		return nil, err
 	}
@@ -93,7 +95,7 @@ func (s *Service) forget(ctx context.Context, tx *db.Tx, userID int64) (map[stri
 	}
 	events := map[int64]bool{}
 	// Holds: released, with their store units and code uses.
-	rs, err := releasing(ctx, tx, `UPDATE race_holds SET `+released+` WHERE user_id = ? AND status = 'open'
+	rs, err := s.store.releasing(ctx, tx, `UPDATE race_holds SET `+released+` WHERE user_id = ? AND status = 'open'
 		RETURNING id, event_id, code_id`, userID)
 	if err != nil {
 		return nil, err

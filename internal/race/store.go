@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tutti-dev/tutti/internal/cache"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 )
@@ -15,6 +16,43 @@ import (
 // differences are marked where they are). Times are unix milliseconds.
 type Store struct {
 	db *db.DB
+	// holds keeps the holds read in memory in embedded mode (nil: none):
+	// every page of a runner's wizard reads theirs. Each statement that
+	// changes a hold drops it after its commit (holdsChanged).
+	holds *cache.Memo[string, Hold]
+}
+
+// holdsFor is how long a hold stays in memory at most: longer than a
+// runner's think between two pages (the seed's 15-60 s).
+const holdsFor = 5 * time.Minute
+
+// keepHolds has the store keep the holds it reads in memory: for embedded
+// mode, where this process makes every write of them (another process's
+// show within a look of WatchOthers, which calls forgetHolds).
+func (s *Store) keepHolds() { s.holds = cache.NewMemo[string, Hold](100_000, holdsFor) }
+
+// forgetHolds drops every hold kept in memory.
+func (s *Store) forgetHolds() { s.holds.ForgetAll() }
+
+// holdsChanged drops holds ids from memory once tx commits: every
+// statement that changes a hold's row calls it (or allHoldsChanged).
+func (s *Store) holdsChanged(tx *db.Tx, ids ...string) {
+	if s.holds == nil || len(ids) == 0 {
+		return
+	}
+	tx.AfterCommit(func() {
+		for _, id := range ids {
+			s.holds.Forget(id)
+		}
+	})
+}
+
+// allHoldsChanged drops every hold from memory once tx commits: for a
+// statement that changes holds it cannot name (a deletion's cascade).
+func (s *Store) allHoldsChanged(tx *db.Tx) {
+	if s.holds != nil {
+		tx.AfterCommit(s.holds.ForgetAll)
+	}
 }
 
 // NewStore is race's store on d.
@@ -252,6 +290,7 @@ func (s *Store) UpdateEvent(ctx context.Context, tx *db.Tx, e Event) error {
 	// rounding: integer division, prices and percents are positive).
 	_, err = tx.Exec(ctx, `UPDATE race_holds SET discount = ? * (SELECT c.percent FROM race_codes c WHERE c.id = race_holds.code_id) / 100
 		WHERE event_id = ? AND code_id IS NOT NULL AND status = 'open'`, e.Price, e.ID)
+	s.allHoldsChanged(tx)
 	return err
 }
 
@@ -259,6 +298,7 @@ func (s *Store) UpdateEvent(ctx context.Context, tx *db.Tx, e Event) error {
 func (s *Store) DeleteEvent(ctx context.Context, tx *db.Tx, raceID, eventID int64) error {
 	res, err := tx.Exec(ctx, `DELETE FROM race_events WHERE id = ? AND race_id = ? AND taken = 0
 		AND NOT EXISTS (SELECT 1 FROM race_registrations WHERE event_id = ?)`, eventID, raceID, eventID)
+	s.allHoldsChanged(tx) // its released holds go with it
 	if err != nil {
 		return err
 	}

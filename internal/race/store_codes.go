@@ -112,6 +112,7 @@ func (s *Store) SetCode(ctx context.Context, tx *db.Tx, id string, userID int64,
 	}
 	_, err = tx.Exec(ctx, `UPDATE race_holds SET code_id = ?,
 		discount = (SELECT ev.price FROM race_events ev WHERE ev.id = race_holds.event_id) * ? / 100 WHERE id = ?`, next, percent, id)
+	s.holdsChanged(tx, id)
 	return err
 }
 

@@ -36,18 +36,28 @@ func scanHold(sc interface{ Scan(...any) error }) (*Hold, error) {
 }
 
 // Hold is hold id, with the names of its team and code. Every page of
-// the wizard reads it: the names are read only when it has either (a
+// the wizard reads it: in embedded mode its row comes from memory (s.holds;
+// it was a seventh of the server's core in a profile of the capacity run);
+// the names, which directors change, are read only when it has either (a
 // subquery for them in every read cost the rush a quarter more per read).
 func (s *Store) Hold(ctx context.Context, id string) (*Hold, error) {
-	h, err := scanHold(s.db.QueryRow(ctx, `SELECT `+holdCols+` FROM race_holds WHERE id = ?`, id))
-	if err == nil && (h.TeamID != 0 || h.CodeID != 0) {
-		err = db.Scan(s.db.QueryRow(ctx, `SELECT coalesce((SELECT name FROM race_teams WHERE id = ?), ''),
-			coalesce((SELECT code FROM race_codes WHERE id = ?), '')`, h.TeamID, h.CodeID), &h.TeamName, &h.Code)
+	h, ok := s.holds.Get(id)
+	if !ok {
+		g := s.holds.Reading(id)
+		read, err := scanHold(s.db.QueryRow(ctx, `SELECT `+holdCols+` FROM race_holds WHERE id = ?`, id))
+		if err != nil {
+			return nil, fmt.Errorf("race hold: %w", err)
+		}
+		s.holds.Keep(g, id, *read)
+		h = *read
 	}
-	if err != nil {
-		return nil, fmt.Errorf("race hold: %w", err)
+	if h.TeamID != 0 || h.CodeID != 0 {
+		if err := db.Scan(s.db.QueryRow(ctx, `SELECT coalesce((SELECT name FROM race_teams WHERE id = ?), ''),
+			coalesce((SELECT code FROM race_codes WHERE id = ?), '')`, h.TeamID, h.CodeID), &h.TeamName, &h.Code); err != nil {
+			return nil, fmt.Errorf("race hold: %w", err)
+		}
 	}
-	return h, nil
+	return &h, nil
 }
 
 // LiveHold is user's hold in event that is not done or released, if any.
@@ -111,6 +121,7 @@ func (s *Store) Reclaim(ctx context.Context, tx *db.Tx, h *Hold, now, expires ti
 	}
 	res, err := tx.Exec(ctx, `UPDATE race_holds SET status = 'open', expires_at = ? WHERE id = ? AND status = 'released'`,
 		expires.UnixMilli(), h.ID)
+	s.holdsChanged(tx, h.ID)
 	if err != nil {
 		return false, err
 	}
@@ -136,6 +147,7 @@ func (s *Store) AcceptWaiver(ctx context.Context, tx *db.Tx, id string, userID i
 func (s *Store) onOpen(ctx context.Context, tx *db.Tx, id string, userID int64, set string, args ...any) error {
 	res, err := tx.Exec(ctx, `UPDATE race_holds SET `+set+` WHERE id = ? AND user_id = ? AND status = 'open'`,
 		append(args, id, userID)...)
+	s.holdsChanged(tx, id)
 	if err != nil {
 		return err
 	}
@@ -163,6 +175,7 @@ func (s *Store) StartPaying(ctx context.Context, tx *db.Tx, h *Hold, userID, pri
 			AND (SELECT price FROM race_events ev WHERE ev.id = race_holds.event_id) = ?
 			AND COALESCE((SELECT SUM(hi.qty * hi.price) FROM race_hold_items hi WHERE hi.hold_id = race_holds.id), 0) = ?)`,
 		amount, now.UnixMilli(), h.ID, userID, now.UnixMilli(), h.Donation, h.Discount, h.CodeID, price, lines)
+	s.holdsChanged(tx, h.ID)
 	if err != nil {
 		return false, err
 	}
@@ -176,6 +189,7 @@ func (s *Store) StartPaying(ctx context.Context, tx *db.Tx, h *Hold, userID, pri
 // outcome, the decline).
 func (s *Store) PaymentFailed(ctx context.Context, tx *db.Tx, id string) error {
 	_, err := tx.Exec(ctx, `UPDATE race_holds SET status = 'open', attempt = attempt + 1 WHERE id = ? AND status = 'paying'`, id)
+	s.holdsChanged(tx, id)
 	return err
 }
 
@@ -184,6 +198,7 @@ func (s *Store) PaymentFailed(ctx context.Context, tx *db.Tx, id string) error {
 func (s *Store) MarkPaid(ctx context.Context, tx *db.Tx, id, paymentID string, now time.Time) error {
 	res, err := tx.Exec(ctx, `UPDATE race_holds SET status = 'paid', payment_id = ?, paid_at = ? WHERE id = ? AND status = 'paying'`,
 		paymentID, now.UnixMilli(), id)
+	s.holdsChanged(tx, id)
 	if err != nil {
 		return err
 	}
@@ -202,7 +217,7 @@ var released = `status = 'released', step = CASE WHEN step >= ` + strconv.Itoa(s
 // Release gives an open hold of user's place back (the runner left), with
 // its store items and its code's use.
 func (s *Store) Release(ctx context.Context, tx *db.Tx, id string, userID int64) error {
-	rs, err := releasing(ctx, tx, `UPDATE race_holds SET `+released+` WHERE id = ? AND user_id = ? AND status = 'open'
+	rs, err := s.releasing(ctx, tx, `UPDATE race_holds SET `+released+` WHERE id = ? AND user_id = ? AND status = 'open'
 		RETURNING id, event_id, code_id`, id, userID)
 	if err == nil && len(rs) == 0 {
 		return ErrHoldMoved
@@ -218,7 +233,7 @@ func (s *Store) Release(ctx context.Context, tx *db.Tx, id string, userID int64)
 func (s *Store) ReleaseExpired(ctx context.Context, now time.Time, limit int) (int, error) {
 	n := 0
 	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
-		rs, err := releasing(ctx, tx, `UPDATE race_holds SET `+released+`
+		rs, err := s.releasing(ctx, tx, `UPDATE race_holds SET `+released+`
 			WHERE id IN (SELECT id FROM race_holds WHERE status = 'open' AND expires_at <= ? LIMIT ?) AND status = 'open'
 			RETURNING id, event_id, code_id`, now.UnixMilli(), limit)
 		if err != nil {
@@ -238,20 +253,25 @@ type releasedHold struct {
 }
 
 // releasing runs a release statement that returns id, event_id, code_id.
-func releasing(ctx context.Context, tx *db.Tx, q string, args ...any) ([]releasedHold, error) {
+// giveBack's changes to the same holds follow in the transaction: both are
+// dropped from memory at its commit.
+func (s *Store) releasing(ctx context.Context, tx *db.Tx, q string, args ...any) ([]releasedHold, error) {
 	rows, err := tx.Query(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []releasedHold
+	var ids []string
 	for rows.Next() {
 		var r releasedHold
 		if err := rows.Scan(&r.id, &r.event, &r.code); err != nil {
 			return nil, err
 		}
 		out = append(out, r)
+		ids = append(ids, r.id)
 	}
+	s.holdsChanged(tx, ids...)
 	return out, rows.Err()
 }
 

@@ -271,6 +271,7 @@ func (s *Store) CleanRehearsals(ctx context.Context, now, before time.Time, limi
 				return nil // another instance's sweep did it
 			}
 			_, err = tx.Exec(ctx, `DELETE FROM race_races WHERE id = ? AND rehearsal_of IS NOT NULL`, c.copy)
+			s.allHoldsChanged(tx) // its holds go with it
 			return err
 		}); err != nil {
 			return 0, fmt.Errorf("race: removing rehearsal %d's copy: %w", c.id, err)
@@ -286,6 +287,7 @@ func (s *Store) CleanRehearsals(ctx context.Context, now, before time.Time, limi
 	for _, id := range ids {
 		pattern := rehearsalPrefix(id) + "%@" + rehearsalDomain
 		res, err := s.db.Exec(ctx, `DELETE FROM users WHERE id IN (SELECT id FROM users WHERE email_key LIKE ? LIMIT ?)`, pattern, limit-n)
+		s.forgetHolds() // their holds went with them
 		if err != nil {
 			return n, fmt.Errorf("race: removing rehearsal %d's runners: %w", id, err)
 		}

@@ -55,6 +55,11 @@ func (s *Store) WritePaid(ctx context.Context, limit int, now time.Time, also fu
 		if err := rows.Err(); err != nil || len(out) == 0 {
 			return err
 		}
+		done := make([]string, len(out))
+		for i, r := range out {
+			done[i] = r.HoldID
+		}
+		s.holdsChanged(tx, done...)
 		// Bibs in the order runners paid, per race.
 		idx := make([]int, len(out))
 		for i := range idx {
