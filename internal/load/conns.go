@@ -28,6 +28,13 @@ type connections struct {
 	people    sync.Map    // *personal -> struct{}: the people alive, for the drain
 	addr      string      // the target's host:port
 	tls       *tls.Config // for an https target; nil for http
+	// slots bounds the connections open at once to nine tenths of the
+	// file limit: past it a dial waits for one to close, and the wait
+	// counts in its request's time. Where the server answered slowly
+	// (the burst's opening on a slower machine), busy connections that no
+	// sweep may end took the generator to its limit, and its dials failed
+	// ("too many open files": 1,304 and 16,839 runners lost in two runs).
+	slots chan struct{}
 }
 
 func newConnections(cfg Config) *connections {
@@ -47,6 +54,11 @@ func newConnections(cfg Config) *connections {
 	// holding one for 5 s ran the generator out of files (its dials failed:
 	// "connect").
 	c.drain.OnSweep(c.sweepIdle)
+	files := cfg.files
+	if files <= 0 {
+		files = web.FileLimit()
+	}
+	c.slots = make(chan struct{}, max(files-files/10, 1))
 	sources := cfg.Sources
 	ip := net.ParseIP(cfg.Target.Hostname()).To4()
 	if sources <= 0 {
@@ -103,12 +115,31 @@ func (c *connections) sweepIdle(cutoff time.Time, max int) int {
 func (c *connections) dialer() func(ctx context.Context, network, addr string) (net.Conn, error) {
 	d := c.dialers[c.next.Add(1)%uint64(len(c.dialers))]
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		select {
+		case c.slots <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 		nc, err := d.DialContext(ctx, network, addr)
 		if err != nil {
+			<-c.slots
 			return nil, err
 		}
-		return c.drain.Conn(nc), nil
+		return c.drain.Conn(&slotConn{Conn: nc, slots: c.slots}), nil
 	}
+}
+
+// slotConn gives its slot back when it is closed.
+type slotConn struct {
+	net.Conn
+	slots chan struct{}
+	once  sync.Once
+}
+
+func (c *slotConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(func() { <-c.slots })
+	return err
 }
 
 func (c *connections) transport(idle int) *http.Transport {

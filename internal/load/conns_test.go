@@ -1,7 +1,12 @@
 package load
 
 import (
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"sync"
 	"testing"
 	"time"
 )
@@ -55,5 +60,61 @@ func TestSweepEndsTheLongestIdleFirst(t *testing.T) {
 	// A cutoff further back than the keep-alive: nobody is visited.
 	if n := c.sweepIdle(now.Add(-6*time.Second), 10); n != 0 {
 		t.Errorf("swept %d past the keep-alive; want none", n)
+	}
+}
+
+// TestDialsWaitForAFile: people's connections stay within nine tenths of
+// the generator's file limit; a dial past it waits for one to close
+// instead of failing, so every request is answered.
+func TestDialsWaitForAFile(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(20 * time.Millisecond)
+	}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	c := newConnections(Config{Target: u, Timeout: 5 * time.Second, KeepAlive: time.Second, files: 20, Sources: 1})
+	defer c.close()
+	most := int64(0) // the generator's open connections at most, looked at every 200 us
+	stop := make(chan struct{})
+	looked := make(chan struct{})
+	go func() {
+		defer close(looked)
+		for {
+			most = max(most, c.drain.Open())
+			select {
+			case <-stop:
+				return
+			case <-time.After(200 * time.Microsecond):
+			}
+		}
+	}()
+	const people = 60
+	var wg sync.WaitGroup
+	errc := make(chan error, people)
+	for range people {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rt, leave := c.person()
+			defer leave()
+			req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
+			res, err := rt.RoundTrip(req)
+			if err != nil {
+				errc <- err
+				return
+			}
+			io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	<-looked
+	close(errc)
+	for err := range errc {
+		t.Errorf("a request failed: %v", err)
+	}
+	if most > 18 || most < 2 {
+		t.Errorf("%d connections open at once; want 2 to 18 (nine tenths of 20 files)", most)
 	}
 }
