@@ -31,6 +31,11 @@
 #     SCENARIOS  default "meet roar-index roar-read roar-write roar-mixed";
 #                race-capacity too when named
 #
+# EMBEDDED=nginx runs embedded behind the same nginx with TLS, as an
+# embedded site is run for the public (TUTTI_CLUSTER_SERVICES=none
+# deploy/local-cluster up 1, its processes on CPU 0 too): then the two
+# differ only in what cluster mode adds, not in TLS.
+#
 # Uses its own state directory and port base (TUTTI_CLUSTER_PORT, default
 # 19000) and takes that cluster down at the end. Every run is bounded.
 set -euo pipefail
@@ -49,6 +54,7 @@ emb_pid=""
 cleanup() {
 	[[ -n $emb_pid ]] && kill "$emb_pid" 2>/dev/null && wait "$emb_pid" 2>/dev/null
 	deploy/local-cluster down >/dev/null 2>&1 || true
+	TUTTI_CLUSTER_SERVICES=none TUTTI_CLUSTER_DIR="$WORK/emb-nginx" deploy/local-cluster down >/dev/null 2>&1 || true
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -101,17 +107,40 @@ seed() {
 }
 if [[ " $SCENARIOS " == *" race-capacity "* ]]; then export TUTTI_ROOM_RATE=0; fi
 
+# pin DIR: every process running in DIR (a local cluster's) onto CPU 0.
+pin() {
+	local p cwd
+	for p in /proc/[0-9]*; do
+		cwd=$(readlink "$p/cwd" 2>/dev/null) || continue
+		[[ $cwd == "$1"/* ]] && taskset -a -p -c 0 "${p#/proc/}" >/dev/null 2>&1 || true
+	done
+}
+
 # embedded
-mkdir -p "$WORK/emb"
-seed "$WORK/emb"
-port=$((TUTTI_CLUSTER_PORT + 50))
-taskset -c 0 "$BIN" serve --addr "127.0.0.1:$port" --data-dir "$WORK/emb" >"$WORK/emb.log" 2>&1 &
-emb_pid=$!
-for _ in $(seq 50); do curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && break; sleep 0.2; done
-run embedded "http://127.0.0.1:$port" "$WORK/emb" >"$WORK/embedded.txt"
-kill "$emb_pid"
-wait "$emb_pid" 2>/dev/null || true
-emb_pid=""
+if [[ ${EMBEDDED:-} == nginx ]]; then
+	emb_env=(TUTTI_CLUSTER_SERVICES=none TUTTI_CLUSTER_DIR="$WORK/emb-nginx" TUTTI_CLUSTER_PORT=$((TUTTI_CLUSTER_PORT + 2000)))
+	mkdir -p "$WORK/emb-nginx/tutti1/data"
+	seed "$WORK/emb-nginx/tutti1/data"
+	env "${emb_env[@]}" deploy/local-cluster up 1 >/dev/null
+	pin "$WORK/emb-nginx"
+	(
+		eval "$(env "${emb_env[@]}" deploy/local-cluster env)"
+		export SSL_CERT_FILE=$TUTTI_CLUSTER_CA
+		run embedded "$TUTTI_CLUSTER_URL" "$WORK/emb-nginx/tutti1/data" >"$WORK/embedded.txt"
+	)
+	env "${emb_env[@]}" deploy/local-cluster down >/dev/null 2>&1 || true
+else
+	mkdir -p "$WORK/emb"
+	seed "$WORK/emb"
+	port=$((TUTTI_CLUSTER_PORT + 50))
+	taskset -c 0 "$BIN" serve --addr "127.0.0.1:$port" --data-dir "$WORK/emb" >"$WORK/emb.log" 2>&1 &
+	emb_pid=$!
+	for _ in $(seq 50); do curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && break; sleep 0.2; done
+	run embedded "http://127.0.0.1:$port" "$WORK/emb" >"$WORK/embedded.txt"
+	kill "$emb_pid"
+	wait "$emb_pid" 2>/dev/null || true
+	emb_pid=""
+fi
 
 # cluster
 deploy/local-cluster up 2 >/dev/null
@@ -119,10 +148,7 @@ eval "$(deploy/local-cluster env)"
 export SSL_CERT_FILE=$TUTTI_CLUSTER_CA
 mkdir -p "$WORK/cl"
 seed "$WORK/cl"
-for p in /proc/[0-9]*; do
-	cwd=$(readlink "$p/cwd" 2>/dev/null) || continue
-	[[ $cwd == "$TUTTI_CLUSTER_DIR"/* ]] && taskset -a -p -c 0 "${p#/proc/}" >/dev/null 2>&1 || true
-done
+pin "$TUTTI_CLUSTER_DIR"
 run cluster "$TUTTI_CLUSTER_URL" "$WORK/cl" >"$WORK/cluster.txt"
 
 printf '%-12s %12s %8s %12s %8s %8s\n' scenario "embedded/s" errors "cluster/s" errors ratio
