@@ -13,10 +13,10 @@
 #             each, from a seed of 100,000 runners
 # DATA_DIR puts the server's data there instead of a fresh temporary
 # directory (emptied first; e.g. /dev/shm/rush, memory instead of disk);
-# SAMPLES=FILE writes, each second, the CPU % and open files of the server
-# and of the generator (from /proc), the size of SQLite's write-ahead
-# log, and from the server's /metrics the milliseconds its queries waited
-# for the read and the write pool, the mean microseconds a goroutine
+# SAMPLES=FILE writes, about each second, the CPU % and open files of the
+# server and of the generator (from /proc), the size of SQLite's write-ahead
+# log, and from the server's /metrics the milliseconds a second its queries
+# waited for the read and the write pool, the mean microseconds a goroutine
 # waited for a core, and the goroutines runnable: which side fell behind,
 # whether checkpoints keep up, and where a slow second waited.
 # DUMPS=DIR serves the server's Go profiles on PORT+1 and writes its
@@ -77,19 +77,32 @@ if [ -n "${SAMPLES:-}" ]; then
       /^go_sched_latencies_seconds_count / {n = $2}
       /^go_sched_latencies_seconds_sum / {l = $2}
       /^go_sched_goroutines_runnable_goroutines / {q = $2}
-      END {printf "%.6f %.6f %d %.6f %d\n", r, w, n, l, q}'
+      /^go_sched_latencies_seconds_count / {seen = 1}
+      END {if (seen) printf "%.6f %.6f %d %.6f %d\n", r, w, n, l, q}'
   }
+  # Each line covers the time since the one before, which is longer than
+  # the 1 s slept (the reads take time, more so on a saturated machine):
+  # CPU and waits are per second of that time, and "second" is the time
+  # since the start. A /metrics that did not answer in 1 s leaves its
+  # columns "-" and the next line spans both.
+  now_ms() { date +%s%3N; }
   (
-    s0=$(ticks "$pid"); g0=$(ticks "$gen"); t=0
+    s0=$(ticks "$pid"); g0=$(ticks "$gen"); c0=$(now_ms); start=$c0; m0=$c0; hz=$(getconf CLK_TCK)
     read -r r0 w0 n0 l0 _ <<<"$(server_metrics)"
-    echo "second server_cpu% generator_cpu% server_files generator_files wal_kib read_wait_ms write_wait_ms sched_wait_us runnable"
+    echo "second server_cpu% generator_cpu% server_files generator_files wal_kib read_wait_ms/s write_wait_ms/s sched_wait_us runnable"
     while kill -0 "$gen" 2>/dev/null; do
-      sleep 1; s1=$(ticks "$pid"); g1=$(ticks "$gen")
-      read -r r1 w1 n1 l1 runnable <<<"$(server_metrics)"
-      db=$(awk -v r0="$r0" -v r1="$r1" -v w0="$w0" -v w1="$w1" -v n0="$n0" -v n1="$n1" -v l0="$l0" -v l1="$l1" \
-        'BEGIN {printf "%d %d %d", (r1 - r0) * 1000, (w1 - w0) * 1000, (n1 > n0) ? (l1 - l0) * 1e6 / (n1 - n0) : 0}')
-      echo "$t $(( (s1 - s0) * 100 / $(getconf CLK_TCK) )) $(( (g1 - g0) * 100 / $(getconf CLK_TCK) )) $(files "$pid") $(files "$gen") $(( $(stat -c %s "$dir/tutti.db-wal" 2>/dev/null || echo 0) / 1024 )) $db $runnable"
-      s0=$s1; g0=$g1; r0=$r1; w0=$w1; n0=$n1; l0=$l1; t=$((t + 1))
+      sleep 1; s1=$(ticks "$pid"); g1=$(ticks "$gen"); c1=$(now_ms)
+      m=$(server_metrics); m1=$(now_ms)
+      cpu=$(awk -v s="$((s1 - s0))" -v g="$((g1 - g0))" -v ms="$((c1 - c0))" -v hz="$hz" 'BEGIN {printf "%d %d", s * 100000 / hz / ms, g * 100000 / hz / ms}')
+      db="- - - -"
+      if [ -n "$m" ]; then
+        read -r r1 w1 n1 l1 runnable <<<"$m"
+        db=$(awk -v r0="$r0" -v r1="$r1" -v w0="$w0" -v w1="$w1" -v n0="$n0" -v n1="$n1" -v l0="$l0" -v l1="$l1" -v ms="$((m1 - m0))" -v q="$runnable" \
+          'BEGIN {printf "%d %d %d %d", (r1 - r0) * 1e6 / ms, (w1 - w0) * 1e6 / ms, (n1 > n0) ? (l1 - l0) * 1e6 / (n1 - n0) : 0, q}')
+        r0=$r1; w0=$w1; n0=$n1; l0=$l1; m0=$m1
+      fi
+      echo "$(( (c1 - start) / 1000 )) $cpu $(files "$pid") $(files "$gen") $(( $(stat -c %s "$dir/tutti.db-wal" 2>/dev/null || echo 0) / 1024 )) $db"
+      s0=$s1; g0=$g1; c0=$c1
     done
   ) >"$SAMPLES" &
   sampler=$!
