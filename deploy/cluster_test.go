@@ -171,7 +171,7 @@ func upCluster(t *testing.T, port, n int, env ...string) *cluster {
 				t.Errorf("down: %v\n%s", err, out)
 			}
 		}
-		if t.Failed() {
+		if t.Failed() || os.Getenv("TUTTI_KEEP_LOGS") != "" {
 			keepLogs(t, state)
 		}
 		for _, pid := range c.started {
@@ -189,9 +189,10 @@ func upCluster(t *testing.T, port, n int, env ...string) *cluster {
 	return c
 }
 
-// keepLogs copies a failed test's cluster logs to $TUTTI_ARTIFACTS (or
-// out/artifacts) and prints only their last lines, so that the test's own
-// errors stay in sight at the end of a long output.
+// keepLogs copies a failed test's cluster logs (every test's with
+// TUTTI_KEEP_LOGS=1) to $TUTTI_ARTIFACTS (or out/artifacts) and prints
+// only their last lines, so that the test's own errors stay in sight at the
+// end of a long output.
 func keepLogs(t *testing.T, state string) {
 	dir := os.Getenv("TUTTI_ARTIFACTS")
 	if dir == "" {

@@ -79,7 +79,7 @@ func TestCrashMidRush(t *testing.T) {
 
 	u, _ := url.Parse("http://" + addr)
 	seedFile := filepath.Join(data, "seed", "race.json")
-	done := racetest.Rush(t, u, seedFile, 1200, nil)
+	done := racetest.Rush(t, u, seedFile, 1200, 4*time.Second, nil)
 	ids, err := race.LoadSeedIDs(seedFile)
 	if err != nil {
 		t.Fatal(err)

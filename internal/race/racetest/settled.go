@@ -16,13 +16,13 @@ import (
 )
 
 // Rush starts the crash tests' burst against target: runners (from the
-// seed file of `tutti seed race`) within 4 s, through the whole wizard
-// with short pauses, no static files. Its result comes on the channel
-// (nil if the run could not start).
-func Rush(t testing.TB, target *url.URL, seedFile string, runners int, tlsConfig *tls.Config) <-chan *load.Result {
+// seed file of `tutti seed race`) arriving within the given time, through
+// the whole wizard with short pauses, no static files. Its result comes on
+// the channel (nil if the run could not start).
+func Rush(t testing.TB, target *url.URL, seedFile string, runners int, within time.Duration, tlsConfig *tls.Config) <-chan *load.Result {
 	t.Helper()
 	sc, err := race.LoadScenarios()["race-burst"](load.Options{Target: target, SeedFile: seedFile,
-		Params: map[string]string{"runners": strconv.Itoa(runners), "within": "4s", "delay": "0s-200ms", "click": "0s-50ms", "assets": "0"}})
+		Params: map[string]string{"runners": strconv.Itoa(runners), "within": within.String(), "delay": "0s-200ms", "click": "0s-50ms", "assets": "0"}})
 	if err != nil {
 		t.Fatal(err)
 	}
