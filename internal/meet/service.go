@@ -110,18 +110,10 @@ func (s *Service) ownWrite(ctx context.Context, k OwnKey) (*Poll, *Participant, 
 // Participant returns the poll and its participant pid, for their public
 // page.
 func (s *Service) Participant(ctx context.Context, pollID string, pid int64) (*Poll, *Participant, error) {
-	p, err := s.Poll(ctx, pollID)
-	if err != nil {
-		return nil, nil, err
-	}
-	if pid <= 0 {
+	if !validID(pollID) || pid <= 0 {
 		return nil, nil, errs.ErrNotFound
 	}
-	pt, err := s.store.Participant(ctx, p.ID, pid)
-	if err != nil {
-		return nil, nil, err
-	}
-	return p, pt, nil
+	return s.store.PollParticipant(ctx, pollID, pid)
 }
 
 // Locked reports whether the poll no longer takes answers: it is closed, or

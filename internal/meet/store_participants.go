@@ -47,18 +47,33 @@ func (s *Store) RemoveParticipant(ctx context.Context, pollID string, id int64) 
 	})
 }
 
-// Participant returns participant id of the poll.
-func (s *Store) Participant(ctx context.Context, pollID string, id int64) (*Participant, error) {
-	var p Participant
+// PollParticipant returns the poll with pollID and its participant id in
+// one query: the participant pages and every change of answers read both,
+// and in cluster mode each query is a round trip to PostgreSQL.
+func (s *Store) PollParticipant(ctx context.Context, pollID string, id int64) (*Poll, *Participant, error) {
+	var pt Participant
 	var created int64
-	err := db.Scan(s.db.QueryRow(ctx, `SELECT id, poll_id, name, edit_token, created_at FROM meet_participants
-		WHERE poll_id = ? AND id = ?`, pollID, id), &p.ID, &p.PollID, &p.Name, &p.EditToken, &created)
+	row := s.db.QueryRow(ctx, `SELECT `+pollColsPl+`, pt.id, pt.name, pt.edit_token, pt.created_at
+		FROM meet_polls pl JOIN meet_participants pt ON pt.poll_id = pl.id WHERE pl.id = ? AND pt.id = ?`, pollID, id)
+	p, err := scanPoll(rowAnd{row, []any{&pt.ID, &pt.Name, &pt.EditToken, &created}})
 	if err != nil {
-		return nil, fmt.Errorf("meet: participant %d: %w", id, err)
+		return nil, nil, fmt.Errorf("meet: poll %s, participant %d: %w", pollID, id, notFound(err))
 	}
-	p.CreatedAt = time.Unix(created, 0).UTC()
-	return &p, nil
+	pt.PollID, pt.CreatedAt = p.ID, time.Unix(created, 0).UTC()
+	return p, &pt, nil
 }
+
+// pollColsPl is pollCols of the table named pl.
+var pollColsPl = "pl." + strings.Join(strings.Fields(strings.ReplaceAll(pollCols, ",", " ")), ", pl.")
+
+// rowAnd scans a row's first columns where its caller says and the rest
+// into more.
+type rowAnd struct {
+	row  *sql.Row
+	more []any
+}
+
+func (r rowAnd) Scan(dst ...any) error { return r.row.Scan(append(dst, r.more...)...) }
 
 // EditTokens returns the secret of every participant's private link, by
 // participant id, for the organizer's page only.
