@@ -398,7 +398,6 @@ func (m *Main) Serve(ctx context.Context) error {
 	if st := m.Auth.Sessions(); st != nil {
 		go st.RunCleanup(ctx, time.Hour, m.Log)
 	}
-	go m.Auth.WatchOthers(ctx) // `tutti moderator` beside an embedded server
 	select {
 	case err := <-errc:
 		return err

@@ -170,6 +170,7 @@ func New(d Deps) (*Service, error) {
 		if d.DB.Dialect == db.SQLite { // embedded mode: one process writes them all (cache.Memo)
 			s.sessions.mem = cache.NewMemo[string, storedSession](100_000, memoFor)
 			s.store.mem = cache.NewMemo[int64, account](100_000, memoFor)
+			d.DB.OnOthers(s.Forget) // another process's writes: forget them all
 		}
 	} else if cs, ok := d.SessionStore.(scs.CtxStore); ok {
 		// Redis: the database takes over while it fails.
@@ -239,19 +240,8 @@ func (s *Service) Sessions() *DBStore { return s.sessions }
 // session from the database once (with users kept 30 s, their reads were
 // 8 % of the server's core in the burst's steady part). Another process's
 // change (the `tutti moderator` command) shows within a second
-// (WatchOthers).
+// (db.OnOthers).
 const memoFor = 5 * time.Minute
-
-// WatchOthers keeps the users and sessions held in memory (embedded mode)
-// true to writes by other processes: it forgets them all whenever another
-// process wrote the database, looking every second until ctx is done.
-// Without memory (cluster mode) it returns at once.
-func (s *Service) WatchOthers(ctx context.Context) {
-	if s.store.mem == nil {
-		return
-	}
-	s.DB.WatchOthers(ctx, time.Second, s.Forget)
-}
 
 // Forget drops the users and sessions held in memory: for a write of the
 // users table made outside this package (the race's removal of its

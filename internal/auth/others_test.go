@@ -9,9 +9,9 @@ import (
 )
 
 // In embedded mode a user is read from memory; another process's change
-// (`tutti moderator` beside the server) still shows within a look of
-// WatchOthers, and without it only after memoFor.
-func TestWatchOthersShowsAnotherProcessesChange(t *testing.T) {
+// (`tutti moderator` beside the server) still shows within a look of the
+// database's watcher (db.OnOthers), not only after memoFor.
+func TestOthersChangeShows(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	dir := t.TempDir()
@@ -43,8 +43,7 @@ func TestWatchOthersShowsAnotherProcessesChange(t *testing.T) {
 		}
 		return got.Moderator
 	}
-	go server.WatchOthers(ctx)
-	time.Sleep(100 * time.Millisecond) // its first look
+	time.Sleep(100 * time.Millisecond) // the watcher's first look
 	if moderator() {
 		t.Fatal("a new user is a moderator")
 	}

@@ -22,7 +22,7 @@ const memoStripes = 64
 // happened meanwhile (one generation for all keys voided most reads of a
 // rush, where some session is written every millisecond and a read waits
 // for the core for longer). A change made by another process is the
-// owner's to watch for (db.WatchOthers, then ForgetAll). Cluster mode keeps
+// owner's to watch for (db.OnOthers, then ForgetAll). Cluster mode keeps
 // no Memo: a nil one holds nothing.
 type Memo[K comparable, V any] struct {
 	c    *otter.Cache[K, V]

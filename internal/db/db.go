@@ -65,6 +65,7 @@ type DB struct {
 	keysPruned atomic.Int64 // when request keys were last pruned (Unix seconds)
 
 	checkpoints *checkpointer // SQLite's, off the writer's commits; nil: none
+	others      others        // OnOthers' watcher of other processes' commits (SQLite)
 }
 
 // SetLog gives the database a logger and a way to read a request id from a
@@ -154,7 +155,7 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 	ck.SetMaxOpenConns(1)
 	ck.SetMaxIdleConns(1)
 	return &DB{Dialect: SQLite, read: r, write: w, prepared: &stmts{pool: r}, txPrep: &txStmts{stmts: stmts{pool: w}},
-		checkpoints: startCheckpoints(ck, CheckpointEvery)}, nil
+		checkpoints: startCheckpoints(ck, CheckpointEvery), others: others{every: othersEvery}}, nil
 }
 
 func openPostgres(ctx context.Context, url string) (*DB, error) {
@@ -175,6 +176,7 @@ func openPostgres(ctx context.Context, url string) (*DB, error) {
 
 // Close commits the batcher's queued writes, then closes both pools.
 func (db *DB) Close() error {
+	db.stopOthers()
 	db.CloseBatch()
 	db.prepared.close()
 	if db.txPrep != nil {

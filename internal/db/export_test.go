@@ -1,5 +1,7 @@
 package db
 
+import "time"
+
 // TxPrepared is the number of statements kept prepared for write
 // transactions (-1 without that cache: PostgreSQL).
 func TxPrepared(d *DB) int {
@@ -7,4 +9,24 @@ func TxPrepared(d *DB) int {
 		return -1
 	}
 	return int(d.txPrep.n.Load())
+}
+
+// SetOthersEvery sets how often OnOthers' watcher looks; call it before
+// the first OnOthers.
+func SetOthersEvery(d *DB, every time.Duration) { d.others.every = every }
+
+// OthersWatching reports whether OnOthers' watcher is running.
+func OthersWatching(d *DB) bool {
+	d.others.mu.Lock()
+	done := d.others.done
+	d.others.mu.Unlock()
+	if done == nil {
+		return false
+	}
+	select {
+	case <-done:
+		return false
+	default:
+		return true
+	}
 }

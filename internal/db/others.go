@@ -2,25 +2,58 @@ package db
 
 import (
 	"context"
+	"sync"
 	"time"
 )
 
-// WatchOthers calls changed each time another process (a `tutti` command
-// run beside the server, say) has committed to the SQLite database since
-// the last look, looking every `every` until ctx is done. It lets a cache
-// of rows that only this process writes live long and still see another
-// process's writes within a look.
+// OnOthers registers changed to be called each time another process (a
+// `tutti` command run beside the server, say) has committed to the SQLite
+// database since the last look. It lets a cache of rows that only this
+// process writes live long and still see another process's writes within
+// a look (othersEvery). The first registration starts the database's one
+// watcher, whatever the number of caches; Close stops it. On PostgreSQL it
+// does nothing: there, many processes share the database and nothing in
+// memory is kept on that promise.
 //
 // SQLite's data_version changes, for one connection, when any other
-// connection commits. On the writer connection, the one that commits
-// all of this process's writes (reads use connections that cannot write),
-// every other connection is another process's. On PostgreSQL it returns
-// at once: there, many processes share the database and nothing in memory
-// is kept on that promise.
-func (db *DB) WatchOthers(ctx context.Context, every time.Duration, changed func()) {
+// connection commits. On the writer connection, the one that commits all
+// of this process's writes (reads use connections that cannot write),
+// every other connection is another process's.
+func (db *DB) OnOthers(changed func()) {
 	if db.Dialect != SQLite {
 		return
 	}
+	w := &db.others
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.fns = append(w.fns, changed)
+	if w.stop == nil {
+		w.stop, w.done = make(chan struct{}), make(chan struct{})
+		go db.watchOthers(w.every)
+	}
+}
+
+// othersEvery is how often the watcher looks.
+const othersEvery = time.Second
+
+// others is OnOthers' registrations and its watcher.
+type others struct {
+	mu    sync.Mutex
+	fns   []func()
+	every time.Duration // othersEvery; tests shorten it
+	stop  chan struct{} // closed by Close; nil: no watcher
+	done  chan struct{} // closed when the watcher returned
+}
+
+func (db *DB) watchOthers(every time.Duration) {
+	w := &db.others
+	defer close(w.done)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-w.stop
+		cancel()
+	}()
 	last, err := db.dataVersion(ctx)
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -41,9 +74,32 @@ func (db *DB) WatchOthers(ctx context.Context, every time.Duration, changed func
 		// After an error, the connection may be a new one, with versions
 		// of its own: take it that something changed.
 		if err != nil || v != last {
-			changed()
+			w.mu.Lock()
+			fns := w.fns
+			w.mu.Unlock()
+			for _, fn := range fns {
+				fn()
+			}
 		}
 		last, err = v, nil
+	}
+}
+
+// stopOthers stops the watcher, if one runs, and waits for it.
+func (db *DB) stopOthers() {
+	w := &db.others
+	w.mu.Lock()
+	stop, done := w.stop, w.done
+	if stop != nil {
+		select {
+		case <-stop:
+		default:
+			close(stop)
+		}
+	}
+	w.mu.Unlock()
+	if done != nil {
+		<-done
 	}
 }
 

@@ -9,9 +9,10 @@ import (
 	"github.com/tutti-dev/tutti/internal/db"
 )
 
-// WatchOthers tells of another process's commit (here: another handle on
-// the same file), and not of this process's own writes, batched or not.
-func TestWatchOthersSeesOnlyOtherWriters(t *testing.T) {
+// OnOthers tells each registration of another process's commit (here:
+// another handle on the same file), and not of this process's own writes,
+// batched or not; Close stops its watcher.
+func TestOnOthersSeesOnlyOtherWriters(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	dir := t.TempDir()
@@ -19,13 +20,16 @@ func TestWatchOthersSeesOnlyOtherWriters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer d.Close()
 	if err := d.Migrate(ctx, nil, testMigrations); err != nil {
 		t.Fatal(err)
 	}
-	var seen atomic.Int64
-	done := make(chan struct{})
-	go func() { d.WatchOthers(ctx, 5*time.Millisecond, func() { seen.Add(1) }); close(done) }()
+	var seen, seen2 atomic.Int64
+	db.SetOthersEvery(d, 5*time.Millisecond)
+	d.OnOthers(func() { seen.Add(1) })
+	d.OnOthers(func() { seen2.Add(1) })
+	if !db.OthersWatching(d) {
+		t.Fatal("no watcher after OnOthers")
+	}
 	waitLooks := func() { time.Sleep(60 * time.Millisecond) } // several looks
 	waitLooks()
 	if _, err := d.Exec(ctx, "INSERT INTO t (name) VALUES ('own')"); err != nil {
@@ -57,13 +61,27 @@ func TestWatchOthersSeesOnlyOtherWriters(t *testing.T) {
 		t.Fatal("another process's commit went unseen")
 	}
 	waitLooks()
-	if n := seen.Load(); n != 1 {
-		t.Errorf("one commit of another process reported %d times", n)
+	if n, n2 := seen.Load(), seen2.Load(); n != 1 || n2 != 1 {
+		t.Errorf("one commit of another process reported %d and %d times; want once to each", n, n2)
 	}
-	cancel()
+	closed := make(chan error, 1)
+	go func() { closed <- d.Close() }()
 	select {
-	case <-done:
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
 	case <-time.After(5 * time.Second):
-		t.Fatal("WatchOthers did not return when its context ended")
+		t.Fatal("Close did not return")
+	}
+	if db.OthersWatching(d) {
+		t.Fatal("the watcher goes on after Close")
+	}
+	if _, err := other.Exec(ctx, "UPDATE t SET n = n + 1 WHERE name = 'own'"); err != nil {
+		t.Fatal(err)
+	}
+	waitLooks()
+	if n := seen.Load(); n != 1 {
+		t.Errorf("after Close, another commit reported: %d times in all", n)
 	}
 }

@@ -129,7 +129,7 @@ func New(d Deps) (*App, error) {
 	a.svc.bg, a.svc.stop = context.WithCancel(context.Background())
 	if d.DB.Dialect == db.SQLite { // embedded mode: this process writes every hold
 		a.store.keepHolds()
-		go d.DB.WatchOthers(a.svc.bg, time.Second, a.store.forgetHolds)
+		d.DB.OnOthers(a.store.forgetHolds)
 	}
 	a.svc.listening = d.Listening
 	a.svc.writer = newWriter(a.svc, d.Bus, d.Log)
