@@ -31,6 +31,29 @@ func (f *fixture) addCode(in CodeInput) error {
 	return err
 }
 
+// holdWithCode is a new runner's hold, its pages filled, with a code
+// applied as the runner typed it; the fixture race gets the code first.
+func (f *fixture) holdWithCode(code CodeInput, typed string) (*auth.User, *Hold) {
+	f.t.Helper()
+	if err := f.addCode(code); err != nil {
+		f.t.Fatal(err)
+	}
+	ctx := context.Background()
+	u := f.user()
+	h, err := f.a.svc.Start(ctx, u, f.race, f.event().ID)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if err := f.fill(ctx, u, h); err != nil {
+		f.t.Fatal(err)
+	}
+	en, _ := f.entry(ctx, u, h)
+	if err := f.a.svc.ApplyCode(ctx, en, typed); err != nil {
+		f.t.Fatal(err)
+	}
+	return u, h
+}
+
 func (f *fixture) codeUsed(code string) int {
 	f.t.Helper()
 	c, err := f.a.store.CodeByName(context.Background(), f.d, f.race.ID, code)
@@ -285,22 +308,8 @@ func TestEarlyHoldRunsOutBeforeTheOpening(t *testing.T) {
 func TestDiscountFollowsAPriceChange(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		f := newFixture(t, d, 10, 3000)
-		if err := f.addCode(CodeInput{Code: "CLUB", Percent: "20"}); err != nil {
-			t.Fatal(err)
-		}
+		ann, h := f.holdWithCode(CodeInput{Code: "CLUB", Percent: "20"}, "club")
 		ctx := context.Background()
-		ann := f.user()
-		h, err := f.a.svc.Start(ctx, ann, f.race, f.event().ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := f.fill(ctx, ann, h); err != nil {
-			t.Fatal(err)
-		}
-		en, _ := f.entry(ctx, ann, h)
-		if err := f.a.svc.ApplyCode(ctx, en, "club"); err != nil {
-			t.Fatal(err)
-		}
 		old, _ := f.entry(ctx, ann, h)
 		if got := old.Hold.Owed(old.Event); got != 2400 {
 			t.Fatalf("owed with the code %d; want 2400", got)

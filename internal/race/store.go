@@ -28,7 +28,7 @@ const holdsFor = 5 * time.Minute
 
 // keepHolds has the store keep the holds it reads in memory: for embedded
 // mode, where this process makes every write of them (another process's
-// show within a look of WatchOthers, which calls forgetHolds).
+// show within a look of db.OnOthers, which calls forgetHolds).
 func (s *Store) keepHolds() { s.holds = cache.NewMemo[string, Hold](100_000, holdsFor) }
 
 // forgetHolds drops every hold kept in memory.
@@ -288,10 +288,22 @@ func (s *Store) UpdateEvent(ctx context.Context, tx *db.Tx, e Event) error {
 	// A discount is a percent of the price: the holds not yet paying
 	// that carry a code get theirs again at the new price (discountOf's
 	// rounding: integer division, prices and percents are positive).
-	_, err = tx.Exec(ctx, `UPDATE race_holds SET discount = ? * (SELECT c.percent FROM race_codes c WHERE c.id = race_holds.code_id) / 100
-		WHERE event_id = ? AND code_id IS NOT NULL AND status = 'open'`, e.Price, e.ID)
-	s.allHoldsChanged(tx)
-	return err
+	rows, err := tx.Query(ctx, `UPDATE race_holds SET discount = ? * (SELECT c.percent FROM race_codes c WHERE c.id = race_holds.code_id) / 100
+		WHERE event_id = ? AND code_id IS NOT NULL AND status = 'open' RETURNING id`, e.Price, e.ID)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		ids = append(ids, id)
+	}
+	s.holdsChanged(tx, ids...)
+	return rows.Err()
 }
 
 // DeleteEvent deletes an event nobody has registered for or holds.

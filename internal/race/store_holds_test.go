@@ -24,9 +24,6 @@ func TestHoldReadsFollowEveryWrite(t *testing.T) {
 		if d.Dialect == db.SQLite && f.a.store.holds == nil {
 			t.Fatal("embedded mode keeps no holds in memory")
 		}
-		if err := f.addCode(CodeInput{Code: "CLUB", Percent: "20"}); err != nil {
-			t.Fatal(err)
-		}
 		ctx := context.Background()
 		read := func(id string) *Hold {
 			t.Helper()
@@ -36,18 +33,7 @@ func TestHoldReadsFollowEveryWrite(t *testing.T) {
 			}
 			return h
 		}
-		ann := f.user()
-		h, err := f.a.svc.Start(ctx, ann, f.race, f.event().ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := f.fill(ctx, ann, h); err != nil {
-			t.Fatal(err)
-		}
-		en, _ := f.entry(ctx, ann, h)
-		if err := f.a.svc.ApplyCode(ctx, en, "CLUB"); err != nil {
-			t.Fatal(err)
-		}
+		ann, h := f.holdWithCode(CodeInput{Code: "CLUB", Percent: "20"}, "CLUB")
 		if got := read(h.ID); got.Discount != 600 || got.Step < stepWaiver {
 			t.Fatalf("after the code: discount %d, step %d; want 600, past the waiver", got.Discount, got.Step)
 		}
