@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 )
 
@@ -113,16 +112,8 @@ func (s *Service) OwnPage(ctx context.Context, k OwnKey) (*ParticipantData, erro
 func (s *Service) participantPage(ctx context.Context, p *Poll, pt *Participant, own bool) (*ParticipantData, error) {
 	pg := &ParticipantData{Poll: p, Who: pt, Own: own, Locked: s.Locked(p)}
 	var err error
-	if pg.Timeframes, err = s.store.ParticipantTimeframes(ctx, p.ID, pt.ID); err != nil {
+	if pg.Timeframes, pg.Comments, pg.Busy, err = s.store.ParticipantRows(ctx, p.ID, pt.ID, own); err != nil {
 		return nil, err
-	}
-	if pg.Comments, _, err = s.store.Comments(ctx, p.ID, pt.ID, db.Cursor{}, 50); err != nil {
-		return nil, err
-	}
-	if own {
-		if pg.Busy, err = s.store.Busy(ctx, pt.ID); err != nil {
-			return nil, err
-		}
 	}
 	return pg, nil
 }

@@ -238,3 +238,59 @@ func insertTimeframes(ctx context.Context, tx *db.Tx, pollID string, pid int64, 
 	}
 	return nil
 }
+
+// participantCommentsShown is how many of a participant's own comments
+// their page shows (the newest).
+const participantCommentsShown = 50
+
+// ParticipantRows reads what a participant's page shows besides the poll:
+// their timeframes (by start), their newest comments (newest first) and,
+// on their own page, their imported busy times (by start), in one query,
+// as the rows of a UNION told apart by its first column: in cluster mode
+// each query is a round trip to PostgreSQL, and this page follows every
+// change of answers.
+func (s *Store) ParticipantRows(ctx context.Context, pollID string, pid int64, own bool) ([]Timeframe, []Comment, []Busy, error) {
+	q := `SELECT 0, start_at, id, start_at, end_at, tier, '', '' FROM meet_timeframes WHERE poll_id = ? AND participant_id = ?
+		UNION ALL
+		SELECT 1, -id, id, created_at, 0, 0, name, body FROM (SELECT c.id, c.created_at, p.name, c.body FROM meet_comments c
+			JOIN meet_participants p ON p.id = c.participant_id
+			WHERE c.poll_id = ? AND c.participant_id = ? ORDER BY c.id DESC LIMIT ?) newest`
+	args := []any{pollID, pid, pollID, pid, participantCommentsShown}
+	if own {
+		q += `
+		UNION ALL
+		SELECT 2, start_at, 0, start_at, end_at, 0, '', '' FROM meet_busy WHERE participant_id = ?`
+		args = append(args, pid)
+	}
+	rows, err := s.db.Query(ctx, q+` ORDER BY 1, 2`, args...)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("meet: participant %d: %w", pid, err)
+	}
+	defer rows.Close()
+	var (
+		tfs      []Timeframe
+		comments []Comment
+		busy     []Busy
+	)
+	for rows.Next() {
+		var kind int
+		var sortKey, id, a, b int64
+		var tier int
+		var name, body string
+		if err := rows.Scan(&kind, &sortKey, &id, &a, &b, &tier, &name, &body); err != nil {
+			return nil, nil, nil, fmt.Errorf("meet: participant %d: %w", pid, err)
+		}
+		switch kind {
+		case 0:
+			tfs = append(tfs, Timeframe{ID: id, ParticipantID: pid, Start: time.Unix(a, 0).UTC(), End: time.Unix(b, 0).UTC(), Tier: tier})
+		case 1:
+			comments = append(comments, Comment{ID: id, ParticipantID: pid, Author: name, Body: body, CreatedAt: time.Unix(a, 0).UTC()})
+		case 2:
+			busy = append(busy, Busy{ParticipantID: pid, Start: time.Unix(a, 0).UTC(), End: time.Unix(b, 0).UTC()})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, nil, fmt.Errorf("meet: participant %d: %w", pid, err)
+	}
+	return tfs, comments, busy, nil
+}

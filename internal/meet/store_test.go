@@ -3,6 +3,8 @@ package meet
 import (
 	"context"
 	"errors"
+	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -104,6 +106,91 @@ func TestStore(t *testing.T) {
 		db.Scan(d.QueryRow(ctx, "SELECT COUNT(*) FROM meet_comments"), &n)
 		if n != 0 {
 			t.Errorf("%d comments left after deleting the poll", n)
+		}
+	}, Migrations)
+}
+
+// ParticipantRows, the participant page's one query, reads what the
+// separate reads do: only this participant's timeframes (by start), their
+// newest participantCommentsShown comments (newest first) and, on their
+// own page only, their busy times (by start).
+func TestParticipantRowsAsSeparateReads(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		now := time.Date(2030, 3, 1, 12, 0, 0, 0, time.UTC)
+		s := NewStore(d, func() time.Time { return now })
+		p := testPoll("CCCCCCCCCCCCCCCCCCCCCC")
+		if err := s.CreatePoll(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		ada, bob := Participant{PollID: p.ID, Name: "Ada", EditToken: "a"}, Participant{PollID: p.ID, Name: "Bob", EditToken: "b"}
+		for _, pt := range []*Participant{&ada, &bob} {
+			if _, err := s.AddParticipant(ctx, pt); err != nil {
+				t.Fatal(err)
+			}
+		}
+		slots := p.Slots()
+		for i, at := range []int{20, 0, 8} { // added out of order
+			tf := Timeframe{ParticipantID: ada.ID, Start: slots[at], End: slots[at+2], Tier: 1 + i}
+			if _, err := s.AddTimeframe(ctx, p.ID, &tf); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := s.AddTimeframe(ctx, p.ID, &Timeframe{ParticipantID: bob.ID, Start: slots[4], End: slots[6], Tier: 1}); err != nil {
+			t.Fatal(err)
+		}
+		for i := range participantCommentsShown + 3 {
+			if _, err := s.AddComment(ctx, p.ID, &Comment{ParticipantID: ada.ID, Body: fmt.Sprintf("ada %d", i)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := s.AddComment(ctx, p.ID, &Comment{ParticipantID: bob.ID, Body: "bob's"}); err != nil {
+			t.Fatal(err)
+		}
+		busy := []Busy{{Start: slots[30], End: slots[31]}, {Start: slots[10], End: slots[12]}}
+		if err := s.ReplaceBusy(ctx, ada.ID, busy); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.ReplaceBusy(ctx, bob.ID, busy[:1]); err != nil {
+			t.Fatal(err)
+		}
+
+		wantTfs, err := s.ParticipantTimeframes(ctx, p.ID, ada.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantComments, _, err := s.Comments(ctx, p.ID, ada.ID, db.Cursor{}, participantCommentsShown)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantBusy, err := s.Busy(ctx, ada.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(wantTfs) != 3 || len(wantComments) != participantCommentsShown || len(wantBusy) != 2 {
+			t.Fatalf("the separate reads: %d timeframes, %d comments, %d busy; the test proves nothing", len(wantTfs), len(wantComments), len(wantBusy))
+		}
+		tfs, comments, gotBusy, err := s.ParticipantRows(ctx, p.ID, ada.ID, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(tfs, wantTfs) {
+			t.Errorf("timeframes\n got %+v\nwant %+v", tfs, wantTfs)
+		}
+		if !reflect.DeepEqual(comments, wantComments) {
+			t.Errorf("comments\n got %+v\nwant %+v", comments, wantComments)
+		}
+		if !reflect.DeepEqual(gotBusy, wantBusy) {
+			t.Errorf("busy\n got %+v\nwant %+v", gotBusy, wantBusy)
+		}
+		if comments[0].Body != fmt.Sprintf("ada %d", participantCommentsShown+2) {
+			t.Errorf("first comment %q; want the newest", comments[0].Body)
+		}
+		if _, _, gotBusy, err := s.ParticipantRows(ctx, p.ID, ada.ID, false); err != nil || len(gotBusy) != 0 {
+			t.Errorf("the public page read %d busy times, %v; want none", len(gotBusy), err)
+		}
+		if tfs, comments, _, err := s.ParticipantRows(ctx, p.ID, bob.ID, true); err != nil || len(tfs) != 1 || len(comments) != 1 || comments[0].Body != "bob's" {
+			t.Errorf("Bob's rows: %d timeframes, %+v, %v; want his one of each", len(tfs), comments, err)
 		}
 	}, Migrations)
 }
