@@ -182,6 +182,10 @@ func TestBrowserDirectorAndRunner(t *testing.T) {
 		chromedp.WaitVisible(`ul.checkin`),
 		chromedp.SendKeys(`#q`, "runner"),
 		chromedp.Submit(`#q`),
+		// The list before the search has the same buttons: wait for the
+		// search's own page (its forms carry the query; a screenshot taken
+		// mid-navigation failed with "0 width").
+		chromedp.WaitReady(`ul.checkin li form input[name="q"][value="runner"]`),
 		chromedp.WaitVisible(`ul.checkin li form button`),
 	))
 	apptest.Screenshot(t, vol, "race-checkin-phone")
