@@ -27,9 +27,11 @@ func (db *DB) OnOthers(changed func()) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.fns = append(w.fns, changed)
-	if w.stop == nil {
-		w.stop, w.done = make(chan struct{}), make(chan struct{})
-		go db.watchOthers(w.every)
+	if w.done == nil {
+		var ctx context.Context
+		ctx, w.stop = context.WithCancel(context.Background())
+		w.done = make(chan struct{})
+		go db.watchOthers(ctx, w.every)
 	}
 }
 
@@ -40,20 +42,14 @@ const othersEvery = time.Second
 type others struct {
 	mu    sync.Mutex
 	fns   []func()
-	every time.Duration // othersEvery; tests shorten it
-	stop  chan struct{} // closed by Close; nil: no watcher
-	done  chan struct{} // closed when the watcher returned
+	every time.Duration      // othersEvery; tests shorten it
+	stop  context.CancelFunc // ends the watcher (Close)
+	done  chan struct{}      // closed when the watcher returned; nil: none started
 }
 
-func (db *DB) watchOthers(every time.Duration) {
+func (db *DB) watchOthers(ctx context.Context, every time.Duration) {
 	w := &db.others
 	defer close(w.done)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		<-w.stop
-		cancel()
-	}()
 	last, err := db.dataVersion(ctx)
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -90,15 +86,9 @@ func (db *DB) stopOthers() {
 	w := &db.others
 	w.mu.Lock()
 	stop, done := w.stop, w.done
-	if stop != nil {
-		select {
-		case <-stop:
-		default:
-			close(stop)
-		}
-	}
 	w.mu.Unlock()
 	if done != nil {
+		stop()
 		<-done
 	}
 }
