@@ -112,7 +112,7 @@ func (s *Service) OwnPage(ctx context.Context, k OwnKey) (*ParticipantData, erro
 func (s *Service) participantPage(ctx context.Context, p *Poll, pt *Participant, own bool) (*ParticipantData, error) {
 	pg := &ParticipantData{Poll: p, Who: pt, Own: own, Locked: s.Locked(p)}
 	var err error
-	if pg.Timeframes, pg.Comments, pg.Busy, err = s.store.ParticipantRows(ctx, p.ID, pt.ID, own); err != nil {
+	if pg.Timeframes, pg.Comments, pg.Busy, err = s.store.ParticipantRows(ctx, pt, own); err != nil {
 		return nil, err
 	}
 	return pg, nil

@@ -243,23 +243,23 @@ func insertTimeframes(ctx context.Context, tx *db.Tx, pollID string, pid int64, 
 // their page shows (the newest).
 const participantCommentsShown = 50
 
-// ParticipantRows reads what a participant's page shows besides the poll:
-// their timeframes (by start), their newest comments (newest first) and,
-// on their own page, their imported busy times (by start), in one query,
-// as the rows of a UNION told apart by its first column: in cluster mode
-// each query is a round trip to PostgreSQL, and this page follows every
-// change of answers.
-func (s *Store) ParticipantRows(ctx context.Context, pollID string, pid int64, own bool) ([]Timeframe, []Comment, []Busy, error) {
-	q := `SELECT 0, start_at, id, start_at, end_at, tier, '', '' FROM meet_timeframes WHERE poll_id = ? AND participant_id = ?
+// ParticipantRows reads what participant pt's page shows besides the
+// poll: their timeframes (by start), their newest comments (newest first)
+// and, on their own page, their imported busy times (by start), in one
+// query, as the rows of a UNION told apart by its first column: in cluster
+// mode each query is a round trip to PostgreSQL, and this page follows
+// every change of answers.
+func (s *Store) ParticipantRows(ctx context.Context, pt *Participant, own bool) ([]Timeframe, []Comment, []Busy, error) {
+	pollID, pid := pt.PollID, pt.ID
+	q := `SELECT 0, start_at, id, start_at, end_at, tier, '' FROM meet_timeframes WHERE poll_id = ? AND participant_id = ?
 		UNION ALL
-		SELECT 1, -id, id, created_at, 0, 0, name, body FROM (SELECT c.id, c.created_at, p.name, c.body FROM meet_comments c
-			JOIN meet_participants p ON p.id = c.participant_id
-			WHERE c.poll_id = ? AND c.participant_id = ? ORDER BY c.id DESC LIMIT ?) newest`
+		SELECT 1, -id, id, created_at, 0, 0, body FROM (SELECT id, created_at, body FROM meet_comments
+			WHERE poll_id = ? AND participant_id = ? ORDER BY id DESC LIMIT ?) newest`
 	args := []any{pollID, pid, pollID, pid, participantCommentsShown}
 	if own {
 		q += `
 		UNION ALL
-		SELECT 2, start_at, 0, start_at, end_at, 0, '', '' FROM meet_busy WHERE participant_id = ?`
+		SELECT 2, start_at, 0, start_at, end_at, 0, '' FROM meet_busy WHERE participant_id = ?`
 		args = append(args, pid)
 	}
 	rows, err := s.db.Query(ctx, q+` ORDER BY 1, 2`, args...)
@@ -276,15 +276,15 @@ func (s *Store) ParticipantRows(ctx context.Context, pollID string, pid int64, o
 		var kind int
 		var sortKey, id, a, b int64
 		var tier int
-		var name, body string
-		if err := rows.Scan(&kind, &sortKey, &id, &a, &b, &tier, &name, &body); err != nil {
+		var body string
+		if err := rows.Scan(&kind, &sortKey, &id, &a, &b, &tier, &body); err != nil {
 			return nil, nil, nil, fmt.Errorf("meet: participant %d: %w", pid, err)
 		}
 		switch kind {
 		case 0:
 			tfs = append(tfs, Timeframe{ID: id, ParticipantID: pid, Start: time.Unix(a, 0).UTC(), End: time.Unix(b, 0).UTC(), Tier: tier})
 		case 1:
-			comments = append(comments, Comment{ID: id, ParticipantID: pid, Author: name, Body: body, CreatedAt: time.Unix(a, 0).UTC()})
+			comments = append(comments, Comment{ID: id, ParticipantID: pid, Author: pt.Name, Body: body, CreatedAt: time.Unix(a, 0).UTC()})
 		case 2:
 			busy = append(busy, Busy{ParticipantID: pid, Start: time.Unix(a, 0).UTC(), End: time.Unix(b, 0).UTC()})
 		}

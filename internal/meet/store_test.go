@@ -170,7 +170,7 @@ func TestParticipantRowsAsSeparateReads(t *testing.T) {
 		if len(wantTfs) != 3 || len(wantComments) != participantCommentsShown || len(wantBusy) != 2 {
 			t.Fatalf("the separate reads: %d timeframes, %d comments, %d busy; the test proves nothing", len(wantTfs), len(wantComments), len(wantBusy))
 		}
-		tfs, comments, gotBusy, err := s.ParticipantRows(ctx, p.ID, ada.ID, true)
+		tfs, comments, gotBusy, err := s.ParticipantRows(ctx, &ada, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,10 +186,10 @@ func TestParticipantRowsAsSeparateReads(t *testing.T) {
 		if comments[0].Body != fmt.Sprintf("ada %d", participantCommentsShown+2) {
 			t.Errorf("first comment %q; want the newest", comments[0].Body)
 		}
-		if _, _, gotBusy, err := s.ParticipantRows(ctx, p.ID, ada.ID, false); err != nil || len(gotBusy) != 0 {
+		if _, _, gotBusy, err := s.ParticipantRows(ctx, &ada, false); err != nil || len(gotBusy) != 0 {
 			t.Errorf("the public page read %d busy times, %v; want none", len(gotBusy), err)
 		}
-		if tfs, comments, _, err := s.ParticipantRows(ctx, p.ID, bob.ID, true); err != nil || len(tfs) != 1 || len(comments) != 1 || comments[0].Body != "bob's" {
+		if tfs, comments, _, err := s.ParticipantRows(ctx, &bob, true); err != nil || len(tfs) != 1 || len(comments) != 1 || comments[0].Body != "bob's" {
 			t.Errorf("Bob's rows: %d timeframes, %+v, %v; want his one of each", len(tfs), comments, err)
 		}
 	}, Migrations)
