@@ -74,10 +74,9 @@ if [ -n "${SAMPLES:-}" ]; then
     curl -fsS -m 1 "http://127.0.0.1:$port/metrics" 2>/dev/null | awk '
       /^tutti_db_wait_seconds_total\{pool="read"\}/ {r = $2}
       /^tutti_db_wait_seconds_total\{pool="write"\}/ {w = $2}
-      /^go_sched_latencies_seconds_count / {n = $2}
+      /^go_sched_latencies_seconds_count / {n = $2; seen = 1}
       /^go_sched_latencies_seconds_sum / {l = $2}
       /^go_sched_goroutines_runnable_goroutines / {q = $2}
-      /^go_sched_latencies_seconds_count / {seen = 1}
       END {if (seen) printf "%.6f %.6f %d %.6f %d\n", r, w, n, l, q}'
   }
   # Each line covers the time since the one before, which is longer than
