@@ -126,10 +126,27 @@ func exchange(t testing.TB, addr, raw string, chunk int) []string {
 	return out
 }
 
+// sources numbers the client addresses exchangeFrom dials from.
+var sources atomic.Uint32
+
+// dialUnique dials addr from a loopback address no earlier dial of this
+// process used (127.1.x.y), so that a client address names one connection:
+// with tcp_tw_reuse a client port is used again within milliseconds, and a
+// record kept under an earlier connection's address would be read as this
+// one's. Where only 127.0.0.1 can be bound it dials as usual.
+func dialUnique(addr string) (net.Conn, error) {
+	n := sources.Add(1)
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 1, byte(n>>8), byte(n))}}
+	if c, err := d.Dial("tcp", addr); err == nil {
+		return c, nil
+	}
+	return net.Dial("tcp", addr)
+}
+
 // exchangeFrom is exchange that also returns the client's address.
 func exchangeFrom(t testing.TB, addr, raw string, chunk int) ([]string, string) {
 	t.Helper()
-	c, err := net.Dial("tcp", addr)
+	c, err := dialUnique(addr)
 	if err != nil {
 		t.Fatal(err)
 	}
