@@ -220,8 +220,9 @@ func (a *App) renderPoll(ctx context.Context, id string, ver int64, zone string,
 }
 
 // buildPollView loads the poll with a fixed number of queries, whatever its
-// size: the poll p (read by the caller), all participants, all timeframes,
-// one page of comments, through st (a.store, or At's for the cached page).
+// size: the poll p (read by the caller), then all participants, all
+// timeframes and one page of comments in one (PollRows), through st
+// (a.store, or At's for the cached page).
 func (a *App) buildPollView(ctx context.Context, st *Store, p *Poll, zone string, pq pageQuery) (*pollView, error) {
 	id := p.ID
 	var err error
@@ -236,18 +237,11 @@ func (a *App) buildPollView(ctx context.Context, st *Store, p *Poll, zone string
 			v.Zone, v.Loc = "UTC", time.UTC
 		}
 	}
-	people, err := st.Participants(ctx, id)
+	people, tfs, comments, next, err := st.PollRows(ctx, id, pq.before, PageSize)
 	if err != nil {
 		return nil, err
 	}
-	tfs, err := st.Timeframes(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	v.Comments, v.NextComments, err = st.Comments(ctx, id, 0, pq.before, PageSize)
-	if err != nil {
-		return nil, err
-	}
+	v.Comments, v.NextComments = comments, next
 	v.Total = len(people)
 	v.Names = make(map[int64]string, len(people))
 	for _, pt := range people {

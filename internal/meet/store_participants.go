@@ -294,3 +294,57 @@ func (s *Store) ParticipantRows(ctx context.Context, pt *Participant, own bool) 
 	}
 	return tfs, comments, busy, nil
 }
+
+// PollRows reads what poll pollID's page shows besides the poll: every
+// participant (by id), every timeframe (by participant, then start) and one
+// page of comments, newest first, older than the keyset cursor before
+// (zero: the newest), at most limit, with the next page's cursor, in one
+// query through the page's reader (a.store, or At's), as ParticipantRows
+// does: a miss of the poll page is a round trip to the replica here, not
+// three.
+func (s *Store) PollRows(ctx context.Context, pollID string, before db.Cursor, limit int) ([]Participant, []Timeframe, []Comment, db.Cursor, error) {
+	beforeID := before.ID
+	if beforeID <= 0 {
+		beforeID = 1<<62 - 1
+	}
+	type row struct {
+		kind          int
+		id, pid, a, b int64
+		tier          int
+		text          string
+	}
+	rows, err := db.All(ctx, s.db, s.reads, func(rows *sql.Rows) (row, error) {
+		var r row
+		var k1, k2 int64
+		err := rows.Scan(&r.kind, &k1, &k2, &r.id, &r.pid, &r.a, &r.b, &r.tier, &r.text)
+		return r, err
+	}, `SELECT 0, id, 0, id, id, created_at, 0, 0, name FROM meet_participants WHERE poll_id = ?
+		UNION ALL
+		SELECT 1, participant_id, start_at, id, participant_id, start_at, end_at, tier, '' FROM meet_timeframes WHERE poll_id = ?
+		UNION ALL
+		SELECT 2, -c.id, 0, c.id, c.participant_id, c.created_at, 0, 0, c.body FROM (SELECT id, participant_id, body, created_at
+			FROM meet_comments WHERE poll_id = ? AND id < ? ORDER BY id DESC LIMIT ?) c
+		ORDER BY 1, 2, 3, 4`, pollID, pollID, pollID, beforeID, limit+1)
+	if err != nil {
+		return nil, nil, nil, db.Cursor{}, fmt.Errorf("meet: poll %s: %w", pollID, err)
+	}
+	var (
+		people   []Participant
+		tfs      []Timeframe
+		comments []Comment
+	)
+	names := map[int64]string{}
+	for _, r := range rows {
+		switch r.kind {
+		case 0:
+			people = append(people, Participant{ID: r.id, PollID: pollID, Name: r.text, CreatedAt: time.Unix(r.a, 0).UTC()})
+			names[r.id] = r.text
+		case 1:
+			tfs = append(tfs, Timeframe{ID: r.id, ParticipantID: r.pid, Start: time.Unix(r.a, 0).UTC(), End: time.Unix(r.b, 0).UTC(), Tier: r.tier})
+		case 2:
+			comments = append(comments, Comment{ID: r.id, ParticipantID: r.pid, Author: names[r.pid], Body: r.text, CreatedAt: time.Unix(r.a, 0).UTC()})
+		}
+	}
+	comments, next := db.Trim(comments, limit, func(c Comment) db.Cursor { return db.Cursor{ID: c.ID} })
+	return people, tfs, comments, next, nil
+}

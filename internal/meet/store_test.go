@@ -194,3 +194,89 @@ func TestParticipantRowsAsSeparateReads(t *testing.T) {
 		}
 	}, Migrations)
 }
+
+// The poll page's one query (PollRows) reads what the separate reads do:
+// every participant, every timeframe and a page of comments (their
+// authors' names too), the next page from its cursor, nothing of another
+// poll.
+func TestPollRowsAsSeparateReads(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		now := time.Date(2030, 3, 1, 12, 0, 0, 0, time.UTC)
+		s := NewStore(d, func() time.Time { return now })
+		var polls [2]*Poll
+		for i, id := range []string{"DDDDDDDDDDDDDDDDDDDDDD", "EEEEEEEEEEEEEEEEEEEEEE"} {
+			polls[i] = testPoll(id)
+			if err := s.CreatePoll(ctx, polls[i]); err != nil {
+				t.Fatal(err)
+			}
+			slots := polls[i].Slots()
+			var people []*Participant
+			for _, name := range []string{"Ada", "Bob", "Cy"} {
+				pt := &Participant{PollID: id, Name: name, EditToken: name}
+				if _, err := s.AddParticipant(ctx, pt); err != nil {
+					t.Fatal(err)
+				}
+				people = append(people, pt)
+			}
+			for j, at := range []int{20, 0, 8, 4} { // out of order, over two people
+				pt := people[j%2]
+				if _, err := s.AddTimeframe(ctx, id, &Timeframe{ParticipantID: pt.ID, Start: slots[at], End: slots[at+2], Tier: 1 + j%3}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for j := range 2*PageSize + 2 {
+				pt := people[(j+1)%3]
+				if _, err := s.AddComment(ctx, id, &Comment{ParticipantID: pt.ID, Body: fmt.Sprintf("%s %d", pt.Name, j)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		p := polls[0]
+		wantPeople, err := s.Participants(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantTfs, err := s.Timeframes(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		people, tfs, _, _, err := s.PollRows(ctx, p.ID, db.Cursor{}, PageSize)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(wantPeople) != 3 || len(wantTfs) != 4 {
+			t.Fatalf("the separate reads: %d people, %d timeframes; the test proves nothing", len(wantPeople), len(wantTfs))
+		}
+		if !reflect.DeepEqual(people, wantPeople) {
+			t.Errorf("participants\n got %+v\nwant %+v", people, wantPeople)
+		}
+		if !reflect.DeepEqual(tfs, wantTfs) {
+			t.Errorf("timeframes\n got %+v\nwant %+v", tfs, wantTfs)
+		}
+		var cursor db.Cursor
+		for page := 1; ; page++ {
+			want, wantNext, err := s.Comments(ctx, p.ID, 0, cursor, PageSize)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _, got, next, err := s.PollRows(ctx, p.ID, cursor, PageSize)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want) == 0 || want[0].Author == "" {
+				t.Fatalf("page %d of the separate reads: %+v; the test proves nothing", page, want)
+			}
+			if !reflect.DeepEqual(got, want) || next != wantNext {
+				t.Errorf("comments, page %d\n got %+v, next %+v\nwant %+v, next %+v", page, got, next, want, wantNext)
+			}
+			if wantNext.IsZero() {
+				if page != 3 {
+					t.Errorf("%d pages of comments, want 3", page)
+				}
+				break
+			}
+			cursor = wantNext
+		}
+	}, Migrations)
+}
