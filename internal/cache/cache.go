@@ -34,12 +34,18 @@ type Backend interface {
 
 // Locker is a Backend that can lock a key across instances (Redis).
 // LockOrGet asks, in one round trip, for key's value and, when it is not
-// there, for key's lock: found with the value; or held (release it when
-// done) or not (another holds it). An error means the lock cannot be asked
+// there, for key's lock: found with the value; or held or not (another
+// holds it). The holder calls release once, with the value it computed
+// (set under key for ttl, both tiers, in the lock's round trip) or nil (no
+// value: the lock is only freed). An error means the lock cannot be asked
 // for.
 type Locker interface {
-	LockOrGet(ctx context.Context, key string, ttl time.Duration) (val []byte, found bool, release func(), err error)
+	LockOrGet(ctx context.Context, key string, ttl time.Duration) (val []byte, found bool, release Release, err error)
 }
+
+// Release sets val under the locked key for ttl (nil: nothing) and frees
+// the lock.
+type Release func(val []byte, ttl time.Duration)
 
 // errDown is a Locker's error while its Redis is skipped after a failure.
 var errDown = errors.New("cache: redis paused after a failure")
@@ -166,8 +172,8 @@ func (c *Cache) fetchLocked(ctx context.Context, l Locker, key string, fn func(c
 			c.hits.Add(1)
 			return v, nil
 		case err == nil && release != nil:
-			defer release()
-			fallthrough
+			c.misses.Add(1)
+			return computeHeld(ctx, release, fn)
 		case err != nil || time.Now().After(deadline):
 			c.misses.Add(1)
 			return c.compute(ctx, key, fn)
@@ -175,6 +181,26 @@ func (c *Cache) fetchLocked(ctx context.Context, l Locker, key string, fn func(c
 		time.Sleep(wait)
 		wait = min(2*wait, 50*time.Millisecond)
 	}
+}
+
+// computeHeld computes a value under its lock and hands it to release,
+// which sets it and frees the lock in one round trip; an error of fn, or
+// its panic (which goes on up), frees the lock with no value.
+func computeHeld(ctx context.Context, release Release, fn func(ctx context.Context) ([]byte, time.Duration, error)) ([]byte, error) {
+	returned := false
+	defer func() {
+		if !returned {
+			release(nil, 0)
+		}
+	}()
+	v, ttl, err := fn(ctx)
+	returned = true
+	if err != nil {
+		release(nil, 0)
+		return nil, err
+	}
+	release(v, ttl)
+	return v, nil
 }
 
 // Stats returns the hit and miss counts since start.

@@ -90,6 +90,13 @@ func (r *Redis) Delete(ctx context.Context, keys ...string) {
 // unlock deletes a lock only if it is still the holder's (its token).
 var unlock = redis.NewScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`)
 
+// setUnlock sets KEYS[1] to ARGV[1] for ARGV[2] ms and deletes the lock
+// KEYS[2] if it is still the holder's (ARGV[3]): a computed value and its
+// lock's release in one round trip.
+var setUnlock = redis.NewScript(`redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+if redis.call('GET', KEYS[2]) == ARGV[3] then redis.call('DEL', KEYS[2]) end
+return 1`)
+
 // lockOrGet returns {1, value, pttl} when KEYS[1] has a value; else it sets
 // the lock KEYS[2] to ARGV[1] for ARGV[2] ms unless it is held, and returns
 // {2} when it took it, {0} when another holds it.
@@ -101,9 +108,9 @@ return {0}`)
 
 // LockOrGet reads key's value (and how long it has left to live) or takes
 // its lock, in one script: the lock is SET NX PX under "lock:" with a random
-// token, and its release deletes it only if it is still ours. Tiered makes
-// it its Locker.
-func (r *Redis) LockOrGet(ctx context.Context, key string, ttl time.Duration) (val []byte, valTTL time.Duration, found bool, release func(), err error) {
+// token, and its release sets the value computed and deletes the lock only
+// if it is still ours, in one script too. Tiered makes it its Locker.
+func (r *Redis) LockOrGet(ctx context.Context, key string, ttl time.Duration) (val []byte, valTTL time.Duration, found bool, release Release, err error) {
 	dctx, cancel, up := r.c.Do(ctx)
 	if !up {
 		return nil, 0, false, nil, errDown
@@ -129,13 +136,20 @@ func (r *Redis) LockOrGet(ctx context.Context, key string, ttl time.Duration) (v
 		ms, _ := res[2].(int64)
 		return []byte(s), time.Duration(ms) * time.Millisecond, true, nil, nil
 	case int64(2):
-		return nil, 0, false, func() {
+		return nil, 0, false, func(val []byte, ttl time.Duration) {
 			ctx, cancel, up := r.c.Do(ctx)
 			if !up {
 				return // the lock expires by itself
 			}
 			defer cancel()
-			r.c.Fail("cache unlock", unlock.Run(ctx, r.c.R, []string{k}, token).Err())
+			if val == nil {
+				r.c.Fail("cache unlock", unlock.Run(ctx, r.c.R, []string{k}, token).Err())
+				return
+			}
+			if ttl <= 0 {
+				ttl = time.Hour
+			}
+			r.c.Fail("cache set", setUnlock.Run(ctx, r.c.R, []string{r.key(key), k}, val, ttl.Milliseconds(), token).Err())
 		}, nil
 	}
 	return nil, 0, false, nil, nil

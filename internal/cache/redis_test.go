@@ -203,9 +203,9 @@ func (h *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 	return func(ctx context.Context, cmds []redis.Cmder) error { h.n.Add(1); return next(ctx, cmds) }
 }
 
-// A miss costs four round trips to Redis: the read, the lock (which reads
-// the value again in the same script), the value's Set and the lock's
-// release; a second Fetch here costs none, and on another instance one.
+// A miss costs two round trips to Redis: the lock (which reads the value
+// in the same script) and the value's Set with the lock's release (one
+// script); a second Fetch here costs none, and on another instance one.
 func TestFetchMissRoundTrips(t *testing.T) {
 	rc := redistest.Client(t)
 	rt := &roundTrips{}
@@ -229,8 +229,11 @@ func TestFetchMissRoundTrips(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := fetch(a); n != 3 {
-		t.Errorf("a miss: %d round trips to Redis; want 3 (lock-or-get, set, unlock)", n)
+	if n := fetch(a); n != 2 {
+		t.Errorf("a miss: %d round trips to Redis; want 2 (lock-or-get, set-and-unlock)", n)
+	}
+	if _, _, found, release, err := a.t.remote.LockOrGet(ctx, "k", time.Second); !found || release != nil || err != nil {
+		t.Errorf("after the miss: found %v, lock taken %v, %v; want the value in Redis and no lock held", found, release != nil, err)
 	}
 	if n := fetch(a); n != 0 {
 		t.Errorf("a local hit: %d round trips; want 0", n)
@@ -240,5 +243,50 @@ func TestFetchMissRoundTrips(t *testing.T) {
 	}
 	if n := fetch(b); n != 0 {
 		t.Errorf("its second read: %d round trips; want 0", n)
+	}
+}
+
+// Dropped keys (superseded versions) leave the local tier at once and
+// Redis together, in one DEL within a moment; Close deletes what waits.
+func TestDropDeletesInOneBatch(t *testing.T) {
+	rc := redistest.Client(t)
+	rt := &roundTrips{}
+	rc.R.AddHook(rt)
+	in := newInstance(t, rc, testBus(t))
+	ctx := context.Background()
+	keys := []string{"p@1", "q@1", "r@1", "s@1"}
+	for _, k := range keys {
+		in.c.Set(ctx, k, []byte("old"), time.Minute)
+	}
+	before := rt.n.Load()
+	for _, k := range keys[:3] {
+		in.c.Drop(ctx, k)
+		if _, ok := in.t.Peek(ctx, k); ok {
+			t.Errorf("%s still in the local tier after Drop", k)
+		}
+	}
+	if n := rt.n.Load() - before; n != 0 {
+		t.Errorf("three drops cost %d round trips at once; want them batched", n)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for rt.n.Load() == before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(2 * dropEvery)
+	if n := rt.n.Load() - before; n != 1 {
+		t.Errorf("three drops cost %d round trips in all; want 1 (one DEL)", n)
+	}
+	for _, k := range keys[:3] {
+		if _, ok := in.t.remote.Get(ctx, k); ok {
+			t.Errorf("%s still in Redis after its DEL", k)
+		}
+	}
+	if _, ok := in.t.remote.Get(ctx, keys[3]); !ok {
+		t.Fatal("a key not dropped is gone")
+	}
+	in.c.Drop(ctx, keys[3])
+	in.t.Close()
+	if _, ok := in.t.remote.Get(ctx, keys[3]); ok {
+		t.Error("a dropped key still in Redis after Close")
 	}
 }

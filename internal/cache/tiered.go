@@ -3,6 +3,7 @@ package cache
 import (
 	"context"
 	"encoding/json"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -28,6 +29,10 @@ type Tiered struct {
 	subject string
 	unsub   func()
 	epoch   atomic.Uint64 // deletions seen; a read that straddles one is not kept locally
+
+	dropMu sync.Mutex
+	drops  []string // dropped keys waiting for their DEL in Redis (Drop)
+	closed bool
 }
 
 // DefaultLocalTTL is how long Local keeps a Redis value whose time to live
@@ -88,24 +93,65 @@ func (t *Tiered) Delete(ctx context.Context, keys ...string) {
 
 // Drop removes keys that are unreachable (Cache.Drop) from both tiers here,
 // without the bus: no other instance must forget them, and no read in
-// flight is spoiled.
+// flight is spoiled. The local tier forgets them at once; Redis within
+// dropEvery, in one DEL for every key dropped meanwhile (a page superseded
+// by each write would otherwise cost its writer a round trip).
 func (t *Tiered) Drop(ctx context.Context, keys ...string) {
 	t.local.Delete(ctx, keys...)
-	t.remote.Delete(ctx, keys...)
+	t.dropMu.Lock()
+	if t.closed {
+		t.dropMu.Unlock()
+		t.remote.Delete(ctx, keys...)
+		return
+	}
+	if len(t.drops) == 0 {
+		time.AfterFunc(dropEvery, t.flushDrops)
+	}
+	t.drops = append(t.drops, keys...)
+	full := len(t.drops) >= maxDrops
+	t.dropMu.Unlock()
+	if full {
+		t.flushDrops()
+	}
+}
+
+// dropEvery is how long a dropped key waits for others to share its DEL;
+// maxDrops is how many may wait.
+const (
+	dropEvery = 250 * time.Millisecond
+	maxDrops  = 512
+)
+
+// flushDrops deletes the dropped keys from Redis.
+func (t *Tiered) flushDrops() {
+	t.dropMu.Lock()
+	keys := t.drops
+	t.drops = nil
+	t.dropMu.Unlock()
+	t.remote.Delete(context.Background(), keys...)
 }
 
 // Peek is the local tier's value: what this process holds.
 func (t *Tiered) Peek(ctx context.Context, key string) ([]byte, bool) { return t.local.Get(ctx, key) }
 
 // LockOrGet implements Locker through Redis; a value found there is kept
-// locally, as Get keeps it.
-func (t *Tiered) LockOrGet(ctx context.Context, key string, ttl time.Duration) ([]byte, bool, func(), error) {
+// locally, as Get keeps it, and a value released is set in both tiers, as
+// Set sets it.
+func (t *Tiered) LockOrGet(ctx context.Context, key string, ttl time.Duration) ([]byte, bool, Release, error) {
 	e := t.epoch.Load()
 	v, vttl, found, release, err := t.remote.LockOrGet(ctx, key, ttl)
 	if found {
 		t.keep(ctx, key, v, vttl, e)
 	}
-	return v, found, release, err
+	if release == nil {
+		return v, found, nil, err
+	}
+	return v, found, func(val []byte, ttl time.Duration) {
+		if val != nil {
+			t.local.Set(ctx, key, val, ttl)
+		}
+		release(val, ttl)
+	}, err
 }
 
 // keep sets a value read from Redis in the local tier for its remaining
@@ -119,8 +165,13 @@ func (t *Tiered) keep(ctx context.Context, key string, v []byte, ttl time.Durati
 	}
 }
 
-// Close stops listening to the bus and the local tier's clean-up.
+// Close stops listening to the bus and the local tier's clean-up, and
+// deletes the dropped keys still waiting.
 func (t *Tiered) Close() {
 	t.unsub()
+	t.dropMu.Lock()
+	t.closed = true
+	t.dropMu.Unlock()
+	t.flushDrops()
 	t.local.Close()
 }
