@@ -265,15 +265,19 @@ func (s *Store) ClosePoll(ctx context.Context, id string, start, end *time.Time)
 }
 
 // change runs fn in a write transaction after bumping the poll's version
-// (refusing if the poll is locked) and returns the new version.
-func (s *Store) change(ctx context.Context, pollID, what string, fn func(tx *db.Tx) error) (int64, error) {
+// (refusing if the poll is locked) and returns the new version. The
+// transaction is the core's group commit (db.Batch): under load the
+// answers of many people share one BEGIN, request-key claim and COMMIT; fn
+// may run again alone if another write of its batch fails, so it sets what
+// it captures rather than adding to it.
+func (s *Store) change(ctx context.Context, pollID, what string, fn func(ctx context.Context, tx *db.Tx) error) (int64, error) {
 	var v int64
-	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
+	err := s.db.Batch().Do(ctx, func(ctx context.Context, tx *db.Tx) error {
 		var err error
 		if v, err = s.touch(ctx, tx, pollID); err != nil {
 			return err
 		}
-		return fn(tx)
+		return fn(ctx, tx)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("meet: %s: %w", what, err)

@@ -12,7 +12,7 @@ import (
 // AddComment adds a participant's comment.
 func (s *Store) AddComment(ctx context.Context, pollID string, c *Comment) (int64, error) {
 	c.CreatedAt = s.now().UTC().Truncate(time.Second)
-	return s.change(ctx, pollID, "add comment", func(tx *db.Tx) error {
+	return s.change(ctx, pollID, "add comment", func(ctx context.Context, tx *db.Tx) error {
 		return db.Scan(tx.QueryRow(ctx, `INSERT INTO meet_comments (poll_id, participant_id, body, created_at)
 			VALUES (?,?,?,?) RETURNING id`, pollID, c.ParticipantID, c.Body, c.CreatedAt.Unix()), &c.ID)
 	})

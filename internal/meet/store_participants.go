@@ -23,17 +23,16 @@ var ErrNameTaken = errs.E(errs.Conflict, "Someone in this poll already uses that
 // the poll's new version.
 func (s *Store) AddParticipant(ctx context.Context, p *Participant) (int64, error) {
 	p.CreatedAt = s.now().UTC().Truncate(time.Second)
-	return s.change(ctx, p.PollID, "add participant", func(tx *db.Tx) error {
-		var n int
-		if err := db.Scan(tx.QueryRow(ctx, `SELECT COUNT(*) FROM meet_participants WHERE poll_id = ?`, p.PollID), &n); err != nil {
-			return err
-		}
-		if n >= MaxParticipants {
-			return errs.E(errs.Conflict, "This poll has reached its limit of %d participants.", MaxParticipants)
-		}
+	return s.change(ctx, p.PollID, "add participant", func(ctx context.Context, tx *db.Tx) error {
+		// The count and the insert in one statement; change's version bump
+		// holds the poll's row, so no other join counts meanwhile.
 		err := db.Scan(tx.QueryRow(ctx, `INSERT INTO meet_participants (poll_id, name, name_key, edit_token, created_at)
-			VALUES (?,?,?,?,?) RETURNING id`, p.PollID, p.Name, nameKey(p.Name), p.EditToken, p.CreatedAt.Unix()), &p.ID)
-		if errors.Is(err, errs.ErrConflict) {
+			SELECT ?,?,?,?,? WHERE (SELECT COUNT(*) FROM meet_participants WHERE poll_id = ?) < ? RETURNING id`,
+			p.PollID, p.Name, nameKey(p.Name), p.EditToken, p.CreatedAt.Unix(), p.PollID, MaxParticipants), &p.ID)
+		switch {
+		case errors.Is(err, errs.ErrNotFound): // no row inserted: the poll is full
+			return errs.E(errs.Conflict, "This poll has reached its limit of %d participants.", MaxParticipants)
+		case errors.Is(err, errs.ErrConflict):
 			return ErrNameTaken
 		}
 		return err
@@ -42,7 +41,7 @@ func (s *Store) AddParticipant(ctx context.Context, p *Participant) (int64, erro
 
 // RemoveParticipant deletes a participant with their timeframes and comments.
 func (s *Store) RemoveParticipant(ctx context.Context, pollID string, id int64) (int64, error) {
-	return s.change(ctx, pollID, "remove participant", func(tx *db.Tx) error {
+	return s.change(ctx, pollID, "remove participant", func(ctx context.Context, tx *db.Tx) error {
 		return deleteOne(ctx, tx, `DELETE FROM meet_participants WHERE poll_id = ? AND id = ?`, pollID, id)
 	})
 }
@@ -143,7 +142,7 @@ func (s *Store) timeframes(ctx context.Context, q string, args ...any) ([]Timefr
 // the merge leaves as they were are not rewritten. t.ID becomes the ID of the
 // merged timeframe that holds t's start.
 func (s *Store) AddTimeframe(ctx context.Context, pollID string, t *Timeframe) (int64, error) {
-	return s.change(ctx, pollID, "add timeframe", func(tx *db.Tx) error {
+	return s.change(ctx, pollID, "add timeframe", func(ctx context.Context, tx *db.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT id, start_at, end_at, tier FROM meet_timeframes
 			WHERE poll_id = ? AND participant_id = ? ORDER BY start_at, id`, pollID, t.ParticipantID)
 		if err != nil {
@@ -207,14 +206,14 @@ func (s *Store) AddTimeframe(ctx context.Context, pollID string, t *Timeframe) (
 
 // DeleteTimeframe removes a participant's timeframe.
 func (s *Store) DeleteTimeframe(ctx context.Context, pollID string, pid, id int64) (int64, error) {
-	return s.change(ctx, pollID, "delete timeframe", func(tx *db.Tx) error {
+	return s.change(ctx, pollID, "delete timeframe", func(ctx context.Context, tx *db.Tx) error {
 		return deleteOne(ctx, tx, `DELETE FROM meet_timeframes WHERE poll_id = ? AND participant_id = ? AND id = ?`, pollID, pid, id)
 	})
 }
 
 // ReplaceAvailability sets a participant's whole availability (the painted grid).
 func (s *Store) ReplaceAvailability(ctx context.Context, pollID string, pid int64, tfs []Timeframe) (int64, error) {
-	return s.change(ctx, pollID, "replace availability", func(tx *db.Tx) error {
+	return s.change(ctx, pollID, "replace availability", func(ctx context.Context, tx *db.Tx) error {
 		if _, err := tx.Exec(ctx, `DELETE FROM meet_timeframes WHERE poll_id = ? AND participant_id = ?`, pollID, pid); err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -277,6 +278,61 @@ func TestPollRowsAsSeparateReads(t *testing.T) {
 				break
 			}
 			cursor = wantNext
+		}
+	}, Migrations)
+}
+
+// A poll takes MaxParticipants and refuses the next with Conflict, writing
+// nothing; another poll is not counted.
+func TestParticipantCap(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		now := time.Date(2030, 3, 1, 12, 0, 0, 0, time.UTC)
+		s := NewStore(d, func() time.Time { return now })
+		full, other := testPoll("FFFFFFFFFFFFFFFFFFFFFF"), testPoll("GGGGGGGGGGGGGGGGGGGGGG")
+		for _, p := range []*Poll{full, other} {
+			if err := s.CreatePoll(ctx, p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// All but one of the places, in a few statements.
+		const per = 200
+		for start := 0; start < MaxParticipants-1; start += per {
+			var args []any
+			n := min(per, MaxParticipants-1-start)
+			for i := range n {
+				name := fmt.Sprintf("p%d", start+i)
+				args = append(args, full.ID, name, name, "t"+name, now.Unix())
+			}
+			if _, err := d.Exec(ctx, `INSERT INTO meet_participants (poll_id, name, name_key, edit_token, created_at) VALUES `+
+				db.Values(n, 5), args...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		last := &Participant{PollID: full.ID, Name: "Last", EditToken: "l"}
+		if _, err := s.AddParticipant(ctx, last); err != nil || last.ID == 0 {
+			t.Fatalf("the last place: %v (id %d)", err, last.ID)
+		}
+		v, _, err := s.Version(ctx, full.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = s.AddParticipant(ctx, &Participant{PollID: full.ID, Name: "One too many", EditToken: "x"})
+		if errs.KindOf(err) != errs.Conflict || !strings.Contains(err.Error(), "limit") {
+			t.Fatalf("past the cap: %v; want the limit's Conflict", err)
+		}
+		people, err := s.Participants(ctx, full.ID)
+		if err != nil || len(people) != MaxParticipants {
+			t.Errorf("%d participants, %v; want %d", len(people), err, MaxParticipants)
+		}
+		if v2, _, _ := s.Version(ctx, full.ID); v2 != v {
+			t.Errorf("the refused join moved the version %d -> %d", v, v2)
+		}
+		if _, err := s.AddParticipant(ctx, &Participant{PollID: other.ID, Name: "Last", EditToken: "o"}); err != nil {
+			t.Errorf("another poll refused: %v", err)
+		}
+		if _, err := s.AddParticipant(ctx, &Participant{PollID: full.ID, Name: "last", EditToken: "y"}); errs.KindOf(err) != errs.Conflict {
+			t.Errorf("a taken name in a full poll: %v; want Conflict", err)
 		}
 	}, Migrations)
 }
