@@ -19,15 +19,31 @@ func testPoll(id string) *Poll {
 		DayStart: 9 * 60, DayEnd: 17 * 60, TZ: "Europe/Berlin"}
 }
 
+// testNow is the store tests' clock.
+var testNow = time.Date(2030, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// newTestStore is a store on d at testNow with a poll (testPoll) created
+// for each of ids.
+func newTestStore(t *testing.T, d *db.DB, ids ...string) (*Store, []*Poll) {
+	t.Helper()
+	s := NewStore(d, func() time.Time { return testNow })
+	var polls []*Poll
+	for _, id := range ids {
+		p := testPoll(id)
+		if err := s.CreatePoll(context.Background(), p); err != nil {
+			t.Fatal(err)
+		}
+		polls = append(polls, p)
+	}
+	return s, polls
+}
+
 func TestStore(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
-		now := time.Date(2030, 3, 1, 12, 0, 0, 0, time.UTC)
-		s := NewStore(d, func() time.Time { return now })
-		p := testPoll("AAAAAAAAAAAAAAAAAAAAAA")
-		if err := s.CreatePoll(ctx, p); err != nil {
-			t.Fatal(err)
-		}
+		now := testNow
+		s, polls := newTestStore(t, d, "AAAAAAAAAAAAAAAAAAAAAA")
+		p := polls[0]
 		got, err := s.Poll(ctx, p.ID)
 		if err != nil || got.Title != "T" || got.DayEnd != 17*60 || got.Version != 1 {
 			t.Fatalf("Poll = %+v, %v", got, err)
@@ -118,12 +134,8 @@ func TestStore(t *testing.T) {
 func TestParticipantRowsAsSeparateReads(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
-		now := time.Date(2030, 3, 1, 12, 0, 0, 0, time.UTC)
-		s := NewStore(d, func() time.Time { return now })
-		p := testPoll("CCCCCCCCCCCCCCCCCCCCCC")
-		if err := s.CreatePoll(ctx, p); err != nil {
-			t.Fatal(err)
-		}
+		s, polls := newTestStore(t, d, "CCCCCCCCCCCCCCCCCCCCCC")
+		p := polls[0]
 		ada, bob := Participant{PollID: p.ID, Name: "Ada", EditToken: "a"}, Participant{PollID: p.ID, Name: "Bob", EditToken: "b"}
 		for _, pt := range []*Participant{&ada, &bob} {
 			if _, err := s.AddParticipant(ctx, pt); err != nil {
@@ -203,15 +215,10 @@ func TestParticipantRowsAsSeparateReads(t *testing.T) {
 func TestPollRowsAsSeparateReads(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
-		now := time.Date(2030, 3, 1, 12, 0, 0, 0, time.UTC)
-		s := NewStore(d, func() time.Time { return now })
-		var polls [2]*Poll
-		for i, id := range []string{"DDDDDDDDDDDDDDDDDDDDDD", "EEEEEEEEEEEEEEEEEEEEEE"} {
-			polls[i] = testPoll(id)
-			if err := s.CreatePoll(ctx, polls[i]); err != nil {
-				t.Fatal(err)
-			}
-			slots := polls[i].Slots()
+		s, polls := newTestStore(t, d, "DDDDDDDDDDDDDDDDDDDDDD", "EEEEEEEEEEEEEEEEEEEEEE")
+		for _, poll := range polls {
+			id := poll.ID
+			slots := poll.Slots()
 			var people []*Participant
 			for _, name := range []string{"Ada", "Bob", "Cy"} {
 				pt := &Participant{PollID: id, Name: name, EditToken: name}
@@ -287,14 +294,8 @@ func TestPollRowsAsSeparateReads(t *testing.T) {
 func TestParticipantCap(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
-		now := time.Date(2030, 3, 1, 12, 0, 0, 0, time.UTC)
-		s := NewStore(d, func() time.Time { return now })
-		full, other := testPoll("FFFFFFFFFFFFFFFFFFFFFF"), testPoll("GGGGGGGGGGGGGGGGGGGGGG")
-		for _, p := range []*Poll{full, other} {
-			if err := s.CreatePoll(ctx, p); err != nil {
-				t.Fatal(err)
-			}
-		}
+		s, polls := newTestStore(t, d, "FFFFFFFFFFFFFFFFFFFFFF", "GGGGGGGGGGGGGGGGGGGGGG")
+		full, other := polls[0], polls[1]
 		// All but one of the places, in a few statements.
 		const per = 200
 		for start := 0; start < MaxParticipants-1; start += per {
@@ -302,7 +303,7 @@ func TestParticipantCap(t *testing.T) {
 			n := min(per, MaxParticipants-1-start)
 			for i := range n {
 				name := fmt.Sprintf("p%d", start+i)
-				args = append(args, full.ID, name, name, "t"+name, now.Unix())
+				args = append(args, full.ID, name, name, "t"+name, testNow.Unix())
 			}
 			if _, err := d.Exec(ctx, `INSERT INTO meet_participants (poll_id, name, name_key, edit_token, created_at) VALUES `+
 				db.Values(n, 5), args...); err != nil {
