@@ -136,6 +136,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		return nil, err
 	}
 	m.Site = &web.Site{Assets: assets, Log: log, Apps: Apps()}
+	if _, shared := versions.(*version.Redis); shared {
+		m.Site.HotContext = version.WithMemo // a missed hot page's handler reads its stamp once
+	}
 	if m.Files, err = openFiles(ctx, cfg, log); err != nil {
 		m.Close()
 		return nil, err

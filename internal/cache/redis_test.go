@@ -3,13 +3,10 @@ package cache
 import (
 	"context"
 	"log/slog"
-	"net"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/tutti-dev/tutti/internal/pubsub"
 	"github.com/tutti-dev/tutti/internal/redisx"
@@ -187,40 +184,23 @@ func TestRedisStoppedGivesMisses(t *testing.T) {
 	}
 }
 
-// roundTrips counts what a client sends to Redis: one per command or
-// pipeline (a script is one command).
-type roundTrips struct{ n atomic.Int64 }
-
-func (h *roundTrips) DialHook(next redis.DialHook) redis.DialHook {
-	return func(ctx context.Context, network, addr string) (net.Conn, error) { return next(ctx, network, addr) }
-}
-
-func (h *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error { h.n.Add(1); return next(ctx, cmd) }
-}
-
-func (h *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error { h.n.Add(1); return next(ctx, cmds) }
-}
-
 // A miss costs two round trips to Redis: the lock (which reads the value
 // in the same script) and the value's Set with the lock's release (one
 // script); a second Fetch here costs none, and on another instance one.
 func TestFetchMissRoundTrips(t *testing.T) {
 	rc := redistest.Client(t)
-	rt := &roundTrips{}
-	rc.R.AddHook(rt)
+	rt := redistest.Count(rc)
 	bus := testBus(t)
 	a, b := newInstance(t, rc, bus), newInstance(t, rc, bus)
 	ctx := context.Background()
 	fn := func(context.Context) ([]byte, time.Duration, error) { return []byte("page"), time.Minute, nil }
 	fetch := func(in *instance) int64 {
 		t.Helper()
-		before := rt.n.Load()
+		before := rt.N()
 		if v, err := in.c.Fetch(ctx, "k", fn); err != nil || string(v) != "page" {
 			t.Fatalf("Fetch = %q, %v; want page", v, err)
 		}
-		return rt.n.Load() - before
+		return rt.N() - before
 	}
 	// Warm up: connections made, scripts loaded (a script's first run costs
 	// a second round trip, once per Redis).
@@ -250,30 +230,29 @@ func TestFetchMissRoundTrips(t *testing.T) {
 // Redis together, in one DEL within a moment; Close deletes what waits.
 func TestDropDeletesInOneBatch(t *testing.T) {
 	rc := redistest.Client(t)
-	rt := &roundTrips{}
-	rc.R.AddHook(rt)
+	rt := redistest.Count(rc)
 	in := newInstance(t, rc, testBus(t))
 	ctx := context.Background()
 	keys := []string{"p@1", "q@1", "r@1", "s@1"}
 	for _, k := range keys {
 		in.c.Set(ctx, k, []byte("old"), time.Minute)
 	}
-	before := rt.n.Load()
+	before := rt.N()
 	for _, k := range keys[:3] {
 		in.c.Drop(ctx, k)
 		if _, ok := in.t.Peek(ctx, k); ok {
 			t.Errorf("%s still in the local tier after Drop", k)
 		}
 	}
-	if n := rt.n.Load() - before; n != 0 {
+	if n := rt.N() - before; n != 0 {
 		t.Errorf("three drops cost %d round trips at once; want them batched", n)
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for rt.n.Load() == before && time.Now().Before(deadline) {
+	for rt.N() == before && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	time.Sleep(2 * dropEvery)
-	if n := rt.n.Load() - before; n != 1 {
+	if n := rt.N() - before; n != 1 {
 		t.Errorf("three drops cost %d round trips in all; want 1 (one DEL)", n)
 	}
 	for _, k := range keys[:3] {

@@ -95,7 +95,23 @@ func parse(s string) (Stamp, bool) {
 func (r *Redis) Register(scope string, load Loader) { r.s.register(scope, load) }
 
 // Get implements Versions: one Redis read; on a miss, one database read.
+// Under a request's memo (WithMemo) the second Get of the request's first
+// stamp reads nothing.
 func (r *Redis) Get(ctx context.Context, scope, id string) (Stamp, error) {
+	m := memoOf(ctx)
+	if m != nil {
+		if st, ok := m.take(scope, id); ok {
+			return st, nil
+		}
+	}
+	st, err := r.get(ctx, scope, id)
+	if err == nil && m != nil {
+		m.keep(scope, id, st)
+	}
+	return st, err
+}
+
+func (r *Redis) get(ctx context.Context, scope, id string) (Stamp, error) {
 	sc := r.s.get(scope)
 	if st, ok := r.cached(ctx, scope, id); ok {
 		return st, nil
@@ -142,7 +158,7 @@ func (r *Redis) raise(ctx context.Context, scope, id string, st Stamp) (Stamp, b
 // Fresh implements Versions: the Redis copy is raised after every commit
 // before the writer is answered, so it is as fresh as the database.
 func (r *Redis) Fresh(ctx context.Context, scope, id string) (Stamp, error) {
-	return r.Get(ctx, scope, id)
+	return r.get(ctx, scope, id)
 }
 
 // Raise implements Versions.

@@ -148,3 +148,55 @@ func TestRedisForgetDuringOutage(t *testing.T) {
 		t.Errorf("two's Get of the forgotten id: %v; want its error", err)
 	}
 }
+
+// Under a request's memo the second Get of the request's first stamp costs
+// no round trip, and only that one: a third Get, another id's, and Fresh
+// read Redis; a change made meanwhile through another instance is seen by
+// every read after the one taken.
+func TestRedisMemoSavesTheSecondRead(t *testing.T) {
+	c := redistest.Client(t)
+	rt := redistest.Count(c)
+	tb := &table{v: map[string]int64{"a": 5, "b": 1}}
+	one, two := newRedis(t, c, tb), newRedis(t, c, tb)
+	get(t, one, "a") // Redis's copies made, scripts loaded
+	get(t, one, "b")
+	ctx := version.WithMemo(context.Background())
+	read := func(s version.Versions, id string, fresh bool, want int64) int64 {
+		t.Helper()
+		before := rt.N()
+		f := s.Get
+		if fresh {
+			f = s.Fresh
+		}
+		st, err := f(ctx, "s", id)
+		if err != nil || st.V != want {
+			t.Fatalf("%s: %+v, %v; want %d", id, st, err, want)
+		}
+		return rt.N() - before
+	}
+	if n := read(one, "a", false, 5); n != 1 {
+		t.Errorf("the request's first Get: %d round trips; want 1", n)
+	}
+	two.Raise("s", "a", version.Stamp{V: tb.bump("a")})
+	if n := read(one, "a", false, 5); n != 0 {
+		t.Errorf("its second Get: %d round trips; want 0 (the kept stamp, read before the change)", n)
+	}
+	if n := read(one, "a", false, 6); n != 1 {
+		t.Errorf("a third Get: %d round trips; want 1, and the change", n)
+	}
+	if n := read(one, "b", false, 1); n != 1 {
+		t.Errorf("another id: %d round trips; want 1", n)
+	}
+	if n := read(one, "b", false, 1); n != 1 {
+		t.Errorf("another id again: %d round trips; want 1 (one stamp is kept a request)", n)
+	}
+	fresh := version.WithMemo(context.Background())
+	ctx = fresh
+	read(one, "a", false, 6)
+	if n := read(one, "a", true, 6); n != 1 {
+		t.Errorf("Fresh after a Get: %d round trips; want 1 (Fresh reads as committed)", n)
+	}
+	if n := read(one, "a", false, 6); n != 0 {
+		t.Errorf("Get after Fresh: %d round trips; want 0 (Fresh took nothing)", n)
+	}
+}

@@ -141,8 +141,15 @@ func (s *Site) HotLane(next http.Handler, m *Metrics) http.Handler {
 			return
 		}
 		start := time.Now()
-		pg, ok := s.hotFind(r.Context(), rt, req)
+		ctx := r.Context()
+		if s.HotContext != nil {
+			ctx = s.HotContext(ctx)
+		}
+		pg, ok := s.hotFind(ctx, rt, req)
 		if !ok {
+			if s.HotContext != nil {
+				r = r.WithContext(ctx)
+			}
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -219,3 +219,43 @@ func count(c prometheus.Counter) float64 {
 	c.Write(&m)
 	return m.GetCounter().GetValue()
 }
+
+// HotContext's context is the lookup's and, on a miss, the chain's: what a
+// lookup leaves there reaches the handler; without it the chain gets the
+// request as it came.
+func TestHotContextReachesTheChain(t *testing.T) {
+	type noteKey struct{}
+	type note struct{ seen string }
+	s := &Site{Log: slog.New(slog.DiscardHandler)}
+	pg := NewPage("text/plain", []byte("hit"), "")
+	s.Hot("GET /p/{id}", func(ctx context.Context, req HotRequest) (*Page, bool) {
+		if n, _ := ctx.Value(noteKey{}).(*note); n != nil {
+			n.seen = req.Args[0]
+		}
+		return pg, req.Args[0] == "cached"
+	})
+	var got string
+	h := s.HotLane(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = "no note"
+		if n, _ := r.Context().Value(noteKey{}).(*note); n != nil {
+			got = "note of " + n.seen
+		}
+	}), nil)
+	do := func(target string) {
+		got = ""
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", target, nil))
+	}
+	do("/p/missing")
+	if got != "no note" {
+		t.Errorf("without HotContext: the chain saw %q; want no note", got)
+	}
+	s.HotContext = func(ctx context.Context) context.Context { return context.WithValue(ctx, noteKey{}, &note{}) }
+	do("/p/missing")
+	if got != "note of missing" {
+		t.Errorf("a miss: the chain saw %q; want the lookup's note (of missing)", got)
+	}
+	do("/p/cached")
+	if got != "" {
+		t.Errorf("a hit reached the chain (%q)", got)
+	}
+}

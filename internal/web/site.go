@@ -25,6 +25,12 @@ type Site struct {
 	Log    *slog.Logger
 	Apps   []AppLink // the apps in the top navigation, in order
 
+	// HotContext, if set, makes the context of a request the hot lane
+	// looks up, which the chain gets too when the lookup misses: for what
+	// the lookup read and the page's handler would read again (cluster
+	// mode: version.WithMemo).
+	HotContext func(context.Context) context.Context
+
 	hotExact map[string]*hotRoute // cached public pages served ahead of the chain (Hot)
 	hotWild  []*hotRoute
 	early    map[string]http.Handler // served ahead of sessions (Early), by pattern

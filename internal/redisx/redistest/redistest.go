@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -150,4 +151,31 @@ func (s *Server) Stop() {
 	s.cmd.Process.Kill()
 	s.cmd.Wait()
 	s.cmd = nil
+}
+
+// RoundTrips counts what a client sends to Redis: one per command or
+// pipeline (a script is one command).
+type RoundTrips struct{ n atomic.Int64 }
+
+// Count adds a counter of c's round trips to c.
+func Count(c *redisx.Client) *RoundTrips {
+	rt := &RoundTrips{}
+	c.R.AddHook(rt)
+	return rt
+}
+
+// N is the round trips so far.
+func (h *RoundTrips) N() int64 { return h.n.Load() }
+
+// DialHook implements redis.Hook.
+func (h *RoundTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+// ProcessHook implements redis.Hook.
+func (h *RoundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error { h.n.Add(1); return next(ctx, cmd) }
+}
+
+// ProcessPipelineHook implements redis.Hook.
+func (h *RoundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error { h.n.Add(1); return next(ctx, cmds) }
 }
