@@ -137,10 +137,7 @@ func (b *Batcher) commit(batch []*job) {
 		for i, j := range live {
 			of[i] = j.ctx
 		}
-		err := b.db.WithTx(ctx, func(tx *Tx) error {
-			if err := tx.claim(ctx, of...); err != nil {
-				return errOne
-			}
+		err := b.db.withTx(ctx, of, func(tx *Tx) error {
 			for _, j := range live {
 				if err := j.fn(ctx, tx); err != nil {
 					return errOne
@@ -163,10 +160,7 @@ func (b *Batcher) commit(batch []*job) {
 		b.log.Debug("db: batch rolled back; its writes run alone", "writes", len(live), "ids", ids, "err", err)
 	}
 	for _, j := range live {
-		err := b.db.WithTx(ctx, func(tx *Tx) error {
-			if err := tx.claim(ctx, j.ctx); err != nil {
-				return err
-			}
+		err := b.db.withTx(ctx, []context.Context{j.ctx}, func(tx *Tx) error {
 			return j.fn(ctx, tx)
 		})
 		switch {

@@ -2,8 +2,10 @@ package db
 
 import (
 	"context"
+	"database/sql"
 	"embed"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -64,34 +66,58 @@ func WithoutRequestKey(ctx context.Context) context.Context {
 	return context.WithValue(ctx, requestKeyCtx{}, (*requestKey)(nil))
 }
 
-// claim inserts, in this transaction and in one statement, the request
-// keys that of carry (the transaction's own context, or the contexts of a
-// batch's writes), but for requests that committed one already. It
-// returns ErrRepeated if a key is there (or twice in of: a batch then
-// runs its writes alone, and the second finds the first's).
-func (tx *Tx) claim(ctx context.Context, of ...context.Context) error {
+// begin opens the transaction and claims in it, as its first statement,
+// the request keys that of carry (the transaction's own context, or the
+// contexts of a batch's writes), but for requests that committed one
+// already. It returns ErrRepeated if a key is there (or twice in of: a
+// batch then runs its writes alone, and the second finds the first's). On
+// PostgreSQL the BEGIN and the claim go in one round trip (pgTx).
+func (tx *Tx) begin(ctx context.Context, of []context.Context) error {
 	var keys []*requestKey
 	for _, c := range of {
 		if k, _ := c.Value(requestKeyCtx{}).(*requestKey); k != nil && !k.committed.Load() {
 			keys = append(keys, k)
 		}
 	}
-	if len(keys) == 0 {
-		return nil
-	}
-	now := time.Now().Unix()
+	claim, now := "", time.Now().Unix()
 	args := make([]any, 0, 2*len(keys))
-	for _, k := range keys {
-		args = append(args, k.key, now)
+	if len(keys) > 0 {
+		claim = "INSERT INTO request_keys (id, at) VALUES " + Values(len(keys), 2)
+		for _, k := range keys {
+			args = append(args, k.key, now)
+		}
 	}
-	if _, err := tx.Exec(ctx, "INSERT INTO request_keys (id, at) VALUES "+Values(len(keys), 2), args...); err != nil {
-		if errors.Is(err, errs.ErrConflict) {
+	var err error
+	if tx.db.Dialect == Postgres {
+		if claim != "" {
+			tx.db.count(ctx)
+		}
+		var t *pgTx
+		if t, err = tx.db.beginPG(ctx, tx.db.Rebind(claim), args...); err == nil {
+			tx.tx = t
+		}
+	} else {
+		var stx *sql.Tx
+		if stx, err = tx.db.write.BeginTx(ctx, nil); err != nil {
+			return fmt.Errorf("db: begin: %w", translate(err))
+		}
+		tx.tx = stx
+		if claim != "" {
+			if _, err = tx.Exec(ctx, claim, args...); err != nil {
+				stx.Rollback()
+			}
+		}
+	}
+	if err != nil {
+		if err = translate(err); errors.Is(err, errs.ErrConflict) {
 			return errs.ErrRepeated
 		}
-		return err
+		return fmt.Errorf("db: begin: %w", err)
 	}
-	tx.claims = append(tx.claims, keys...)
-	tx.db.pruneKeys(now)
+	if len(keys) > 0 {
+		tx.claims = keys
+		tx.db.pruneKeys(now)
+	}
 	return nil
 }
 

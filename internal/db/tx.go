@@ -17,7 +17,7 @@ import (
 
 // Tx is a write transaction.
 type Tx struct {
-	tx     *sql.Tx
+	tx     txConn
 	db     *DB
 	once   map[string]int64
 	claims []*requestKey   // the request keys inserted (claim)
@@ -60,6 +60,12 @@ func (tx *Tx) Once(key string, fn func() (int64, error)) (int64, error) {
 // the database was busy or could not serialize is retried a few times, so fn
 // must have no effects outside the transaction.
 func (db *DB) WithTx(ctx context.Context, fn func(tx *Tx) error) error {
+	return db.withTx(ctx, []context.Context{ctx}, fn)
+}
+
+// withTx is WithTx claiming the request keys of the contexts of (see
+// claim) as the transaction's first statement.
+func (db *DB) withTx(ctx context.Context, of []context.Context, fn func(tx *Tx) error) error {
 	var err error
 	for attempt := 0; attempt < 5; attempt++ {
 		if attempt > 0 {
@@ -69,7 +75,7 @@ func (db *DB) WithTx(ctx context.Context, fn func(tx *Tx) error) error {
 			case <-time.After(time.Duration(attempt*attempt) * 10 * time.Millisecond):
 			}
 		}
-		err = db.tx(ctx, fn)
+		err = db.tx(ctx, of, fn)
 		if !retryable(err) {
 			return err
 		}
@@ -77,12 +83,13 @@ func (db *DB) WithTx(ctx context.Context, fn func(tx *Tx) error) error {
 	return err
 }
 
-func (db *DB) tx(ctx context.Context, fn func(tx *Tx) error) (err error) {
+func (db *DB) tx(ctx context.Context, of []context.Context, fn func(tx *Tx) error) (err error) {
 	db.count(ctx)
-	stx, err := db.write.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("db: begin: %w", translate(err))
+	tx := &Tx{db: db}
+	if err = tx.begin(ctx, of); err != nil {
+		return err
 	}
+	stx := tx.tx
 	defer func() {
 		if p := recover(); p != nil {
 			stx.Rollback()
@@ -92,11 +99,7 @@ func (db *DB) tx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 			stx.Rollback()
 		}
 	}()
-	tx := &Tx{tx: stx, db: db}
 	defer func() { db.txPrep.missed(tx.missed) }()
-	if err = tx.claim(ctx, ctx); err != nil {
-		return err
-	}
 	if err = fn(tx); err != nil {
 		return err
 	}
@@ -140,7 +143,7 @@ func (tx *Tx) prepared(ctx context.Context, q string) *sql.Stmt {
 		}
 		return nil
 	}
-	return tx.tx.StmtContext(ctx, st)
+	return tx.tx.(*sql.Tx).StmtContext(ctx, st) // txPrep is SQLite's: a *sql.Tx
 }
 
 // Query runs a read in the transaction.
