@@ -93,27 +93,34 @@ type ParticipantData struct {
 
 // PublicPage is participant pid's public, read-only page.
 func (s *Service) PublicPage(ctx context.Context, pollID string, pid int64) (*ParticipantData, error) {
-	p, pt, err := s.Participant(ctx, pollID, pid)
-	if err != nil {
-		return nil, err
+	if !validID(pollID) || pid <= 0 {
+		return nil, errs.ErrNotFound
 	}
-	return s.participantPage(ctx, p, pt, false)
+	return s.participantPage(ctx, pollID, pid, false)
 }
 
 // OwnPage is the participant's private edit page, with their busy times.
+// It is read with the participant, in one query: the key's token is
+// checked on what comes back.
 func (s *Service) OwnPage(ctx context.Context, k OwnKey) (*ParticipantData, error) {
-	p, pt, err := s.Own(ctx, k)
+	if !validID(k.Poll) || k.Participant <= 0 {
+		return nil, errs.ErrNotFound
+	}
+	d, err := s.participantPage(ctx, k.Poll, k.Participant, true)
 	if err != nil {
 		return nil, err
 	}
-	return s.participantPage(ctx, p, pt, true)
+	if !sameSecret(k.Token, d.Who.EditToken) {
+		return nil, errs.ErrNotFound
+	}
+	return d, nil
 }
 
-func (s *Service) participantPage(ctx context.Context, p *Poll, pt *Participant, own bool) (*ParticipantData, error) {
-	pg := &ParticipantData{Poll: p, Who: pt, Own: own, Locked: s.Locked(p)}
-	var err error
-	if pg.Timeframes, pg.Comments, pg.Busy, err = s.store.ParticipantRows(ctx, pt, own); err != nil {
+func (s *Service) participantPage(ctx context.Context, pollID string, pid int64, own bool) (*ParticipantData, error) {
+	d, err := s.store.ParticipantPage(ctx, pollID, pid, own)
+	if err != nil {
 		return nil, err
 	}
-	return pg, nil
+	d.Own, d.Locked = own, s.Locked(d.Poll)
+	return d, nil
 }

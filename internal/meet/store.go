@@ -55,17 +55,32 @@ const pollCols = `id, admin_token, title, description, start_date, end_date, day
 	deadline, closed_start, closed_end, version, created_at, updated_at, duration_minutes`
 
 func scanPoll(sc interface{ Scan(...any) error }) (*Poll, error) {
-	var p Poll
-	var deadline, cs, ce sql.NullInt64
-	var created, updated int64
-	err := sc.Scan(&p.ID, &p.AdminToken, &p.Title, &p.Description, &p.StartDate, &p.EndDate,
-		&p.DayStart, &p.DayEnd, &p.TZ, &deadline, &cs, &ce, &p.Version, &created, &updated, &p.DurationMinutes)
-	if err != nil {
+	var ps pollScan
+	if err := sc.Scan(ps.dest()...); err != nil {
 		return nil, err
 	}
-	p.Deadline, p.ClosedStart, p.ClosedEnd = unixPtr(deadline), unixPtr(cs), unixPtr(ce)
-	p.CreatedAt, p.UpdatedAt = time.Unix(created, 0).UTC(), time.Unix(updated, 0).UTC()
-	return &p, nil
+	return ps.poll(), nil
+}
+
+// pollScan is where a poll's columns (pollCols, in order) are scanned, and
+// the Poll made of them.
+type pollScan struct {
+	p                Poll
+	deadline, cs, ce sql.NullInt64
+	created, updated int64
+}
+
+func (ps *pollScan) dest() []any {
+	p := &ps.p
+	return []any{&p.ID, &p.AdminToken, &p.Title, &p.Description, &p.StartDate, &p.EndDate,
+		&p.DayStart, &p.DayEnd, &p.TZ, &ps.deadline, &ps.cs, &ps.ce, &p.Version, &ps.created, &ps.updated, &p.DurationMinutes}
+}
+
+func (ps *pollScan) poll() *Poll {
+	p := ps.p
+	p.Deadline, p.ClosedStart, p.ClosedEnd = unixPtr(ps.deadline), unixPtr(ps.cs), unixPtr(ps.ce)
+	p.CreatedAt, p.UpdatedAt = time.Unix(ps.created, 0).UTC(), time.Unix(ps.updated, 0).UTC()
+	return &p
 }
 
 func unixPtr(n sql.NullInt64) *time.Time {

@@ -242,63 +242,79 @@ func insertTimeframes(ctx context.Context, tx *db.Tx, pollID string, pid int64, 
 // their page shows (the newest).
 const participantCommentsShown = 50
 
-// ParticipantRows reads what participant pt's page shows besides the
-// poll: their timeframes (by start), their newest comments (newest first)
-// and, on their own page, their imported busy times (by start), in one
-// query, as the rows of a UNION told apart by its first column: in cluster
-// mode each query is a round trip to PostgreSQL, and this page follows
-// every change of answers.
-func (s *Store) ParticipantRows(ctx context.Context, pt *Participant, own bool) ([]Timeframe, []Comment, []Busy, error) {
-	pollID, pid := pt.PollID, pt.ID
-	q := `SELECT 0, start_at, id, start_at, end_at, tier, '' FROM meet_timeframes WHERE poll_id = ? AND participant_id = ?
+// ParticipantPage reads participant pid of poll pollID with the poll, and
+// what their page shows: their timeframes (by start), their newest
+// comments (newest first) and, on their own page, their imported busy
+// times (by start). One query: the rows of a UNION told apart by its first
+// column, the poll and participant first, the others with blanks in the
+// poll's columns (in cluster mode each query is a round trip to
+// PostgreSQL, and this page follows every change of answers). No such
+// participant in the poll is ErrNotFound.
+func (s *Store) ParticipantPage(ctx context.Context, pollID string, pid int64, own bool) (*ParticipantData, error) {
+	blanks := ", '', '', '', '', '', '', 0, 0, '', NULL, NULL, NULL, 0, 0, 0, 0" // pollCols' places
+	q := `SELECT -1, 0, pt.id, pt.created_at, 0, 0, pt.name, pt.edit_token, ` + pollColsPl + `
+			FROM meet_polls pl JOIN meet_participants pt ON pt.poll_id = pl.id WHERE pl.id = ? AND pt.id = ?
 		UNION ALL
-		SELECT 1, -id, id, created_at, 0, 0, body FROM (SELECT id, created_at, body FROM meet_comments
+		SELECT 0, start_at, id, start_at, end_at, tier, '', ''` + blanks + ` FROM meet_timeframes WHERE poll_id = ? AND participant_id = ?
+		UNION ALL
+		SELECT 1, -id, id, created_at, 0, 0, body, ''` + blanks + ` FROM (SELECT id, created_at, body FROM meet_comments
 			WHERE poll_id = ? AND participant_id = ? ORDER BY id DESC LIMIT ?) newest`
-	args := []any{pollID, pid, pollID, pid, participantCommentsShown}
+	args := []any{pollID, pid, pollID, pid, pollID, pid, participantCommentsShown}
 	if own {
 		q += `
 		UNION ALL
-		SELECT 2, start_at, 0, start_at, end_at, 0, '' FROM meet_busy WHERE participant_id = ?`
+		SELECT 2, start_at, 0, start_at, end_at, 0, '', ''` + blanks + ` FROM meet_busy WHERE participant_id = ?`
 		args = append(args, pid)
 	}
 	rows, err := s.db.Query(ctx, q+` ORDER BY 1, 2`, args...)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("meet: participant %d: %w", pid, err)
+		return nil, fmt.Errorf("meet: poll %s, participant %d: %w", pollID, pid, err)
 	}
 	defer rows.Close()
 	var (
-		tfs      []Timeframe
-		comments []Comment
-		busy     []Busy
+		d       ParticipantData
+		pt      Participant
+		ps      pollScan
+		kind    int
+		sortKey int64
+		id      int64
+		a, b    int64
+		tier    int
+		text    string
+		tok     string
 	)
+	dst := append([]any{&kind, &sortKey, &id, &a, &b, &tier, &text, &tok}, ps.dest()...)
 	for rows.Next() {
-		var kind int
-		var sortKey, id, a, b int64
-		var tier int
-		var body string
-		if err := rows.Scan(&kind, &sortKey, &id, &a, &b, &tier, &body); err != nil {
-			return nil, nil, nil, fmt.Errorf("meet: participant %d: %w", pid, err)
+		if err := rows.Scan(dst...); err != nil {
+			return nil, fmt.Errorf("meet: poll %s, participant %d: %w", pollID, pid, err)
 		}
 		switch kind {
+		case -1:
+			d.Poll = ps.poll()
+			pt = Participant{ID: id, PollID: pollID, Name: text, EditToken: tok, CreatedAt: time.Unix(a, 0).UTC()}
+			d.Who = &pt
 		case 0:
-			tfs = append(tfs, Timeframe{ID: id, ParticipantID: pid, Start: time.Unix(a, 0).UTC(), End: time.Unix(b, 0).UTC(), Tier: tier})
+			d.Timeframes = append(d.Timeframes, Timeframe{ID: id, ParticipantID: pid, Start: time.Unix(a, 0).UTC(), End: time.Unix(b, 0).UTC(), Tier: tier})
 		case 1:
-			comments = append(comments, Comment{ID: id, ParticipantID: pid, Author: pt.Name, Body: body, CreatedAt: time.Unix(a, 0).UTC()})
+			d.Comments = append(d.Comments, Comment{ID: id, ParticipantID: pid, Author: pt.Name, Body: text, CreatedAt: time.Unix(a, 0).UTC()})
 		case 2:
-			busy = append(busy, Busy{ParticipantID: pid, Start: time.Unix(a, 0).UTC(), End: time.Unix(b, 0).UTC()})
+			d.Busy = append(d.Busy, Busy{ParticipantID: pid, Start: time.Unix(a, 0).UTC(), End: time.Unix(b, 0).UTC()})
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, nil, nil, fmt.Errorf("meet: participant %d: %w", pid, err)
+		return nil, fmt.Errorf("meet: poll %s, participant %d: %w", pollID, pid, err)
 	}
-	return tfs, comments, busy, nil
+	if d.Poll == nil {
+		return nil, fmt.Errorf("meet: poll %s, participant %d: %w", pollID, pid, errs.ErrNotFound)
+	}
+	return &d, nil
 }
 
 // PollRows reads what poll pollID's page shows besides the poll: every
 // participant (by id), every timeframe (by participant, then start) and one
 // page of comments, newest first, older than the keyset cursor before
 // (zero: the newest), at most limit, with the next page's cursor, in one
-// query through the page's reader (a.store, or At's), as ParticipantRows
+// query through the page's reader (a.store, or At's), as ParticipantPage
 // does: a miss of the poll page is a round trip to the replica here, not
 // three.
 func (s *Store) PollRows(ctx context.Context, pollID string, before db.Cursor, limit int) ([]Participant, []Timeframe, []Comment, db.Cursor, error) {

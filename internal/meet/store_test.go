@@ -127,14 +127,15 @@ func TestStore(t *testing.T) {
 	}, Migrations)
 }
 
-// ParticipantRows, the participant page's one query, reads what the
-// separate reads do: only this participant's timeframes (by start), their
-// newest participantCommentsShown comments (newest first) and, on their
-// own page only, their busy times (by start).
-func TestParticipantRowsAsSeparateReads(t *testing.T) {
+// ParticipantPage, the participant page's one query, reads what the
+// separate reads do: the poll and participant, only this participant's
+// timeframes (by start), their newest participantCommentsShown comments
+// (newest first) and, on their own page only, their busy times (by
+// start); a participant of another poll, or none, is not found.
+func TestParticipantPageAsSeparateReads(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
-		s, polls := newTestStore(t, d, "CCCCCCCCCCCCCCCCCCCCCC")
+		s, polls := newTestStore(t, d, "CCCCCCCCCCCCCCCCCCCCCC", "DDDDDDDDDDDDDDDDDDDDDD")
 		p := polls[0]
 		ada, bob := Participant{PollID: p.ID, Name: "Ada", EditToken: "a"}, Participant{PollID: p.ID, Name: "Bob", EditToken: "b"}
 		for _, pt := range []*Participant{&ada, &bob} {
@@ -183,10 +184,18 @@ func TestParticipantRowsAsSeparateReads(t *testing.T) {
 		if len(wantTfs) != 3 || len(wantComments) != participantCommentsShown || len(wantBusy) != 2 {
 			t.Fatalf("the separate reads: %d timeframes, %d comments, %d busy; the test proves nothing", len(wantTfs), len(wantComments), len(wantBusy))
 		}
-		tfs, comments, gotBusy, err := s.ParticipantRows(ctx, &ada, true)
+		wantPoll, wantAda, err := s.PollParticipant(ctx, p.ID, ada.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
+		got, err := s.ParticipantPage(ctx, p.ID, ada.ID, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got.Poll, wantPoll) || !reflect.DeepEqual(got.Who, wantAda) {
+			t.Errorf("poll and participant\n got %+v %+v\nwant %+v %+v", got.Poll, got.Who, wantPoll, wantAda)
+		}
+		tfs, comments, gotBusy := got.Timeframes, got.Comments, got.Busy
 		if !reflect.DeepEqual(tfs, wantTfs) {
 			t.Errorf("timeframes\n got %+v\nwant %+v", tfs, wantTfs)
 		}
@@ -199,11 +208,19 @@ func TestParticipantRowsAsSeparateReads(t *testing.T) {
 		if comments[0].Body != fmt.Sprintf("ada %d", participantCommentsShown+2) {
 			t.Errorf("first comment %q; want the newest", comments[0].Body)
 		}
-		if _, _, gotBusy, err := s.ParticipantRows(ctx, &ada, false); err != nil || len(gotBusy) != 0 {
-			t.Errorf("the public page read %d busy times, %v; want none", len(gotBusy), err)
+		if pub, err := s.ParticipantPage(ctx, p.ID, ada.ID, false); err != nil || len(pub.Busy) != 0 || len(pub.Timeframes) != 3 {
+			t.Errorf("the public page: %+v, %v; want her 3 timeframes and no busy times", pub, err)
 		}
-		if tfs, comments, _, err := s.ParticipantRows(ctx, &bob, true); err != nil || len(tfs) != 1 || len(comments) != 1 || comments[0].Body != "bob's" {
-			t.Errorf("Bob's rows: %d timeframes, %+v, %v; want his one of each", len(tfs), comments, err)
+		if b, err := s.ParticipantPage(ctx, p.ID, bob.ID, true); err != nil || b.Who.Name != "Bob" || len(b.Timeframes) != 1 || len(b.Comments) != 1 || b.Comments[0].Body != "bob's" || b.Comments[0].Author != "Bob" {
+			t.Errorf("Bob's page: %+v, %v; want his one of each", b, err)
+		}
+		for _, k := range []struct {
+			poll string
+			pid  int64
+		}{{polls[1].ID, ada.ID}, {p.ID, bob.ID + 1000}} {
+			if _, err := s.ParticipantPage(ctx, k.poll, k.pid, true); !errors.Is(err, errs.ErrNotFound) {
+				t.Errorf("participant %d of poll %s: %v; want not found", k.pid, k.poll, err)
+			}
 		}
 	}, Migrations)
 }
