@@ -20,7 +20,7 @@ type Tx struct {
 	tx     txConn
 	db     *DB
 	once   map[string]int64
-	claims []*requestKey   // the request keys inserted (claim)
+	claims []*requestKey   // the request keys inserted (begin)
 	missed map[string]bool // texts run unprepared (txStmts)
 	after  []func()        // AfterCommit's
 }
@@ -64,7 +64,7 @@ func (db *DB) WithTx(ctx context.Context, fn func(tx *Tx) error) error {
 }
 
 // withTx is WithTx claiming the request keys of the contexts of (see
-// claim) as the transaction's first statement.
+// Tx.begin) as the transaction's first statement.
 func (db *DB) withTx(ctx context.Context, of []context.Context, fn func(tx *Tx) error) error {
 	var err error
 	for attempt := 0; attempt < 5; attempt++ {
