@@ -59,6 +59,12 @@ type OwnKey struct {
 	Token       string
 }
 
+// opens reports whether the key's token is participant pt's.
+func (k OwnKey) opens(pt *Participant) bool { return sameSecret(k.Token, pt.EditToken) }
+
+// participantRef reports whether pollID and pid can name a participant.
+func participantRef(pollID string, pid int64) bool { return validID(pollID) && pid > 0 }
+
 // Poll returns the poll with id; an id that cannot be one is NotFound
 // without asking the database.
 func (s *Service) Poll(ctx context.Context, id string) (*Poll, error) {
@@ -88,7 +94,7 @@ func (s *Service) Own(ctx context.Context, k OwnKey) (*Poll, *Participant, error
 	if err != nil {
 		return nil, nil, err
 	}
-	if !sameSecret(k.Token, pt.EditToken) {
+	if !k.opens(pt) {
 		return nil, nil, errs.ErrNotFound
 	}
 	return p, pt, nil
@@ -110,7 +116,7 @@ func (s *Service) ownWrite(ctx context.Context, k OwnKey) (*Poll, *Participant, 
 // Participant returns the poll and its participant pid, for their public
 // page.
 func (s *Service) Participant(ctx context.Context, pollID string, pid int64) (*Poll, *Participant, error) {
-	if !validID(pollID) || pid <= 0 {
+	if !participantRef(pollID, pid) {
 		return nil, nil, errs.ErrNotFound
 	}
 	return s.store.PollParticipant(ctx, pollID, pid)

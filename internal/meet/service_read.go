@@ -93,9 +93,6 @@ type ParticipantData struct {
 
 // PublicPage is participant pid's public, read-only page.
 func (s *Service) PublicPage(ctx context.Context, pollID string, pid int64) (*ParticipantData, error) {
-	if !validID(pollID) || pid <= 0 {
-		return nil, errs.ErrNotFound
-	}
 	return s.participantPage(ctx, pollID, pid, false)
 }
 
@@ -103,20 +100,20 @@ func (s *Service) PublicPage(ctx context.Context, pollID string, pid int64) (*Pa
 // It is read with the participant, in one query: the key's token is
 // checked on what comes back.
 func (s *Service) OwnPage(ctx context.Context, k OwnKey) (*ParticipantData, error) {
-	if !validID(k.Poll) || k.Participant <= 0 {
-		return nil, errs.ErrNotFound
-	}
 	d, err := s.participantPage(ctx, k.Poll, k.Participant, true)
 	if err != nil {
 		return nil, err
 	}
-	if !sameSecret(k.Token, d.Who.EditToken) {
+	if !k.opens(d.Who) {
 		return nil, errs.ErrNotFound
 	}
 	return d, nil
 }
 
 func (s *Service) participantPage(ctx context.Context, pollID string, pid int64, own bool) (*ParticipantData, error) {
+	if !participantRef(pollID, pid) {
+		return nil, errs.ErrNotFound
+	}
 	d, err := s.store.ParticipantPage(ctx, pollID, pid, own)
 	if err != nil {
 		return nil, err
