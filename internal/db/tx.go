@@ -89,21 +89,20 @@ func (db *DB) tx(ctx context.Context, of []context.Context, fn func(tx *Tx) erro
 	if err = tx.begin(ctx, of); err != nil {
 		return err
 	}
-	stx := tx.tx
 	defer func() {
 		if p := recover(); p != nil {
-			stx.Rollback()
+			tx.tx.Rollback()
 			panic(p)
 		}
 		if err != nil {
-			stx.Rollback()
+			tx.tx.Rollback()
 		}
 	}()
 	defer func() { db.txPrep.missed(tx.missed) }()
 	if err = fn(tx); err != nil {
 		return err
 	}
-	if err = stx.Commit(); err != nil {
+	if err = tx.tx.Commit(); err != nil {
 		return fmt.Errorf("db: commit: %w", translate(err))
 	}
 	tx.committed()

@@ -190,8 +190,7 @@ func TestRedisMemoSavesTheSecondRead(t *testing.T) {
 	if n := read(one, "b", false, 1); n != 1 {
 		t.Errorf("another id again: %d round trips; want 1 (one stamp is kept a request)", n)
 	}
-	fresh := version.WithMemo(context.Background())
-	ctx = fresh
+	ctx = version.WithMemo(context.Background()) // the next request
 	read(one, "a", false, 6)
 	if n := read(one, "a", true, 6); n != 1 {
 		t.Errorf("Fresh after a Get: %d round trips; want 1 (Fresh reads as committed)", n)
