@@ -42,17 +42,14 @@ func (a *App) adminShow(w http.ResponseWriter, r *http.Request) {
 // (Service.OrganizerPage checks the token) with status; edit fills in what
 // differs from the page as it is (a flash, a form as typed with messages).
 func (a *App) renderAdmin(w http.ResponseWriter, r *http.Request, status int, edit func(*adminView)) {
-	p, tokens, err := a.svc.OrganizerPage(r.Context(), adminKey(r))
+	d, tokens, err := a.svc.OrganizerPage(r.Context(), adminKey(r))
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
+	p := d.Poll
 	zone, _ := a.zone(w, r, p)
-	v, err := a.buildPollView(r.Context(), a.store, p, zone, pageQuery{all: true})
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
+	v := a.buildPollView(d, zone, pageQuery{all: true})
 	av := &adminView{Poll: p, Input: p.Input(), View: v, Base: a.base(r), Tokens: tokens,
 		Close: CloseInput{TZ: v.Zone, Duration: strconv.Itoa(int(p.Duration() / time.Minute))}}
 	if len(v.Best) == 0 {

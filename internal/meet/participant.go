@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/web"
 )
@@ -46,12 +47,13 @@ func (a *App) participantAdd(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	zone, _ := a.zone(w, r, p)
-	v, verr := a.buildPollView(r.Context(), a.store, p, zone, pageQuery{})
-	if verr != nil {
-		a.Site.Error(w, r, verr)
+	d, derr := a.store.PollPage(r.Context(), p.ID, db.Cursor{}, PageSize)
+	if derr != nil {
+		a.Site.Error(w, r, derr)
 		return
 	}
+	zone, _ := a.zone(w, r, d.Poll)
+	v := a.buildPollView(d, zone, pageQuery{})
 	a.Site.Render(w, r, http.StatusUnprocessableEntity, PollPageWithJoinError(a, v, r.PostForm.Get("name"), errs.As(err).Message))
 }
 

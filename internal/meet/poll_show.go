@@ -200,14 +200,11 @@ func validZone(z string) bool {
 }
 
 func (a *App) renderPoll(ctx context.Context, id string, ver int64, zone string, pq pageQuery, etag string) (*web.Page, time.Duration, error) {
-	st, p, err := a.store.At(ctx, id, ver)
+	d, err := a.store.PollPageAt(ctx, id, ver, pq.before, PageSize)
 	if err != nil {
 		return nil, 0, err
 	}
-	v, err := a.buildPollView(ctx, st, p, zone, pq)
-	if err != nil {
-		return nil, 0, err
-	}
+	v := a.buildPollView(d, zone, pq)
 	var buf bytes.Buffer
 	if err := PollPage(a, v).Render(ctx, &buf); err != nil {
 		return nil, 0, err
@@ -219,13 +216,11 @@ func (a *App) renderPoll(ctx context.Context, id string, ver int64, zone string,
 	return web.NewPage("text/html; charset=utf-8", buf.Bytes(), etag), ttl, nil
 }
 
-// buildPollView loads the poll with a fixed number of queries, whatever its
-// size: the poll p (read by the caller), then all participants, all
-// timeframes and one page of comments in one (PollRows), through st
-// (a.store, or At's for the cached page).
-func (a *App) buildPollView(ctx context.Context, st *Store, p *Poll, zone string, pq pageQuery) (*pollView, error) {
-	id := p.ID
-	var err error
+// buildPollView is the view of a poll's page from what it shows, d (read
+// by the caller in one query: Store.PollPage, or PollPageAt for the cached
+// page), in the viewer's zone.
+func (a *App) buildPollView(d *PollData, zone string, pq pageQuery) *pollView {
+	p, people := d.Poll, d.People
 	v := &pollView{Poll: p, Locked: a.locked(p), PeopleAfter: pq.after, CommentsFrom: pq.before}
 	v.Zone, v.Loc = zone, nil
 	if zone != "" {
@@ -233,15 +228,12 @@ func (a *App) buildPollView(ctx context.Context, st *Store, p *Poll, zone string
 	}
 	if v.Loc == nil {
 		v.Zone = p.TZ
+		var err error
 		if v.Loc, err = p.Location(); err != nil {
 			v.Zone, v.Loc = "UTC", time.UTC
 		}
 	}
-	people, tfs, comments, next, err := st.PollRows(ctx, id, pq.before, PageSize)
-	if err != nil {
-		return nil, err
-	}
-	v.Comments, v.NextComments = comments, next
+	v.Comments, v.NextComments = d.Comments, d.Next
 	v.Total = len(people)
 	v.Names = make(map[int64]string, len(people))
 	for _, pt := range people {
@@ -258,11 +250,11 @@ func (a *App) buildPollView(ctx context.Context, st *Store, p *Poll, zone string
 			func(p Participant) db.Cursor { return db.Cursor{ID: p.ID} })
 	}
 	slots := p.Slots()
-	v.Tally = Tally(slots, tfs)
+	v.Tally = Tally(slots, d.Timeframes)
 	v.Best = Best(v.Tally, p.Duration(), BestLimit)
 	v.Grid = BuildGrid(slots, v.Loc)
 	v.HeatJSON = heatJSON(people, v.Tally)
-	return v, nil
+	return v
 }
 
 // heatJSON is the data behind the heat map's "who is free": participant

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 )
 
@@ -65,19 +66,27 @@ func (s *Service) Decision(ctx context.Context, pollID string) (p *Poll, start, 
 	return p, *p.ClosedStart, *p.ClosedEnd, nil
 }
 
-// OrganizerPage returns the poll and the secrets of its participants'
+// OrganizerPage returns the poll with what its page shows (every
+// participant, the newest comments) and the secrets of its participants'
 // private links (participant id -> token): only the organizer's page shows
-// them.
-func (s *Service) OrganizerPage(ctx context.Context, k AdminKey) (*Poll, map[int64]string, error) {
-	p, err := s.Admin(ctx, k)
+// them. The poll is read with its rows, in one query: the key's token is
+// checked on what comes back.
+func (s *Service) OrganizerPage(ctx context.Context, k AdminKey) (*PollData, map[int64]string, error) {
+	if !validID(k.Poll) {
+		return nil, nil, errs.ErrNotFound
+	}
+	d, err := s.store.PollPage(ctx, k.Poll, db.Cursor{}, PageSize)
 	if err != nil {
 		return nil, nil, err
 	}
-	tokens, err := s.store.EditTokens(ctx, p.ID)
+	if !sameSecret(k.Token, d.Poll.AdminToken) {
+		return nil, nil, errs.ErrNotFound // do not reveal that the poll exists
+	}
+	tokens, err := s.store.EditTokens(ctx, d.Poll.ID)
 	if err != nil {
 		return nil, nil, err
 	}
-	return p, tokens, nil
+	return d, tokens, nil
 }
 
 // ParticipantData is what a participant's page shows.

@@ -15,37 +15,13 @@ import (
 // write to a poll or anything in it bumps the poll's version in the same
 // transaction; that version keys the caches.
 type Store struct {
-	db    *db.DB
-	now   func() time.Time
-	reads db.Querier // the poll page's reads: db, or see At
+	db  *db.DB
+	now func() time.Time
 }
 
 // NewStore is meet's store on d, its clock now.
 func NewStore(d *db.DB, now func() time.Time) *Store {
-	return &Store{db: d, now: now, reads: d}
-}
-
-// At returns poll id, and the store for filling the cache entry of its
-// page at version v: the poll and the page's other reads (Participants,
-// Timeframes, Comments) come from the database's lag-tolerant reader (a
-// replica in cluster mode) if the poll read there shows v already, so the
-// page holds every change up to v (a participant's own answer included),
-// and from the primary otherwise. Never for a read that decides.
-func (s *Store) At(ctx context.Context, id string, v int64) (*Store, *Poll, error) {
-	var p *Poll
-	q, err := s.db.AtVersion(ctx, v, func(q db.Querier) (int64, error) {
-		var err error
-		if p, err = s.poll(ctx, q, id); err != nil {
-			return 0, err
-		}
-		return p.Version, nil
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	c := *s
-	c.reads = q
-	return &c, p, nil
+	return &Store{db: d, now: now}
 }
 
 // ErrLocked is returned for changes to a poll past its deadline or closed.
@@ -53,6 +29,10 @@ var ErrLocked = errs.E(errs.Conflict, "This poll is locked: its answer deadline 
 
 const pollCols = `id, admin_token, title, description, start_date, end_date, day_start, day_end, tz,
 	deadline, closed_start, closed_end, version, created_at, updated_at, duration_minutes`
+
+// pollBlanks stands in pollCols' places in a UNION's rows that are not the
+// poll (PollPage, ParticipantPage): the poll is sent once, not once a row.
+const pollBlanks = ", '', '', '', '', '', '', 0, 0, '', NULL, NULL, NULL, 0, 0, 0, 0"
 
 func scanPoll(sc interface{ Scan(...any) error }) (*Poll, error) {
 	var ps pollScan
@@ -100,7 +80,7 @@ func nullUnix(t *time.Time) any {
 
 // Poll returns the poll with id.
 func (s *Store) Poll(ctx context.Context, id string) (*Poll, error) {
-	return s.poll(ctx, s.reads, id)
+	return s.poll(ctx, s.db, id)
 }
 
 func (s *Store) poll(ctx context.Context, q db.Querier, id string) (*Poll, error) {

@@ -36,7 +36,7 @@ func (s *Store) Comments(ctx context.Context, pollID string, pid int64, before d
 	}
 	q += ` ORDER BY c.id DESC LIMIT ?`
 	args = append(args, limit+1)
-	out, err := db.All(ctx, s.db, s.reads, func(rows *sql.Rows) (Comment, error) {
+	out, err := db.All(ctx, s.db, s.db, func(rows *sql.Rows) (Comment, error) {
 		var c Comment
 		var created int64
 		err := rows.Scan(&c.ID, &c.ParticipantID, &c.Author, &c.Body, &created)

@@ -97,7 +97,7 @@ func (s *Store) EditTokens(ctx context.Context, pollID string) (map[int64]string
 // Participants returns every participant of the poll in order of joining
 // (one query, for the heat map's names and the counts).
 func (s *Store) Participants(ctx context.Context, pollID string) ([]Participant, error) {
-	out, err := db.All(ctx, s.db, s.reads, func(rows *sql.Rows) (Participant, error) {
+	out, err := db.All(ctx, s.db, s.db, func(rows *sql.Rows) (Participant, error) {
 		p := Participant{PollID: pollID}
 		var created int64
 		err := rows.Scan(&p.ID, &p.Name, &created)
@@ -123,7 +123,7 @@ func (s *Store) ParticipantTimeframes(ctx context.Context, pollID string, pid in
 }
 
 func (s *Store) timeframes(ctx context.Context, q string, args ...any) ([]Timeframe, error) {
-	out, err := db.All(ctx, s.db, s.reads, func(rows *sql.Rows) (Timeframe, error) {
+	out, err := db.All(ctx, s.db, s.db, func(rows *sql.Rows) (Timeframe, error) {
 		var t Timeframe
 		var a, b int64
 		err := rows.Scan(&t.ID, &t.ParticipantID, &a, &b, &t.Tier)
@@ -251,19 +251,18 @@ const participantCommentsShown = 50
 // PostgreSQL, and this page follows every change of answers). No such
 // participant in the poll is ErrNotFound.
 func (s *Store) ParticipantPage(ctx context.Context, pollID string, pid int64, own bool) (*ParticipantData, error) {
-	blanks := ", '', '', '', '', '', '', 0, 0, '', NULL, NULL, NULL, 0, 0, 0, 0" // pollCols' places
 	q := `SELECT -1, 0, pt.id, pt.created_at, 0, 0, pt.name, pt.edit_token, ` + pollColsPl + `
 			FROM meet_polls pl JOIN meet_participants pt ON pt.poll_id = pl.id WHERE pl.id = ? AND pt.id = ?
 		UNION ALL
-		SELECT 0, start_at, id, start_at, end_at, tier, '', ''` + blanks + ` FROM meet_timeframes WHERE poll_id = ? AND participant_id = ?
+		SELECT 0, start_at, id, start_at, end_at, tier, '', ''` + pollBlanks + ` FROM meet_timeframes WHERE poll_id = ? AND participant_id = ?
 		UNION ALL
-		SELECT 1, -id, id, created_at, 0, 0, body, ''` + blanks + ` FROM (SELECT id, created_at, body FROM meet_comments
+		SELECT 1, -id, id, created_at, 0, 0, body, ''` + pollBlanks + ` FROM (SELECT id, created_at, body FROM meet_comments
 			WHERE poll_id = ? AND participant_id = ? ORDER BY id DESC LIMIT ?) newest`
 	args := []any{pollID, pid, pollID, pid, pollID, pid, participantCommentsShown}
 	if own {
 		q += `
 		UNION ALL
-		SELECT 2, start_at, 0, start_at, end_at, 0, '', ''` + blanks + ` FROM meet_busy WHERE participant_id = ?`
+		SELECT 2, start_at, 0, start_at, end_at, 0, '', ''` + pollBlanks + ` FROM meet_busy WHERE participant_id = ?`
 		args = append(args, pid)
 	}
 	rows, err := s.db.Query(ctx, q+` ORDER BY 1, 2`, args...)
@@ -310,56 +309,95 @@ func (s *Store) ParticipantPage(ctx context.Context, pollID string, pid int64, o
 	return &d, nil
 }
 
-// PollRows reads what poll pollID's page shows besides the poll: every
-// participant (by id), every timeframe (by participant, then start) and one
-// page of comments, newest first, older than the keyset cursor before
-// (zero: the newest), at most limit, with the next page's cursor, in one
-// query through the page's reader (a.store, or At's), as ParticipantPage
-// does: a miss of the poll page is a round trip to the replica here, not
-// three.
-func (s *Store) PollRows(ctx context.Context, pollID string, before db.Cursor, limit int) ([]Participant, []Timeframe, []Comment, db.Cursor, error) {
+// PollData is what a poll's page shows: the poll, every participant (by
+// id), every timeframe (by participant, then start) and one page of
+// comments, newest first, with the next (older) page's cursor (zero: none).
+type PollData struct {
+	Poll       *Poll
+	People     []Participant
+	Timeframes []Timeframe
+	Comments   []Comment
+	Next       db.Cursor
+}
+
+// PollPage reads poll pollID with what its page shows, the comments older
+// than the keyset cursor before (zero: the newest), at most limit, in one
+// query from the primary: a UNION of rows told apart by its first column,
+// the poll first, the others with blanks in the poll's columns, as
+// ParticipantPage reads. No such poll is ErrNotFound.
+func (s *Store) PollPage(ctx context.Context, pollID string, before db.Cursor, limit int) (*PollData, error) {
+	return s.pollPage(ctx, s.db, pollID, before, limit)
+}
+
+// PollPageAt is PollPage for the cache entry of the page at version v: read
+// from the database's lag-tolerant reader (a replica in cluster mode) if
+// the poll read there shows v already, so the page holds every change up
+// to v (a participant's own answer included), and again from the primary
+// otherwise. A miss of the poll page is one round trip to the replica.
+// Never for a read that decides.
+func (s *Store) PollPageAt(ctx context.Context, pollID string, v int64, before db.Cursor, limit int) (*PollData, error) {
+	var d *PollData
+	_, err := s.db.AtVersion(ctx, v, func(q db.Querier) (int64, error) {
+		var err error
+		if d, err = s.pollPage(ctx, q, pollID, before, limit); err != nil {
+			return 0, err
+		}
+		return d.Poll.Version, nil
+	})
+	return d, err
+}
+
+func (s *Store) pollPage(ctx context.Context, q db.Querier, pollID string, before db.Cursor, limit int) (*PollData, error) {
 	beforeID := before.ID
 	if beforeID <= 0 {
 		beforeID = 1<<62 - 1
 	}
-	type row struct {
+	rows, err := q.Query(ctx, `SELECT -1, 0, 0, 0, 0, 0, 0, 0, '', `+pollCols+` FROM meet_polls WHERE id = ?
+		UNION ALL
+		SELECT 0, id, 0, id, id, created_at, 0, 0, name`+pollBlanks+` FROM meet_participants WHERE poll_id = ?
+		UNION ALL
+		SELECT 1, participant_id, start_at, id, participant_id, start_at, end_at, tier, ''`+pollBlanks+` FROM meet_timeframes WHERE poll_id = ?
+		UNION ALL
+		SELECT 2, -c.id, 0, c.id, c.participant_id, c.created_at, 0, 0, c.body`+pollBlanks+` FROM (SELECT id, participant_id, body, created_at
+			FROM meet_comments WHERE poll_id = ? AND id < ? ORDER BY id DESC LIMIT ?) c
+		ORDER BY 1, 2, 3, 4`, pollID, pollID, pollID, pollID, beforeID, limit+1)
+	if err != nil {
+		return nil, fmt.Errorf("meet: poll %s: %w", pollID, err)
+	}
+	defer rows.Close()
+	var (
+		d             PollData
+		ps            pollScan
 		kind          int
+		k1, k2        int64
 		id, pid, a, b int64
 		tier          int
 		text          string
-	}
-	rows, err := db.All(ctx, s.db, s.reads, func(rows *sql.Rows) (row, error) {
-		var r row
-		var k1, k2 int64
-		err := rows.Scan(&r.kind, &k1, &k2, &r.id, &r.pid, &r.a, &r.b, &r.tier, &r.text)
-		return r, err
-	}, `SELECT 0, id, 0, id, id, created_at, 0, 0, name FROM meet_participants WHERE poll_id = ?
-		UNION ALL
-		SELECT 1, participant_id, start_at, id, participant_id, start_at, end_at, tier, '' FROM meet_timeframes WHERE poll_id = ?
-		UNION ALL
-		SELECT 2, -c.id, 0, c.id, c.participant_id, c.created_at, 0, 0, c.body FROM (SELECT id, participant_id, body, created_at
-			FROM meet_comments WHERE poll_id = ? AND id < ? ORDER BY id DESC LIMIT ?) c
-		ORDER BY 1, 2, 3, 4`, pollID, pollID, pollID, beforeID, limit+1)
-	if err != nil {
-		return nil, nil, nil, db.Cursor{}, fmt.Errorf("meet: poll %s: %w", pollID, err)
-	}
-	var (
-		people   []Participant
-		tfs      []Timeframe
-		comments []Comment
 	)
 	names := map[int64]string{}
-	for _, r := range rows {
-		switch r.kind {
+	dst := append([]any{&kind, &k1, &k2, &id, &pid, &a, &b, &tier, &text}, ps.dest()...)
+	for rows.Next() {
+		if err := rows.Scan(dst...); err != nil {
+			return nil, fmt.Errorf("meet: poll %s: %w", pollID, err)
+		}
+		switch kind {
+		case -1:
+			d.Poll = ps.poll()
 		case 0:
-			people = append(people, Participant{ID: r.id, PollID: pollID, Name: r.text, CreatedAt: time.Unix(r.a, 0).UTC()})
-			names[r.id] = r.text
+			d.People = append(d.People, Participant{ID: id, PollID: pollID, Name: text, CreatedAt: time.Unix(a, 0).UTC()})
+			names[id] = text
 		case 1:
-			tfs = append(tfs, Timeframe{ID: r.id, ParticipantID: r.pid, Start: time.Unix(r.a, 0).UTC(), End: time.Unix(r.b, 0).UTC(), Tier: r.tier})
+			d.Timeframes = append(d.Timeframes, Timeframe{ID: id, ParticipantID: pid, Start: time.Unix(a, 0).UTC(), End: time.Unix(b, 0).UTC(), Tier: tier})
 		case 2:
-			comments = append(comments, Comment{ID: r.id, ParticipantID: r.pid, Author: names[r.pid], Body: r.text, CreatedAt: time.Unix(r.a, 0).UTC()})
+			d.Comments = append(d.Comments, Comment{ID: id, ParticipantID: pid, Author: names[pid], Body: text, CreatedAt: time.Unix(a, 0).UTC()})
 		}
 	}
-	comments, next := db.Trim(comments, limit, func(c Comment) db.Cursor { return db.Cursor{ID: c.ID} })
-	return people, tfs, comments, next, nil
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("meet: poll %s: %w", pollID, err)
+	}
+	if d.Poll == nil {
+		return nil, fmt.Errorf("meet: poll %s: %w", pollID, errs.ErrNotFound)
+	}
+	d.Comments, d.Next = db.Trim(d.Comments, limit, func(c Comment) db.Cursor { return db.Cursor{ID: c.ID} })
+	return &d, nil
 }

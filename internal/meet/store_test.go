@@ -225,11 +225,11 @@ func TestParticipantPageAsSeparateReads(t *testing.T) {
 	}, Migrations)
 }
 
-// The poll page's one query (PollRows) reads what the separate reads do:
-// every participant, every timeframe and a page of comments (their
-// authors' names too), the next page from its cursor, nothing of another
-// poll.
-func TestPollRowsAsSeparateReads(t *testing.T) {
+// The poll page's one query (PollPage, and PollPageAt for the cached page)
+// reads what the separate reads do: the poll, every participant, every
+// timeframe and a page of comments (their authors' names too), the next
+// page from its cursor, nothing of another poll; no poll is NotFound.
+func TestPollPageAsSeparateReads(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
 		s, polls := newTestStore(t, d, "DDDDDDDDDDDDDDDDDDDDDD", "EEEEEEEEEEEEEEEEEEEEEE")
@@ -266,18 +266,34 @@ func TestPollRowsAsSeparateReads(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		people, tfs, _, _, err := s.PollRows(ctx, p.ID, db.Cursor{}, PageSize)
+		wantPoll, err := s.Poll(ctx, p.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(wantPeople) != 3 || len(wantTfs) != 4 {
-			t.Fatalf("the separate reads: %d people, %d timeframes; the test proves nothing", len(wantPeople), len(wantTfs))
+		if len(wantPeople) != 3 || len(wantTfs) != 4 || wantPoll.Version < 2 || wantPoll.TZ == "" {
+			t.Fatalf("the separate reads: %d people, %d timeframes, poll %+v; the test proves nothing", len(wantPeople), len(wantTfs), wantPoll)
 		}
-		if !reflect.DeepEqual(people, wantPeople) {
-			t.Errorf("participants\n got %+v\nwant %+v", people, wantPeople)
+		at, err := s.PollPageAt(ctx, p.ID, wantPoll.Version, db.Cursor{}, PageSize)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(tfs, wantTfs) {
-			t.Errorf("timeframes\n got %+v\nwant %+v", tfs, wantTfs)
+		primary, err := s.PollPage(ctx, p.ID, db.Cursor{}, PageSize)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, got := range map[string]*PollData{"PollPageAt": at, "PollPage": primary} {
+			if !reflect.DeepEqual(got.Poll, wantPoll) {
+				t.Errorf("%s: poll\n got %+v\nwant %+v", name, got.Poll, wantPoll)
+			}
+			if !reflect.DeepEqual(got.People, wantPeople) {
+				t.Errorf("%s: participants\n got %+v\nwant %+v", name, got.People, wantPeople)
+			}
+			if !reflect.DeepEqual(got.Timeframes, wantTfs) {
+				t.Errorf("%s: timeframes\n got %+v\nwant %+v", name, got.Timeframes, wantTfs)
+			}
+		}
+		if _, err := s.PollPage(ctx, "HHHHHHHHHHHHHHHHHHHHHH", db.Cursor{}, PageSize); !errors.Is(err, errs.ErrNotFound) {
+			t.Errorf("PollPage of no poll: %v, want NotFound", err)
 		}
 		var cursor db.Cursor
 		for page := 1; ; page++ {
@@ -285,10 +301,11 @@ func TestPollRowsAsSeparateReads(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, _, got, next, err := s.PollRows(ctx, p.ID, cursor, PageSize)
+			d, err := s.PollPage(ctx, p.ID, cursor, PageSize)
 			if err != nil {
 				t.Fatal(err)
 			}
+			got, next := d.Comments, d.Next
 			if len(want) == 0 || want[0].Author == "" {
 				t.Fatalf("page %d of the separate reads: %+v; the test proves nothing", page, want)
 			}
