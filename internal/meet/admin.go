@@ -73,5 +73,5 @@ func (av *adminView) ownLink(pid int64) string {
 	if !ok {
 		return ""
 	}
-	return av.Base + ownURL(av.Poll, &Participant{ID: pid, EditToken: tok})
+	return av.Base + ownURL(av.Poll.ID, &Participant{ID: pid, EditToken: tok})
 }

@@ -34,7 +34,7 @@ func (a *App) Demo(ctx context.Context) (public, admin string, err error) {
 	}
 	for _, d := range people {
 		pt := Participant{PollID: p.ID, Name: d.name, EditToken: token(16)}
-		if _, err := a.store.AddParticipant(ctx, &pt); err != nil {
+		if _, _, err := a.store.AddParticipant(ctx, &pt); err != nil {
 			return "", "", err
 		}
 		var tfs []Timeframe

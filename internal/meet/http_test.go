@@ -141,6 +141,16 @@ func TestPollLifecycle(t *testing.T) {
 		if res, body := s.post(pub+"/participants", url.Values{"name": {"ada"}}); res.StatusCode != 422 || !strings.Contains(body, "already uses that name") {
 			t.Errorf("duplicate name: status %d; want 422 with a message", res.StatusCode)
 		}
+		if res, body := s.post(pub+"/participants", url.Values{"name": {"  "}}); res.StatusCode != 422 || !strings.Contains(body, `name="name"`) {
+			t.Errorf("blank name: status %d; want 422 with the form again", res.StatusCode)
+		}
+		// A join reads nothing before its write: a poll that does not exist
+		// is still a 404, with a good name or a bad one.
+		for _, name := range []string{"Zed", "  "} {
+			if res, _ := s.post("/meet/polls/ZZZZZZZZZZZZZZZZZZZZZZ/participants", url.Values{"name": {name}}); res.StatusCode != 404 {
+				t.Errorf("join %q to no poll: status %d; want 404", name, res.StatusCode)
+			}
+		}
 		// Ada adds a timeframe through the form (times in the poll's zone).
 		day := time.Now().AddDate(0, 0, 10).Format("2006-01-02")
 		tf := url.Values{"date": {day}, "start": {"10:00"}, "end": {"11:30"}, "tier": {"1"}, "tz": {"Europe/Berlin"}}

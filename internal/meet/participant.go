@@ -38,16 +38,19 @@ func (a *App) participantAdd(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	p, pt, err := a.svc.Join(r.Context(), r.PathValue("id"), r.PostForm.Get("name"))
+	id := r.PathValue("id")
+	pt, err := a.svc.Join(r.Context(), id, r.PostForm.Get("name"))
 	switch k := errs.KindOf(err); {
 	case err == nil:
-		a.redirect(w, r, ownURL(p, pt)+"?joined=1")
+		a.redirect(w, r, ownURL(id, pt)+"?joined=1")
 		return
-	case p == nil || k != errs.Invalid && k != errs.Conflict:
+	case k != errs.Invalid && k != errs.Conflict:
 		a.Site.Error(w, r, err)
 		return
 	}
-	d, derr := a.store.PollPage(r.Context(), p.ID, db.Cursor{}, PageSize)
+	// The form again with its message, on the poll's page (a name refused
+	// for a poll that does not exist is that poll's 404).
+	d, derr := a.store.PollPage(r.Context(), id, db.Cursor{}, PageSize)
 	if derr != nil {
 		a.Site.Error(w, r, derr)
 		return
@@ -120,7 +123,7 @@ func mineJSON(slots []time.Time, tfs []Timeframe, busy []Busy) string {
 // currentURL is the page's own path, for the zone switcher.
 func currentURL(v *participantView) string {
 	if v.Own {
-		return ownURL(v.Poll, v.Who)
+		return ownURL(v.Poll.ID, v.Who)
 	}
 	return publicParticipantURL(v.Poll, v.Who.ID)
 }

@@ -50,7 +50,7 @@ func (a *App) timeframeAdd(w http.ResponseWriter, r *http.Request) {
 		a.failOwn(w, r, err, form, "")
 		return
 	}
-	a.redirect(w, r, ownURL(p, pt)+"#availability")
+	a.redirect(w, r, ownURL(p.ID, pt)+"#availability")
 }
 
 func (a *App) timeframeDelete(w http.ResponseWriter, r *http.Request) {
@@ -59,7 +59,7 @@ func (a *App) timeframeDelete(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.redirect(w, r, ownURL(p, pt)+"#availability")
+	a.redirect(w, r, ownURL(p.ID, pt)+"#availability")
 }
 
 // availabilityPut takes the painted grid as JSON and replaces the
@@ -92,7 +92,7 @@ func (a *App) commentAdd(w http.ResponseWriter, r *http.Request) {
 		a.failOwn(w, r, err, nil, body)
 		return
 	}
-	a.redirect(w, r, ownURL(p, pt)+"#comments")
+	a.redirect(w, r, ownURL(p.ID, pt)+"#comments")
 }
 
 // busyImport reads an uploaded .ics calendar and keeps its busy times, shown
@@ -122,7 +122,7 @@ func (a *App) busyImport(w http.ResponseWriter, r *http.Request) {
 		a.failOwn(w, r, err, nil, "")
 		return
 	}
-	a.redirect(w, r, ownURL(p, pt)+"?imported="+strconv.Itoa(n)+"#availability")
+	a.redirect(w, r, ownURL(p.ID, pt)+"?imported="+strconv.Itoa(n)+"#availability")
 }
 
 // participantLeave removes the participant (their own choice).

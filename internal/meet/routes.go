@@ -112,8 +112,8 @@ func (a *App) redirect(w http.ResponseWriter, r *http.Request, url string) {
 
 func pollURL(p *Poll) string  { return "/meet/polls/" + p.ID }
 func adminURL(p *Poll) string { return "/meet/polls/" + p.ID + "/admin/" + p.AdminToken }
-func ownURL(p *Poll, pt *Participant) string {
-	return "/meet/polls/" + p.ID + "/p/" + strconv.FormatInt(pt.ID, 10) + "/" + pt.EditToken
+func ownURL(pollID string, pt *Participant) string {
+	return "/meet/polls/" + pollID + "/p/" + strconv.FormatInt(pt.ID, 10) + "/" + pt.EditToken
 }
 func publicParticipantURL(p *Poll, pid int64) string {
 	return "/meet/polls/" + p.ID + "/p/" + strconv.FormatInt(pid, 10)

@@ -13,28 +13,25 @@ import (
 // import busy times or leave. Changes of answers are refused once the poll is
 // locked.
 
-// Join adds a participant named name to the poll, with a fresh private
-// token. A bad name is Invalid (field "name"); a locked poll or a name
-// already taken is Conflict, with the poll.
-func (s *Service) Join(ctx context.Context, pollID, name string) (*Poll, *Participant, error) {
-	p, err := s.Poll(ctx, pollID)
-	if err != nil {
-		return nil, nil, err
+// Join adds a participant named name to poll pollID, with a fresh private
+// token, in one write transaction that reads nothing before: the version
+// bump finds the poll missing (NotFound) or locked (ErrLocked). A bad name
+// is Invalid (field "name"); a name already taken is Conflict.
+func (s *Service) Join(ctx context.Context, pollID, name string) (*Participant, error) {
+	if !validID(pollID) {
+		return nil, errs.ErrNotFound
 	}
 	name, msg := ValidName(name)
 	if msg != "" {
-		return p, nil, invalid("name", msg)
+		return nil, invalid("name", msg)
 	}
-	if s.Locked(p) {
-		return p, nil, ErrLocked
-	}
-	pt := &Participant{PollID: p.ID, Name: name, EditToken: token(16)}
-	v, err := s.store.AddParticipant(ctx, pt)
+	pt := &Participant{PollID: pollID, Name: name, EditToken: token(16)}
+	v, deadline, err := s.store.AddParticipant(ctx, pt)
 	if err != nil {
-		return p, nil, err
+		return nil, err
 	}
-	s.changed(p.ID, v, p.Deadline, "answers")
-	return p, pt, nil
+	s.changed(pollID, v, deadline, "answers")
+	return pt, nil
 }
 
 // TimeframeInput is the no-JavaScript availability form as typed: a date, a

@@ -45,10 +45,10 @@ func newSvcWorld(t *testing.T, d *db.DB) *svcWorld {
 	if w.p, err = w.s.CreatePoll(w.ctx, svcPollInput); err != nil {
 		t.Fatal(err)
 	}
-	if _, w.ada, err = w.s.Join(w.ctx, w.p.ID, "Ada"); err != nil {
+	if w.ada, err = w.s.Join(w.ctx, w.p.ID, "Ada"); err != nil {
 		t.Fatal(err)
 	}
-	if _, w.bob, err = w.s.Join(w.ctx, w.p.ID, "Bob"); err != nil {
+	if w.bob, err = w.s.Join(w.ctx, w.p.ID, "Bob"); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err = w.s.AddTimeframe(w.ctx, w.own(w.ada), svcTimeframe); err != nil {
@@ -253,7 +253,7 @@ func TestServiceLocked(t *testing.T) {
 			"past deadline": func(w *svcWorld) { w.clock = *w.p.Deadline },
 		}
 		calls := map[string]func(w *svcWorld) error{
-			"Join": func(w *svcWorld) error { _, _, err := w.s.Join(w.ctx, w.p.ID, "Carol"); return err },
+			"Join": func(w *svcWorld) error { _, err := w.s.Join(w.ctx, w.p.ID, "Carol"); return err },
 			// The lock is decided before the input is looked at.
 			"AddTimeframe bad input": func(w *svcWorld) error {
 				_, _, err := w.s.AddTimeframe(w.ctx, w.own(w.ada), TimeframeInput{Tier: "7"})
@@ -362,7 +362,7 @@ func TestServiceValidation(t *testing.T) {
 				_, err := w.s.ClosePoll(w.ctx, w.admin(), CloseInput{Choice: "other", Date: "2030-03-09", Time: "09:00", TZ: "UTC"})
 				return err
 			}},
-			{"join without a name", "name", func(w *svcWorld) error { _, _, err := w.s.Join(w.ctx, w.p.ID, "  "); return err }},
+			{"join without a name", "name", func(w *svcWorld) error { _, err := w.s.Join(w.ctx, w.p.ID, "  "); return err }},
 			{"timeframe with a bad tier", "tier", func(w *svcWorld) error {
 				in := svcTimeframe
 				in.Tier = "7"
@@ -405,7 +405,7 @@ func TestServiceAnnounces(t *testing.T) {
 			name, kind string
 			call       func(w *svcWorld) error
 		}{
-			{"join", "answers", func(w *svcWorld) error { _, _, err := w.s.Join(w.ctx, w.p.ID, "Carol"); return err }},
+			{"join", "answers", func(w *svcWorld) error { _, err := w.s.Join(w.ctx, w.p.ID, "Carol"); return err }},
 			{"add timeframe", "answers", func(w *svcWorld) error { return ownCalls["AddTimeframe"](w, w.own(w.ada)) }},
 			{"delete timeframe", "answers", func(w *svcWorld) error { return ownCalls["DeleteTimeframe"](w, w.own(w.ada)) }},
 			{"paint", "answers", func(w *svcWorld) error { return ownCalls["ReplaceAvailability"](w, w.own(w.ada)) }},

@@ -266,18 +266,26 @@ func (s *Store) ClosePoll(ctx context.Context, id string, start, end *time.Time)
 // may run again alone if another write of its batch fails, so it sets what
 // it captures rather than adding to it.
 func (s *Store) change(ctx context.Context, pollID, what string, fn func(ctx context.Context, tx *db.Tx) error) (int64, error) {
+	v, _, err := s.changeUntil(ctx, pollID, what, fn)
+	return v, err
+}
+
+// changeUntil is change that also returns the poll's deadline as its bump
+// read it, for a writer that did not read the poll before.
+func (s *Store) changeUntil(ctx context.Context, pollID, what string, fn func(ctx context.Context, tx *db.Tx) error) (int64, *time.Time, error) {
 	var v int64
+	var deadline *time.Time
 	err := s.db.Batch().Do(ctx, func(ctx context.Context, tx *db.Tx) error {
 		var err error
-		if v, err = s.touch(ctx, tx, pollID); err != nil {
+		if v, deadline, err = s.touch(ctx, tx, pollID); err != nil {
 			return err
 		}
 		return fn(ctx, tx)
 	})
 	if err != nil {
-		return 0, fmt.Errorf("meet: %s: %w", what, err)
+		return 0, nil, fmt.Errorf("meet: %s: %w", what, err)
 	}
-	return v, nil
+	return v, deadline, nil
 }
 
 // deleteOne runs a DELETE that must remove exactly one row.
@@ -292,20 +300,22 @@ func deleteOne(ctx context.Context, tx *db.Tx, q string, args ...any) error {
 	return nil
 }
 
-// touch bumps the poll's version inside tx and refuses if the poll is locked.
-func (s *Store) touch(ctx context.Context, tx *db.Tx, pollID string) (int64, error) {
+// touch bumps the poll's version inside tx and refuses if the poll is
+// locked; it returns the new version and the poll's deadline. No such poll
+// is ErrNotFound.
+func (s *Store) touch(ctx context.Context, tx *db.Tx, pollID string) (int64, *time.Time, error) {
 	var v int64
 	var deadline, closed sql.NullInt64
 	now := s.now()
 	err := db.Scan(tx.QueryRow(ctx, `UPDATE meet_polls SET version = version + 1, updated_at = ? WHERE id = ?
 		RETURNING version, deadline, closed_start`, now.Unix(), pollID), &v, &deadline, &closed)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	if closed.Valid || (deadline.Valid && now.Unix() >= deadline.Int64) {
-		return 0, ErrLocked
+		return 0, nil, ErrLocked
 	}
-	return v, nil
+	return v, unixPtr(deadline), nil
 }
 
 func notFound(err error) error {

@@ -20,10 +20,11 @@ var ErrNameTaken = errs.E(errs.Conflict, "Someone in this poll already uses that
 	"this page shows it in the browser you answered from, and the organizer can send it to you.")
 
 // AddParticipant adds a participant (EditToken set by the caller) and returns
-// the poll's new version.
-func (s *Store) AddParticipant(ctx context.Context, p *Participant) (int64, error) {
+// the poll's new version and its deadline: a join reads nothing before.
+// No such poll is ErrNotFound; a locked one ErrLocked.
+func (s *Store) AddParticipant(ctx context.Context, p *Participant) (int64, *time.Time, error) {
 	p.CreatedAt = s.now().UTC().Truncate(time.Second)
-	return s.change(ctx, p.PollID, "add participant", func(ctx context.Context, tx *db.Tx) error {
+	return s.changeUntil(ctx, p.PollID, "add participant", func(ctx context.Context, tx *db.Tx) error {
 		// The count and the insert in one statement; change's version bump
 		// holds the poll's row, so no other join counts meanwhile.
 		err := db.Scan(tx.QueryRow(ctx, `INSERT INTO meet_participants (poll_id, name, name_key, edit_token, created_at)

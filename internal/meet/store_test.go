@@ -52,11 +52,11 @@ func TestStore(t *testing.T) {
 			t.Errorf("missing poll: %v; want ErrNotFound", err)
 		}
 		ada := Participant{PollID: p.ID, Name: "Ada", EditToken: "x"}
-		v, err := s.AddParticipant(ctx, &ada)
+		v, _, err := s.AddParticipant(ctx, &ada)
 		if err != nil || v != 2 || ada.ID == 0 {
 			t.Fatalf("AddParticipant: v=%d id=%d %v; want version 2", v, ada.ID, err)
 		}
-		if _, err := s.AddParticipant(ctx, &Participant{PollID: p.ID, Name: " ADA ", EditToken: "y"}); !errors.Is(err, ErrNameTaken) {
+		if _, _, err := s.AddParticipant(ctx, &Participant{PollID: p.ID, Name: " ADA ", EditToken: "y"}); !errors.Is(err, ErrNameTaken) {
 			t.Errorf("same name: %v; want ErrNameTaken", err)
 		}
 		slots := p.Slots()
@@ -106,7 +106,7 @@ func TestStore(t *testing.T) {
 			t.Fatal(err)
 		}
 		before, _, _ := s.Version(ctx, p.ID)
-		if _, err := s.AddParticipant(ctx, &Participant{PollID: p.ID, Name: "Late", EditToken: "z"}); !errors.Is(err, ErrLocked) {
+		if _, _, err := s.AddParticipant(ctx, &Participant{PollID: p.ID, Name: "Late", EditToken: "z"}); !errors.Is(err, ErrLocked) {
 			t.Errorf("after the deadline: %v; want ErrLocked", err)
 		}
 		if after, _, _ := s.Version(ctx, p.ID); after != before {
@@ -139,7 +139,7 @@ func TestParticipantPageAsSeparateReads(t *testing.T) {
 		p := polls[0]
 		ada, bob := Participant{PollID: p.ID, Name: "Ada", EditToken: "a"}, Participant{PollID: p.ID, Name: "Bob", EditToken: "b"}
 		for _, pt := range []*Participant{&ada, &bob} {
-			if _, err := s.AddParticipant(ctx, pt); err != nil {
+			if _, _, err := s.AddParticipant(ctx, pt); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -239,7 +239,7 @@ func TestPollPageAsSeparateReads(t *testing.T) {
 			var people []*Participant
 			for _, name := range []string{"Ada", "Bob", "Cy"} {
 				pt := &Participant{PollID: id, Name: name, EditToken: name}
-				if _, err := s.AddParticipant(ctx, pt); err != nil {
+				if _, _, err := s.AddParticipant(ctx, pt); err != nil {
 					t.Fatal(err)
 				}
 				people = append(people, pt)
@@ -345,14 +345,14 @@ func TestParticipantCap(t *testing.T) {
 			}
 		}
 		last := &Participant{PollID: full.ID, Name: "Last", EditToken: "l"}
-		if _, err := s.AddParticipant(ctx, last); err != nil || last.ID == 0 {
+		if _, _, err := s.AddParticipant(ctx, last); err != nil || last.ID == 0 {
 			t.Fatalf("the last place: %v (id %d)", err, last.ID)
 		}
 		v, _, err := s.Version(ctx, full.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = s.AddParticipant(ctx, &Participant{PollID: full.ID, Name: "One too many", EditToken: "x"})
+		_, _, err = s.AddParticipant(ctx, &Participant{PollID: full.ID, Name: "One too many", EditToken: "x"})
 		if errs.KindOf(err) != errs.Conflict || !strings.Contains(err.Error(), "limit") {
 			t.Fatalf("past the cap: %v; want the limit's Conflict", err)
 		}
@@ -363,10 +363,10 @@ func TestParticipantCap(t *testing.T) {
 		if v2, _, _ := s.Version(ctx, full.ID); v2 != v {
 			t.Errorf("the refused join moved the version %d -> %d", v, v2)
 		}
-		if _, err := s.AddParticipant(ctx, &Participant{PollID: other.ID, Name: "Last", EditToken: "o"}); err != nil {
+		if _, _, err := s.AddParticipant(ctx, &Participant{PollID: other.ID, Name: "Last", EditToken: "o"}); err != nil {
 			t.Errorf("another poll refused: %v", err)
 		}
-		if _, err := s.AddParticipant(ctx, &Participant{PollID: full.ID, Name: "last", EditToken: "y"}); errs.KindOf(err) != errs.Conflict {
+		if _, _, err := s.AddParticipant(ctx, &Participant{PollID: full.ID, Name: "last", EditToken: "y"}); errs.KindOf(err) != errs.Conflict {
 			t.Errorf("a taken name in a full poll: %v; want Conflict", err)
 		}
 	}, Migrations)

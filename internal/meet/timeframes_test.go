@@ -59,7 +59,7 @@ func TestStoreAddTimeframeMerges(t *testing.T) {
 		ada := Participant{PollID: p.ID, Name: "Ada", EditToken: "x"}
 		grace := Participant{PollID: p.ID, Name: "Grace", EditToken: "y"}
 		for _, pt := range []*Participant{&ada, &grace} {
-			if _, err := s.AddParticipant(ctx, pt); err != nil {
+			if _, _, err := s.AddParticipant(ctx, pt); err != nil {
 				t.Fatal(err)
 			}
 		}
