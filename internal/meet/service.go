@@ -59,6 +59,9 @@ type OwnKey struct {
 	Token       string
 }
 
+// opens reports whether the key is poll p's admin link.
+func (k AdminKey) opens(p *Poll) bool { return k.Poll == p.ID && sameSecret(k.Token, p.AdminToken) }
+
 // opens reports whether the key's token is participant pt's.
 func (k OwnKey) opens(pt *Participant) bool { return sameSecret(k.Token, pt.EditToken) }
 
@@ -81,7 +84,7 @@ func (s *Service) Admin(ctx context.Context, k AdminKey) (*Poll, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !sameSecret(k.Token, p.AdminToken) {
+	if !k.opens(p) {
 		return nil, errs.ErrNotFound // do not reveal that the poll exists
 	}
 	return p, nil

@@ -25,7 +25,7 @@ func (s *Service) Organized(ctx context.Context, keys []AdminKey) ([]Poll, error
 	var own []Poll
 	for _, p := range polls {
 		for _, k := range keys {
-			if k.Poll == p.ID && sameSecret(k.Token, p.AdminToken) {
+			if k.opens(&p) {
 				own = append(own, p)
 			}
 		}
@@ -79,7 +79,7 @@ func (s *Service) OrganizerPage(ctx context.Context, k AdminKey) (*PollData, map
 	if err != nil {
 		return nil, nil, err
 	}
-	if !sameSecret(k.Token, d.Poll.AdminToken) {
+	if !k.opens(d.Poll) {
 		return nil, nil, errs.ErrNotFound // do not reveal that the poll exists
 	}
 	tokens, err := s.store.EditTokens(ctx, d.Poll.ID)
