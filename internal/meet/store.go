@@ -80,11 +80,7 @@ func nullUnix(t *time.Time) any {
 
 // Poll returns the poll with id.
 func (s *Store) Poll(ctx context.Context, id string) (*Poll, error) {
-	return s.poll(ctx, s.db, id)
-}
-
-func (s *Store) poll(ctx context.Context, q db.Querier, id string) (*Poll, error) {
-	p, err := scanPoll(q.QueryRow(ctx, `SELECT `+pollCols+` FROM meet_polls WHERE id = ?`, id))
+	p, err := scanPoll(s.db.QueryRow(ctx, `SELECT `+pollCols+` FROM meet_polls WHERE id = ?`, id))
 	if err != nil {
 		return nil, fmt.Errorf("meet: poll %s: %w", id, notFound(err))
 	}
