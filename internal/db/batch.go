@@ -2,8 +2,8 @@ package db
 
 import (
 	"context"
-	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -19,10 +19,14 @@ var ErrClosed = errs.E(errs.Internal, "The server is shutting down; please try a
 // share one BEGIN ... COMMIT (and one fsync), instead of each request taking
 // the write lock in turn; when idle a write commits at once, alone.
 //
-// If any function of a batch fails, or the commit does, the batch is rolled
-// back and each of its functions is run again in a transaction of its own, so
-// that one bad write fails alone. Functions must therefore have no effects
-// outside the transaction and must set (not accumulate) what they capture.
+// If a function of a batch fails, the batch is rolled back and the others
+// are batched again, and the failed one runs afterwards in a transaction of
+// its own, so that one bad write fails alone and does not cost the rest of
+// its batch a transaction each (a client repeating a refused write would
+// otherwise take group commit away from everyone writing meanwhile). After
+// a few such rounds, or when the commit itself fails, each write runs alone.
+// Functions must therefore have no effects outside the transaction and must
+// set (not accumulate) what they capture.
 type Batcher struct {
 	db   *DB
 	log  *slog.Logger
@@ -117,7 +121,12 @@ func (b *Batcher) loop() {
 	}
 }
 
-// commit runs batch in one transaction, or each job alone if that fails.
+// rounds is how many times a batch is tried again without the write that
+// failed it, before its writes run each alone.
+const rounds = 4
+
+// commit runs batch in one transaction; a write that fails it is taken out
+// and run alone after the others (see Batcher).
 func (b *Batcher) commit(batch []*job) {
 	live := batch[:0:0]
 	for _, j := range batch {
@@ -128,53 +137,73 @@ func (b *Batcher) commit(batch []*job) {
 		}
 		live = append(live, j)
 	}
-	if len(live) == 0 {
-		return
-	}
 	ctx := context.Background() // started writes finish even if their caller left
-	if len(live) > 1 {
-		of := make([]context.Context, len(live))
-		for i, j := range live {
-			of[i] = j.ctx
-		}
-		err := b.db.withTx(ctx, of, func(tx *Tx) error {
-			for _, j := range live {
-				if err := j.fn(ctx, tx); err != nil {
-					return errOne
-				}
-			}
-			return nil
-		})
+	var later []*job            // writes that failed a batch, to run alone
+	for round := 0; len(live) > 1 && round < rounds; round++ {
+		failed, err := b.together(ctx, live)
 		if err == nil {
-			b.batches.Add(1)
-			b.writes.Add(int64(len(live)))
-			for _, j := range live {
-				j.err <- nil
-			}
-			return
+			live = live[:0]
+			break
 		}
 		ids := make([]string, len(live))
 		for i, j := range live {
 			ids[i] = b.id(j.ctx)
 		}
-		b.log.Debug("db: batch rolled back; its writes run alone", "writes", len(live), "ids", ids, "err", err)
-	}
-	for _, j := range live {
-		err := b.db.withTx(ctx, []context.Context{j.ctx}, func(tx *Tx) error {
-			return j.fn(ctx, tx)
-		})
-		switch {
-		case err == nil:
-			b.batches.Add(1)
-			b.writes.Add(1)
-		case errs.KindOf(err) == errs.Internal:
-			b.log.Warn("db: batched write failed", "id", b.id(j.ctx), "err", err)
-		default: // refused (not found, conflict, ...): the caller reports it
-			b.log.Debug("db: batched write refused", "id", b.id(j.ctx), "err", err)
+		b.log.Debug("db: batch rolled back", "writes", len(live), "ids", ids, "failed", failed, "err", err)
+		if failed < 0 { // not one write's failure: each runs alone
+			break
 		}
-		j.err <- err
+		later = append(later, live[failed])
+		live = slices.Delete(live, failed, failed+1)
+	}
+	for _, j := range append(live, later...) {
+		b.alone(ctx, j)
 	}
 }
 
-// errOne marks a batch that failed because one of its writes did.
-var errOne = errors.New("db: a write of the batch failed")
+// together runs jobs in one transaction and, should it fail, returns the
+// index of the job that failed it, or -1 if none did (the transaction's
+// begin or commit failed).
+func (b *Batcher) together(ctx context.Context, jobs []*job) (int, error) {
+	of := make([]context.Context, len(jobs))
+	for i, j := range jobs {
+		of[i] = j.ctx
+	}
+	failed := -1
+	err := b.db.withTx(ctx, of, func(tx *Tx) error {
+		failed = -1 // set anew by each attempt of withTx
+		for i, j := range jobs {
+			if err := j.fn(ctx, tx); err != nil {
+				failed = i
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return failed, err
+	}
+	b.batches.Add(1)
+	b.writes.Add(int64(len(jobs)))
+	for _, j := range jobs {
+		j.err <- nil
+	}
+	return -1, nil
+}
+
+// alone runs j in a transaction of its own and hands it the outcome.
+func (b *Batcher) alone(ctx context.Context, j *job) {
+	err := b.db.withTx(ctx, []context.Context{j.ctx}, func(tx *Tx) error {
+		return j.fn(ctx, tx)
+	})
+	switch {
+	case err == nil:
+		b.batches.Add(1)
+		b.writes.Add(1)
+	case errs.KindOf(err) == errs.Internal:
+		b.log.Warn("db: batched write failed", "id", b.id(j.ctx), "err", err)
+	default: // refused (not found, conflict, ...): the caller reports it
+		b.log.Debug("db: batched write refused", "id", b.id(j.ctx), "err", err)
+	}
+	j.err <- err
+}

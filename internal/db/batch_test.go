@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tutti-dev/tutti/internal/db"
@@ -72,6 +74,96 @@ func TestBatcherCommitsEveryWriteAndIsolatesFailures(t *testing.T) {
 				t.Errorf("Do after Close: got %v; want ErrClosed", err)
 			}
 		})
+	}
+}
+
+// TestBatcherBatchesAgainWithoutARefusedWrite: writes queued behind a busy
+// batcher go in one transaction; one that is refused (a taken key) rolls
+// that batch back, and the others commit together in one more transaction,
+// not one each, while the refused ones fail alone. Two writes of the same
+// new key in one batch: the first lands, the second is refused.
+func TestBatcherBatchesAgainWithoutARefusedWrite(t *testing.T) {
+	for name, u := range dbtest.URLs(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			d := dbtest.Open(t, u)
+			insert := keyTable(t, d, "batch_r", "(1), (2)")
+			b := d.NewBatcher(64)
+			defer b.Close()
+			// The loop holds a first write until the rest have queued.
+			release, started := make(chan struct{}), make(chan struct{})
+			first := make(chan error, 1)
+			go func() {
+				first <- b.Do(ctx, func(ctx context.Context, tx *db.Tx) error {
+					close(started)
+					<-release
+					return insert(100)(ctx, tx)
+				})
+			}()
+			<-started
+			// 1 and 2 are taken; 500 is new twice; the rest are new.
+			ns := []int64{10, 11, 1, 12, 500, 13, 14, 2, 15, 500, 16, 17}
+			errc := make([]error, len(ns))
+			var wg sync.WaitGroup
+			for i, n := range ns {
+				wg.Add(1)
+				go func() { defer wg.Done(); errc[i] = b.Do(ctx, insert(n)) }()
+			}
+			for db.Queued(b) < len(ns) {
+				runtime.Gosched()
+			}
+			close(release)
+			wg.Wait()
+			if err := <-first; err != nil {
+				t.Fatal(err)
+			}
+			var ok, refused, fivehundred int
+			for i, err := range errc {
+				switch {
+				case err == nil:
+					ok++
+					if ns[i] == 500 {
+						fivehundred++
+					}
+				case errors.Is(err, errs.ErrConflict):
+					refused++
+				default:
+					t.Fatalf("write of %d: %v", ns[i], err)
+				}
+			}
+			if ok != len(ns)-3 || refused != 3 || fivehundred != 1 {
+				t.Errorf("%d ok (%d of them 500), %d refused; want %d ok (one 500), 3 refused", ok, fivehundred, refused, len(ns)-3)
+			}
+			// The held write alone, then the nine in one transaction.
+			if batches, writes := b.Stats(); batches != 2 || writes != int64(ok)+1 {
+				t.Errorf("stats: %d transactions for %d writes; want 2 for %d", batches, writes, ok+1)
+			}
+			var rows int
+			if err := db.Scan(d.QueryRow(ctx, "SELECT count(*) FROM batch_r"), &rows); err != nil {
+				t.Fatal(err)
+			}
+			if rows != 2+1+ok {
+				t.Errorf("%d rows; want %d", rows, 2+1+ok)
+			}
+		})
+	}
+}
+
+// keyTable makes table, a column n of unique keys holding taken (SQL
+// VALUES rows), and returns the write inserting n into it.
+func keyTable(tb testing.TB, d *db.DB, table, taken string) func(n int64) func(context.Context, *db.Tx) error {
+	tb.Helper()
+	ctx := context.Background()
+	for _, q := range []string{"CREATE TABLE " + table + " (n INTEGER PRIMARY KEY)", "INSERT INTO " + table + " (n) VALUES " + taken} {
+		if _, err := d.SQL().ExecContext(ctx, q); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return func(n int64) func(context.Context, *db.Tx) error {
+		return func(ctx context.Context, tx *db.Tx) error {
+			_, err := tx.Exec(ctx, "INSERT INTO "+table+" (n) VALUES (?)", n)
+			return err
+		}
 	}
 }
 
@@ -222,4 +314,69 @@ func TestAfterCommitRunsOnceCommitted(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BenchmarkBatcher: 64 writers insert new rows through the batcher, alone
+// (quiet) and while one client repeats a write that is always refused (a
+// taken key), as a script posting to a closed poll would. Reports the
+// transactions committed per write: what the refused writes cost the
+// others' group commit.
+func BenchmarkBatcher(b *testing.B) {
+	for _, name := range []string{"quiet", "refused"} {
+		b.Run(name, func(b *testing.B) { benchmarkBatcher(b, name == "refused") })
+	}
+}
+
+func benchmarkBatcher(b *testing.B, refusing bool) {
+	ctx := context.Background()
+	d := dbtest.Open(b, "")
+	insert := keyTable(b, d, "batch_b", "(-1)")
+	bt := d.NewBatcher(64)
+	defer bt.Close()
+	stop := make(chan struct{})
+	hostile := make(chan int, 1)
+	if refusing {
+		go func() {
+			refused := 0
+			for {
+				select {
+				case <-stop:
+					hostile <- refused
+					return
+				default:
+				}
+				if err := bt.Do(ctx, insert(-1)); errors.Is(err, errs.ErrConflict) {
+					refused++
+				}
+			}
+		}()
+	} else {
+		hostile <- 0
+	}
+	var next atomic.Int64
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				n := next.Add(1)
+				if n > int64(b.N) {
+					return
+				}
+				if err := bt.Do(ctx, insert(n)); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	b.StopTimer()
+	close(stop)
+	refused := <-hostile
+	batches, writes := bt.Stats()
+	b.ReportMetric(float64(batches)/float64(writes), "tx/write")
+	b.ReportMetric(float64(refused)/float64(b.N), "refused/write")
 }

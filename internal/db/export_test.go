@@ -30,3 +30,6 @@ func OthersWatching(d *DB) bool {
 		return true
 	}
 }
+
+// Queued is the number of writes waiting for the batcher's loop.
+func Queued(b *Batcher) int { return len(b.jobs) }

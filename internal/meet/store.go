@@ -259,7 +259,7 @@ func (s *Store) ClosePoll(ctx context.Context, id string, start, end *time.Time)
 // (refusing if the poll is locked) and returns the new version. The
 // transaction is the core's group commit (db.Batch): under load the
 // answers of many people share one BEGIN, request-key claim and COMMIT; fn
-// may run again alone if another write of its batch fails, so it sets what
+// may run again if another write of its batch fails, so it sets what
 // it captures rather than adding to it.
 func (s *Store) change(ctx context.Context, pollID, what string, fn func(ctx context.Context, tx *db.Tx) error) (int64, error) {
 	v, _, err := s.changeUntil(ctx, pollID, what, fn)

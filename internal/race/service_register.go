@@ -247,7 +247,7 @@ func (s *Service) renew(ctx context.Context, e *Event, h *Hold) error {
 // open hold, renewing it first if it ran out; ErrHoldMoved if the hold is
 // not open or has not done the pages before. The write is batched with
 // other runners': it must not fail for its own input (that would roll the
-// batch back and run every write of it alone); one that may runs alone.
+// batch back and run it again without this write); one that may runs alone.
 func (s *Service) onOpen(ctx context.Context, en *Entry, step int, alone bool, write func(ctx context.Context, tx *db.Tx) error) error {
 	h := en.Hold
 	if h.Status != HoldOpen && h.Status != HoldReleased || h.Step < en.Race.needs(step) {

@@ -82,7 +82,7 @@ func (s *Service) insert(ctx context.Context, by *auth.User, p Post) (*Roar, err
 	var id int64
 	var sent notified
 	if err := s.write(ctx, func(ctx context.Context, tx *db.Tx) (err error) {
-		sent = sent[:0] // a batch that failed runs each write again alone
+		sent = sent[:0] // a batch that failed runs its writes again
 		id, err = s.store.insert(ctx, tx, p, &sent)
 		return err
 	}); err != nil {
