@@ -17,14 +17,19 @@ d=$(mktemp -d); chmod 755 "$d"
 trap 'kill $(cat $d/nginx.pid 2>/dev/null) 2>/dev/null || true; rm -rf "$d"' EXIT
 curl -fsS --compressed -o "$d/body" "$url"
 mkdir -p "$d/www"; cp "$d/body" "$d/www/page"; gzip -k -9 "$d/www/page"; chmod -R a+rX "$d/www"
-port=$((20000 + RANDOM % 30000))
-cat > "$d/nginx.conf" <<CONF
+# A random port, another should it be taken (a port can be held by a
+# client's connection that nginx's bind() collides with).
+for try in 1 2 3 4 5; do
+  port=$((20000 + RANDOM % 30000))
+  cat > "$d/nginx.conf" <<CONF
 worker_processes 1; pid $d/nginx.pid; error_log $d/error.log; daemon on;
 events { worker_connections 4096; }
 http { access_log off; sendfile on; keepalive_requests 100000; default_type application/json;
   server { listen 127.0.0.1:$port; root $d/www; gzip_static on; } }
 CONF
-taskset -c 0 nginx -c "$d/nginx.conf"
+  taskset -c 0 nginx -c "$d/nginx.conf" 2>"$d/start.log" && break
+  [ "$try" = 5 ] && { cat "$d/start.log" >&2; exit 1; }
+done
 for _ in $(seq 20); do curl -fsS -o /dev/null "http://127.0.0.1:$port/page" 2>/dev/null && break; sleep 0.1; done
 ngx=http://127.0.0.1:$port/page
 # status, gzip or not, and size of what each sends a client that accepts gzip
