@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"slices"
 	"sync"
@@ -169,19 +170,19 @@ func (b *Batcher) together(ctx context.Context, jobs []*job) (int, error) {
 	for i, j := range jobs {
 		of[i] = j.ctx
 	}
-	failed := -1
 	err := b.db.withTx(ctx, of, func(tx *Tx) error {
-		failed = -1 // set anew by each attempt of withTx
 		for i, j := range jobs {
 			if err := j.fn(ctx, tx); err != nil {
-				failed = i
-				return err
+				return &failedAt{i, err}
 			}
 		}
 		return nil
 	})
 	if err != nil {
-		return failed, err
+		if f, ok := errors.AsType[*failedAt](err); ok {
+			return f.i, f.err
+		}
+		return -1, err // the begin or the commit failed
 	}
 	b.batches.Add(1)
 	b.writes.Add(int64(len(jobs)))
@@ -190,6 +191,16 @@ func (b *Batcher) together(ctx context.Context, jobs []*job) (int, error) {
 	}
 	return -1, nil
 }
+
+// failedAt is the error of a batch's write i (withTx sees through it to
+// retry a busy database).
+type failedAt struct {
+	i   int
+	err error
+}
+
+func (f *failedAt) Error() string { return f.err.Error() }
+func (f *failedAt) Unwrap() error { return f.err }
 
 // alone runs j in a transaction of its own and hands it the outcome.
 func (b *Batcher) alone(ctx context.Context, j *job) {
