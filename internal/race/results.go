@@ -367,23 +367,50 @@ func ParseFinish(s string) (int64, bool) {
 
 // FormatFinish writes a finish time as results lists do: h:mm:ss, or m:ss
 // under an hour, with as many decimals as it has (up to three).
-func FormatFinish(ms int64) string {
-	s, frac := ms/1000, ms%1000
+func FormatFinish(ms int64) string { return formatFinish(ms, finishDecimals(ms)) }
+
+// finishDecimals is how many decimals of a second ms needs (0 to 3).
+func finishDecimals(ms int64) int {
+	switch f := ms % 1000; {
+	case f == 0:
+		return 0
+	case f%100 == 0:
+		return 1
+	case f%10 == 0:
+		return 2
+	}
+	return 3
+}
+
+// formatFinish is FormatFinish with d decimals (0 to 3), enough for ms.
+func formatFinish(ms int64, d int) string {
+	s := ms / 1000
 	var out string
 	if s >= 3600 {
 		out = fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
 	} else {
 		out = fmt.Sprintf("%d:%02d", s/60, s%60)
 	}
-	switch {
-	case frac == 0:
+	if d == 0 {
 		return out
-	case frac%100 == 0:
-		return fmt.Sprintf("%s.%d", out, frac/100)
-	case frac%10 == 0:
-		return fmt.Sprintf("%s.%02d", out, frac/10)
 	}
-	return fmt.Sprintf("%s.%03d", out, frac)
+	frac := fmt.Sprintf("%03d", ms%1000)
+	return out + "." + frac[:d]
+}
+
+// FinishTimes formats the times of a list of finishers alike, each with
+// the decimals the most precise of them needs: a list reads 2:00:22.100
+// beside 2:00:10.732, not 2:00:22.1.
+func FinishTimes(rows []Result) []string {
+	d := 0
+	for _, r := range rows {
+		d = max(d, finishDecimals(r.TimeMS))
+	}
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = formatFinish(r.TimeMS, d)
+	}
+	return out
 }
 
 // problems collects what is wrong with a file.

@@ -38,6 +38,34 @@ func TestFormatFinish(t *testing.T) {
 	}
 }
 
+// TestFinishTimes: a list's times share the decimals of its most precise
+// one, and each still reads back as itself.
+func TestFinishTimes(t *testing.T) {
+	for _, c := range []struct {
+		ms   []int64
+		want []string
+	}{
+		{[]int64{7210732, 7222100, 7230000}, []string{"2:00:10.732", "2:00:22.100", "2:00:30.000"}},
+		{[]int64{2527500, 2530000}, []string{"42:07.5", "42:10.0"}},
+		{[]int64{6127000, 6130000}, []string{"1:42:07", "1:42:10"}},
+		{nil, []string{}},
+	} {
+		rows := make([]Result, len(c.ms))
+		for i, ms := range c.ms {
+			rows[i].TimeMS = ms
+		}
+		got := FinishTimes(rows)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("FinishTimes(%v) = %q; want %q", c.ms, got, c.want)
+		}
+		for i, s := range got {
+			if back, ok := ParseFinish(s); !ok || back != c.ms[i] {
+				t.Errorf("ParseFinish(%q) = %d; want %d", s, back, c.ms[i])
+			}
+		}
+	}
+}
+
 func TestParseResults(t *testing.T) {
 	ctx := context.Background()
 	// A spreadsheet's export: a byte-order mark, semicolons, first and last
