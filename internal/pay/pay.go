@@ -40,6 +40,9 @@ type Gateway interface {
 	// whose charge's answer was lost (a crash between charging and
 	// storing) is settled later.
 	Find(ctx context.Context, key string) (Payment, error)
+	// FindLag is how long after a charge Find may still not see it: its
+	// ErrNoCharge is final only for a charge begun longer ago.
+	FindLag() time.Duration
 	// MovesNoMoney reports whether the gateway is in a test mode, where
 	// test cards are accepted and nothing is really charged: a load
 	// rehearsal's simulated runners pay only through such a gateway.

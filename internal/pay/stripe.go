@@ -32,6 +32,12 @@ func NewStripe(sk, url string, hc *http.Client) *Stripe {
 	return &Stripe{c: stripe.NewClient(sk, stripe.WithBackends(stripe.NewBackendsWithConfig(cfg))), test: strings.HasPrefix(sk, "sk_test_")}
 }
 
+// FindLag implements Gateway: Find goes through Stripe's search, which
+// shows a new intent within a minute as a rule but "up to an hour" late
+// during an outage (Stripe's documentation), which is when answers are
+// lost: an intent is taken as never made only an hour after its charge.
+func (s *Stripe) FindLag() time.Duration { return time.Hour }
+
 // MovesNoMoney implements Gateway: true for a test-mode key.
 func (s *Stripe) MovesNoMoney() bool { return s.test }
 

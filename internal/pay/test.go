@@ -48,6 +48,9 @@ type Test struct {
 // Name implements Gateway.
 func (t *Test) Name() string { return "test" }
 
+// FindLag implements Gateway: the stand-in's record is current at once.
+func (t *Test) FindLag() time.Duration { return 0 }
+
 // MovesNoMoney implements Gateway: the stand-in never does.
 func (t *Test) MovesNoMoney() bool { return true }
 

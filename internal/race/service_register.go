@@ -377,7 +377,7 @@ func (s *Service) Pay(ctx context.Context, en *Entry, card, shown string) error 
 		switch {
 		case errors.As(err, &dec):
 			// Nothing was charged: the hold is open again for another card.
-			if ferr := s.batch.Do(ctx, func(ctx context.Context, tx *db.Tx) error { return s.store.PaymentFailed(ctx, tx, h.ID) }); ferr != nil {
+			if ferr := s.batch.Do(ctx, func(ctx context.Context, tx *db.Tx) error { return s.store.PaymentFailed(ctx, tx, h.ID, time.Time{}) }); ferr != nil {
 				return ferr
 			}
 			h.Status, h.Attempt = HoldOpen, h.Attempt+1
@@ -472,10 +472,18 @@ func (s *Service) Mine(ctx context.Context, u *auth.User) ([]MyRow, error) {
 	return s.store.ByUser(ctx, u.ID)
 }
 
+// settleAge is how long a hold is left paying before the sweep settles
+// it: past the charging process's own limit (stalePaying), and past the
+// time the gateway's record may lag a charge (Stripe's search), so that
+// a charge made is not taken for none.
+func (s *Service) settleAge() time.Duration { return max(stalePaying, s.pay.FindLag()) }
+
 // settle decides a hold left paying since before (its process died
 // between charging and storing the outcome, or the gateway never
-// answered): the gateway tells what happened under the hold's key.
-func (s *Service) settle(ctx context.Context, h *Hold) error {
+// answered): the gateway tells what happened under the hold's key. A
+// runner who submitted again meanwhile (paying anew, under the same key)
+// is not undone: the hold opens again only if still paying since before.
+func (s *Service) settle(ctx context.Context, h *Hold, before time.Time) error {
 	if h.Amount == 0 {
 		return s.markPaid(ctx, h.ID, "")
 	}
@@ -486,7 +494,7 @@ func (s *Service) settle(ctx context.Context, h *Hold) error {
 		s.log.Info("race: a lost payment answer settled: paid", "hold", h.ID, "payment", p.ID)
 		return s.markPaid(ctx, h.ID, p.ID)
 	case errors.Is(err, pay.ErrNoCharge) || errors.As(err, &dec):
-		return s.db.WithTx(ctx, func(tx *db.Tx) error { return s.store.PaymentFailed(ctx, tx, h.ID) })
+		return s.db.WithTx(ctx, func(tx *db.Tx) error { return s.store.PaymentFailed(ctx, tx, h.ID, before) })
 	}
 	return err // unavailable: next round
 }

@@ -125,6 +125,32 @@ func (f *fixture) fill(ctx context.Context, u *auth.User, h *Hold) error {
 }
 
 // pay sends the payment page for u's hold with card.
+// paidOnce checks, once the writer is done, that h is registered and
+// that the gateway holds one charge in all, of amount.
+func (f *fixture) paidOnce(ctx context.Context, h *Hold, amount int64) {
+	f.t.Helper()
+	f.drain()
+	if reg, err := f.a.svc.Written(ctx, h.ID, 0); err != nil || reg == nil {
+		f.t.Fatalf("registration: %v, %v; want written", reg, err)
+	}
+	if paid, _ := f.gw.Paid(ctx); len(paid) != 1 || paid[0].Amount != amount {
+		f.t.Errorf("charges: %+v; want one of %d", paid, amount)
+	}
+}
+
+// filled is u's hold with the wizard's pages done, up to paying.
+func (f *fixture) filled(ctx context.Context, u *auth.User) *Hold {
+	f.t.Helper()
+	h, err := f.a.svc.Start(ctx, u, f.race, f.event().ID)
+	if err == nil {
+		err = f.fill(ctx, u, h)
+	}
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return h
+}
+
 func (f *fixture) pay(ctx context.Context, u *auth.User, h *Hold, card string) error {
 	en, err := f.entry(ctx, u, h)
 	if err != nil {
@@ -373,6 +399,88 @@ func TestPaymentsOnceAndSettled(t *testing.T) {
 	}, sets()...)
 }
 
+// lagging is a gateway whose record of a charge may lag it by lag (as
+// Stripe's search does).
+type lagging struct {
+	pay.Gateway
+	lag time.Duration
+}
+
+func (g lagging) FindLag() time.Duration { return g.lag }
+
+// A hold left paying with no charge behind it (the gateway down) is
+// settled only once the gateway's record can be trusted to show a charge
+// (FindLag), and a settling that meets the runner submitting again does
+// not open the hold under the runner's charge: it stays paying, and the
+// runner's payment goes through, once.
+func TestSettleWaitsForTheGatewayAndLeavesARetryAlone(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		f := newFixture(t, d, 10, 4500)
+		f.a.svc.pay = lagging{f.gw, time.Hour}
+		ctx := context.Background()
+		cy := f.user()
+		h := f.filled(ctx, cy)
+		if err := f.pay(ctx, cy, h, pay.CardGatewayDown); !errors.Is(err, pay.ErrUnavailable) {
+			t.Fatalf("gateway down: %v; want unavailable", err)
+		}
+		status := func() string {
+			t.Helper()
+			got, err := f.a.store.Hold(ctx, h.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return got.Status
+		}
+		f.clock.Add(stalePaying + time.Minute)
+		f.a.svc.writer.sweep()
+		if st := status(); st != HoldPaying {
+			t.Fatalf("settled %s after %s, within the gateway's lag; want still paying", st, stalePaying+time.Minute)
+		}
+		f.clock.Add(time.Hour)
+		before := f.clock.Now().Add(-f.a.svc.settleAge())
+		stale, err := f.a.store.StalePaying(ctx, before, 10)
+		if err != nil || len(stale) != 1 {
+			t.Fatalf("stale paying holds: %d, %v; want 1", len(stale), err)
+		}
+		// The runner submits again as the sweep looks: paying anew.
+		en, err := f.entry(ctx, cy, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = d.WithTx(ctx, func(tx *db.Tx) error {
+			ok, err := f.a.store.StartPaying(ctx, tx, en.Hold, cy.ID, en.Event.Price, en.Hold.Owed(en.Event), f.clock.Now())
+			if err == nil && !ok {
+				err = errors.New("not paying anew")
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.a.svc.settle(ctx, stale[0], before); err != nil {
+			t.Fatal(err)
+		}
+		if st := status(); st != HoldPaying {
+			t.Fatalf("the sweep's settling opened a hold paying anew: %s", st)
+		}
+		if err := f.pay(ctx, cy, h, pay.CardPaid); err != nil {
+			t.Fatalf("the runner's payment: %v", err)
+		}
+		f.paidOnce(ctx, h, 4500)
+		// With nothing paying anew, a stale hold with no charge opens.
+		dan := f.user()
+		hd := f.filled(ctx, dan)
+		if err := f.pay(ctx, dan, hd, pay.CardGatewayDown); !errors.Is(err, pay.ErrUnavailable) {
+			t.Fatalf("gateway down: %v", err)
+		}
+		f.clock.Add(time.Hour + stalePaying + time.Minute)
+		f.a.svc.writer.sweep()
+		if got, _ := f.a.store.Hold(ctx, hd.ID); got.Status != HoldOpen || got.Attempt != hd.Attempt+1 {
+			t.Errorf("a stale hold with no charge: %s, attempt %d; want open, attempt %d", got.Status, got.Attempt, hd.Attempt+1)
+		}
+	}, sets()...)
+}
+
 // A payment the proxy sends again under the same request id, after the
 // instance that began it died between the charge and storing its outcome
 // (the hold left paying), is not refused as a repeat: it finishes the
@@ -395,13 +503,7 @@ func TestPaymentSentAgainByTheProxy(t *testing.T) {
 		if err := f.pay(db.WithRequestKey(ctx, "nginx-1"), u, h, pay.CardAnswerLost); err != nil {
 			t.Fatalf("the same send again: %v; want it paid", err)
 		}
-		f.drain()
-		if reg, err := f.a.svc.Written(ctx, h.ID, 0); err != nil || reg == nil {
-			t.Fatalf("registration: %v, %v; want written", reg, err)
-		}
-		if paid, _ := f.gw.Paid(ctx); len(paid) != 1 || paid[0].Amount != 4500 {
-			t.Errorf("charges: %+v; want one of 4500", paid)
-		}
+		f.paidOnce(ctx, h, 4500)
 	}, sets()...)
 }
 

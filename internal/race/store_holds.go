@@ -186,9 +186,15 @@ func (s *Store) StartPaying(ctx context.Context, tx *db.Tx, h *Hold, userID, pri
 // PaymentFailed moves a paying hold back to open: the card was declined,
 // nothing was charged, the runner may try another, under the next
 // attempt's key (a gateway answers a key sent again with its first
-// outcome, the decline).
-func (s *Store) PaymentFailed(ctx context.Context, tx *db.Tx, id string) error {
-	_, err := tx.Exec(ctx, `UPDATE race_holds SET status = 'open', attempt = attempt + 1 WHERE id = ? AND status = 'paying'`, id)
+// outcome, the decline). A non-zero before moves it only if it has been
+// paying since before it (not paying anew since).
+func (s *Store) PaymentFailed(ctx context.Context, tx *db.Tx, id string, before time.Time) error {
+	var ms int64
+	if !before.IsZero() {
+		ms = before.UnixMilli()
+	}
+	_, err := tx.Exec(ctx, `UPDATE race_holds SET status = 'open', attempt = attempt + 1 WHERE id = ? AND status = 'paying'
+		AND (? = 0 OR paying_at < ?)`, id, ms, ms)
 	s.holdsChanged(tx, id)
 	return err
 }

@@ -226,13 +226,14 @@ func (w *writer) sweep() {
 	} else if n > 0 {
 		w.log.Info("race: rehearsals' registrations refunded", "n", n)
 	}
-	stale, err := w.svc.store.StalePaying(ctx, now.Add(-stalePaying), 100)
+	before := now.Add(-w.svc.settleAge())
+	stale, err := w.svc.store.StalePaying(ctx, before, 100)
 	if err != nil {
 		w.log.Error("race: finding stale payments", "err", err)
 		return
 	}
 	for _, h := range stale {
-		if err := w.svc.settle(ctx, h); err != nil {
+		if err := w.svc.settle(ctx, h, before); err != nil {
 			w.log.Warn("race: settling a payment", "hold", h.ID, "err", err)
 		}
 	}
