@@ -18,6 +18,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/mail"
 	"github.com/tutti-dev/tutti/internal/pay"
 	"github.com/tutti-dev/tutti/internal/pubsub"
+	"github.com/tutti-dev/tutti/internal/ratelimit"
 	"github.com/tutti-dev/tutti/internal/room"
 	"github.com/tutti-dev/tutti/internal/version"
 	"github.com/tutti-dev/tutti/internal/walltime"
@@ -54,6 +55,11 @@ type Deps struct {
 	Now      func() time.Time // nil: time.Now
 	// Rooms is the waiting room in front of the wizard; nil: none.
 	Rooms *room.Rooms
+	// JoinLimit bounds how often a runner joins a race's waiting room
+	// afresh (keyed by race and user; nil: unlimited). Each join takes the
+	// next turn, behind everyone's, so joins repeated without the room's
+	// cookie would push every runner after them back.
+	JoinLimit ratelimit.Limiter
 	// HoldFor is how long a place is held for a runner in the wizard
 	// (0: DefaultHoldFor).
 	HoldFor time.Duration

@@ -2,8 +2,10 @@ package race
 
 import (
 	"context"
+	"time"
 
 	"github.com/tutti-dev/tutti/internal/module"
+	"github.com/tutti-dev/tutti/internal/ratelimit"
 )
 
 // Module is race as internal/app hosts it.
@@ -21,7 +23,16 @@ func Module() module.Module {
 		New: func(_ context.Context, c module.Core) (module.App, error) {
 			return New(Deps{DB: c.DB, Cache: c.Cache, Site: c.Site, Log: c.Log, Bus: c.Bus, Auth: c.Auth, Pay: c.Pay,
 				Mail: c.Mail, Jobs: c.Jobs, Versions: c.Versions, Assets: c.Assets, BaseURL: c.Config.BaseURL, Rooms: c.Rooms,
-				Files: c.Files, Images: c.Images, Listening: c.Listening})
+				Files: c.Files, Images: c.Images, Listening: c.Listening, JoinLimit: joinLimit(c)})
 		},
 	}
+}
+
+// joinLimit is a runner's joins of a race's waiting room: three at once
+// (a second browser, a cleared cookie), then one each 20 s.
+func joinLimit(c module.Core) ratelimit.Limiter {
+	if !c.Config.RateLimits {
+		return nil
+	}
+	return c.Limiter("race-room-join", 20*time.Second, 3)
 }

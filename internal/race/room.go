@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/room"
 	"github.com/tutti-dev/tutti/internal/web"
 )
@@ -83,6 +84,12 @@ func (a *App) admitted(w http.ResponseWriter, r *http.Request, race *Race, u *au
 			a.toRoom(w, r, race, t, p, now, ev)
 			return false
 		} // else the pass has run out: join again
+	}
+	if a.JoinLimit != nil {
+		if ok, wait := a.JoinLimit.Allow(ctx, race.Slug+"/"+strconv.FormatInt(u.ID, 10)); !ok {
+			a.Site.Error(w, r, errs.Slow(wait, "You joined this race's queue moments ago, from another browser or without its cookie: go back to the page that shows your place, or try again in a few seconds."))
+			return false
+		}
 	}
 	last, next := openings(race, now)
 	t, err := a.Rooms.Join(ctx, race.Slug, u.ID, now, last, next)

@@ -14,6 +14,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/app"
 	"github.com/tutti-dev/tutti/internal/app/apptest"
 	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/ratelimit"
 	"github.com/tutti-dev/tutti/internal/room"
 )
 
@@ -104,6 +105,52 @@ func TestWaitingRoomLetsInAtItsRate(t *testing.T) {
 		_, body = ben.to(ben.Post("/race/r/"+slug+"/register", url.Values{"event": {ev}}))
 		if !strings.Contains(body, "your place is held") {
 			t.Fatalf("after the turn: %.1000s", body)
+		}
+	})
+}
+
+// A runner who joins the room again and again without its cookie (each
+// join takes the next turn, behind everyone's) is refused past the join
+// limit with a 429, while the ticket they hold still shows their place.
+func TestWaitingRoomJoinsAreLimited(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		slug := publishRace(t, signedIn(t, m, "dora"), "50")
+		oneASecond(t, m)
+		limit := ratelimit.NewLocal(time.Minute, 2)
+		for _, in := range apptest.Instances(m) {
+			in.Race.JoinLimit = limit
+		}
+		_, page := signedIn(t, m, "vic").Get("/race/r/" + slug)
+		register := "/race/r/" + slug + "/register?event=" + eventID.FindStringSubmatch(page)[1]
+		res, body := signedIn(t, m, "ann").Get(register) // in at once: the room's burst
+		apptest.WantStatus(t, res, body, http.StatusOK)
+
+		eve := signedIn(t, m, "eve")
+		var session []string // eve's sign-in, without any ticket
+		u, _ := url.Parse(eve.Base)
+		for _, c := range eve.Client.Jar.Cookies(u) {
+			session = append(session, c.Name+"="+c.Value)
+		}
+		res, body = eve.Get(register) // her first join: a ticket, kept
+		apptest.WantStatus(t, res, body, http.StatusOK)
+		if !strings.Contains(body, "in the queue") {
+			t.Fatalf("eve waits: %.1000s", body)
+		}
+		// Joins from fresh browsers signed in as eve, each without a ticket.
+		join := func() (*http.Response, string) {
+			return apptest.NewWeb(t, m).Do(http.MethodGet, register, nil, http.Header{"Cookie": {strings.Join(session, "; ")}})
+		}
+		res, body = join() // a second join, allowed
+		apptest.WantStatus(t, res, body, http.StatusOK)
+		res, body = join()
+		apptest.WantStatus(t, res, body, http.StatusTooManyRequests)
+		if res.Header.Get("Retry-After") == "" || !strings.Contains(body, "moments ago") {
+			t.Errorf("the third join's answer: Retry-After %q, %.500s", res.Header.Get("Retry-After"), body)
+		}
+		res, body = eve.Get(register) // her ticket still shows her place
+		apptest.WantStatus(t, res, body, http.StatusOK)
+		if !strings.Contains(body, "in the queue") {
+			t.Errorf("eve with her ticket: %.1000s", body)
 		}
 	})
 }
