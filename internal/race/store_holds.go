@@ -189,12 +189,11 @@ func (s *Store) StartPaying(ctx context.Context, tx *db.Tx, h *Hold, userID, pri
 // outcome, the decline). A non-zero before moves it only if it has been
 // paying since before it (not paying anew since).
 func (s *Store) PaymentFailed(ctx context.Context, tx *db.Tx, id string, before time.Time) error {
-	var ms int64
+	q, args := `UPDATE race_holds SET status = 'open', attempt = attempt + 1 WHERE id = ? AND status = 'paying'`, []any{id}
 	if !before.IsZero() {
-		ms = before.UnixMilli()
+		q, args = q+` AND paying_at < ?`, append(args, before.UnixMilli())
 	}
-	_, err := tx.Exec(ctx, `UPDATE race_holds SET status = 'open', attempt = attempt + 1 WHERE id = ? AND status = 'paying'
-		AND (? = 0 OR paying_at < ?)`, id, ms, ms)
+	_, err := tx.Exec(ctx, q, args...)
 	s.holdsChanged(tx, id)
 	return err
 }
