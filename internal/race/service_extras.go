@@ -73,7 +73,13 @@ func (s *Service) SaveTeam(ctx context.Context, en *Entry, name string) error {
 				return err
 			}
 		}
-		return s.store.SaveTeam(ctx, tx, en.Hold.ID, en.User.ID, team, stepTeam)
+		if err := s.store.SaveTeam(ctx, tx, en.Hold.ID, en.User.ID, team, stepTeam); err != nil {
+			return err
+		}
+		if was := en.Hold.TeamID; was != 0 && was != team {
+			return s.store.LeaveTeam(ctx, tx, was)
+		}
+		return nil
 	})
 }
 

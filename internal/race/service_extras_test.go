@@ -3,6 +3,8 @@ package race
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -223,6 +225,74 @@ func TestExtrasTeamsDonationsStock(t *testing.T) {
 
 // Many runners after the last units of an item at once: exactly the stock
 // is sold, on SQLite and on PostgreSQL.
+// A runner trying name after name on the team page leaves one team, not
+// one per name: a team goes when its last runner picks another or none,
+// and stays while a runner is in it.
+func TestTeamsLeftByTheirLastRunnerGo(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		f := newFixture(t, d, 10, 3000)
+		f.withExtras(3)
+		ctx := context.Background()
+		ann, bo := f.user(), f.user()
+		detailed := func(u *auth.User) *Hold { // the details page done: the team page next
+			t.Helper()
+			h, err := f.a.svc.Start(ctx, u, f.race, f.event().ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			en, err := f.entry(ctx, u, h)
+			if err == nil {
+				err = f.a.svc.SaveEntrant(ctx, en, EntrantInput{FirstName: "Ann", LastName: u.Username, Email: u.Email,
+					BirthDate: "1990-05-01", Gender: "F", Emergency: "Bo, +49 30 1234567"})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			return h
+		}
+		ha, hb := detailed(ann), detailed(bo)
+		team := func(u *auth.User, h *Hold, name string) {
+			t.Helper()
+			en, err := f.entry(ctx, u, h)
+			if err == nil {
+				err = f.a.svc.SaveTeam(ctx, en, name)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		names := func() []string {
+			t.Helper()
+			teams, err := f.a.svc.Teams(ctx, f.race)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out []string
+			for _, tm := range teams {
+				out = append(out, tm.Name)
+			}
+			slices.Sort(out)
+			return out
+		}
+		team(bo, hb, "Harbour Harriers")
+		for i := range 5 {
+			team(ann, ha, fmt.Sprintf("Typo %d", i))
+		}
+		if got := names(); !slices.Equal(got, []string{"Harbour Harriers", "Typo 4"}) {
+			t.Errorf("teams after five names: %q; want Harbour Harriers and Typo 4", got)
+		}
+		team(ann, ha, "harbour harriers") // joins bo's
+		team(bo, hb, "")                  // bo leaves; ann is still in it
+		if got := names(); !slices.Equal(got, []string{"Harbour Harriers"}) {
+			t.Errorf("teams: %q; want Harbour Harriers, ann's", got)
+		}
+		team(ann, ha, "")
+		if got := names(); len(got) != 0 {
+			t.Errorf("teams with no runner: %q; want none", got)
+		}
+	}, sets()...)
+}
+
 func TestStockNeverOversold(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		const runners, stock = 60, 25

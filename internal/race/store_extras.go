@@ -153,6 +153,16 @@ func (s *Store) JoinTeam(ctx context.Context, tx *db.Tx, raceID int64, name stri
 	return id, err
 }
 
+// LeaveTeam removes team if no hold and no registration is in it any more
+// (its last runner chose another, or none): a runner typing name after
+// name makes one team at a time, not a race's worth.
+func (s *Store) LeaveTeam(ctx context.Context, tx *db.Tx, team int64) error {
+	_, err := tx.Exec(ctx, `DELETE FROM race_teams WHERE id = ?
+		AND NOT EXISTS (SELECT 1 FROM race_holds WHERE team_id = ?)
+		AND NOT EXISTS (SELECT 1 FROM race_registrations WHERE team_id = ?)`, team, team, team)
+	return err
+}
+
 // SaveTeam stores the team page on an open hold of user's (team 0: none).
 func (s *Store) SaveTeam(ctx context.Context, tx *db.Tx, id string, userID, team int64, step int) error {
 	var t any
