@@ -113,8 +113,9 @@ var ErrUnavailable = errors.New("pay: the payment gateway did not answer")
 // ErrNoCharge is Find's answer for a key under which nothing was charged.
 var ErrNoCharge = errors.New("pay: no charge under that key")
 
-// ErrKeyReused is a key sent again with a different charge: a bug in the
-// caller, never a second charge.
+// ErrKeyReused is a key sent again with a different charge, never a second
+// charge: a payer who sends the purchase again with another card while the
+// first one's answer is still outstanding (AsUser says so), or a bug.
 var ErrKeyReused = errors.New("pay: idempotency key reused for a different charge")
 
 // AsUser turns a gateway error into what the payer is told.
@@ -125,6 +126,8 @@ func AsUser(err error) error {
 		return nil
 	case errors.As(err, &d):
 		return &errs.Error{Kind: errs.Invalid, Message: d.Message, Fields: map[string]string{"card": d.Message}, Err: err}
+	case errors.Is(err, ErrKeyReused):
+		return &errs.Error{Kind: errs.Conflict, Message: "Your payment with the card you used first is still being confirmed. Pay again with that card, or wait a minute and reload this page: you will not be charged twice.", Err: err}
 	case errors.Is(err, ErrUnavailable):
 		return &errs.Error{Kind: errs.TooMany, Message: "The payment service did not answer. Please try again in a moment; you will not be charged twice.",
 			RetryAfter: 5 * time.Second, Err: err}

@@ -356,3 +356,49 @@ func TestDiscountFollowsAPriceChange(t *testing.T) {
 		}
 	}, sets()...)
 }
+
+// Deleting a code or an event: refused (409) while runners have used it;
+// another race's or a deleted one's id is not found (404), not refused;
+// an unused one goes.
+func TestDeleteRefusedOrNotFound(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		f := newFixture(t, d, 10, 3000)
+		ctx := context.Background()
+		for _, in := range []CodeInput{{Code: "USED-10", Percent: "10"}, {Code: "SPARE-10", Percent: "10"}} {
+			if err := f.addCode(in); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f.holdWithCode(CodeInput{Code: "TAKEN-5", Percent: "5"}, "TAKEN-5") // a runner's hold holds the place
+		dir, err := f.a.svc.Directed(ctx, &auth.User{ID: f.race.OwnerID}, f.race.Slug)
+		if err != nil {
+			t.Fatal(err)
+		}
+		codes, err := f.a.svc.Codes(ctx, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := map[string]int64{}
+		for _, c := range codes {
+			id[c.Code] = c.ID
+		}
+		kind := func(err error) errs.Kind { return errs.KindOf(err) }
+		if err := f.a.svc.DeleteCode(ctx, dir, id["TAKEN-5"]); kind(err) != errs.Conflict {
+			t.Errorf("deleting a used code: %v; want a conflict", err)
+		}
+		if err := f.a.svc.DeleteCode(ctx, dir, id["SPARE-10"]); err != nil {
+			t.Fatalf("deleting an unused code: %v", err)
+		}
+		for _, cid := range []int64{id["SPARE-10"], 1 << 40} {
+			if err := f.a.svc.DeleteCode(ctx, dir, cid); kind(err) != errs.NotFound {
+				t.Errorf("deleting code %d, gone or never this race's: %v; want not found", cid, err)
+			}
+		}
+		if err := f.a.svc.DeleteEvent(ctx, dir, f.event().ID); kind(err) != errs.Conflict {
+			t.Errorf("deleting an event with a place taken: %v; want a conflict", err)
+		}
+		if err := f.a.svc.DeleteEvent(ctx, dir, 1<<40); kind(err) != errs.NotFound {
+			t.Errorf("deleting an event never this race's: %v; want not found", err)
+		}
+	}, sets()...)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/cache"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/db/dbtest"
+	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/jobs"
 	"github.com/tutti-dev/tutti/internal/pay"
 )
@@ -478,6 +480,30 @@ func TestSettleWaitsForTheGatewayAndLeavesARetryAlone(t *testing.T) {
 		if got, _ := f.a.store.Hold(ctx, hd.ID); got.Status != HoldOpen || got.Attempt != hd.Attempt+1 {
 			t.Errorf("a stale hold with no charge: %s, attempt %d; want open, attempt %d", got.Status, got.Attempt, hd.Attempt+1)
 		}
+	}, sets()...)
+}
+
+// A runner whose payment's answer was lost and who pays again with
+// another card is told (409) that the first card's payment is being
+// confirmed, with nothing charged; paying again with the first card
+// finishes it, charged once.
+func TestPayingAgainWithAnotherCard(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		f := newFixture(t, d, 10, 4500)
+		ctx := context.Background()
+		u := f.user()
+		h := f.filled(ctx, u)
+		if err := f.pay(ctx, u, h, pay.CardAnswerLost); !errors.Is(err, pay.ErrUnavailable) {
+			t.Fatalf("lost answer: %v; want unavailable", err)
+		}
+		err := f.pay(ctx, u, h, pay.CardPaid)
+		if e := errs.As(err); e.Kind != errs.Conflict || !strings.Contains(e.Message, "still being confirmed") {
+			t.Fatalf("another card: %v; want a conflict that says the first is being confirmed", err)
+		}
+		if err := f.pay(ctx, u, h, pay.CardAnswerLost); err != nil {
+			t.Fatalf("the first card again: %v", err)
+		}
+		f.paidOnce(ctx, h, 4500)
 	}, sets()...)
 }
 

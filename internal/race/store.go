@@ -315,9 +315,25 @@ func (s *Store) DeleteEvent(ctx context.Context, tx *db.Tx, raceID, eventID int6
 		return err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return errs.E(errs.Conflict, "This event has registrations: cancel them first, or keep the event.")
+		return notDeleted(ctx, tx, "race_events", raceID, eventID,
+			errs.E(errs.Conflict, "This event has registrations: cancel them first, or keep the event."))
 	}
 	return nil
+}
+
+// notDeleted is why a conditional DELETE of row id of race raceID in table
+// removed nothing: NotFound if the race has no such row (another race's,
+// or gone already), else refused.
+func notDeleted(ctx context.Context, tx *db.Tx, table string, raceID, id int64, refused error) error {
+	var one int
+	err := db.Scan(tx.QueryRow(ctx, `SELECT 1 FROM `+table+` WHERE id = ? AND race_id = ?`, id, raceID), &one)
+	switch {
+	case errors.Is(err, errs.ErrNotFound):
+		return errs.E(errs.NotFound, "This race has no such entry; it may have been deleted already.")
+	case err != nil:
+		return err
+	}
+	return refused
 }
 
 // RaceRow is a race in a list.
