@@ -76,8 +76,17 @@ func (s *Service) StartInvited(ctx context.Context, u *auth.User, r *Race, event
 		return nil, errs.ErrNotFound
 	}
 	reg, held, err := s.standing(ctx, e.ID, u.ID)
-	if err != nil || held != nil {
-		return held, err
+	if err != nil {
+		return nil, err
+	}
+	// Holding a place of their own meanwhile (taken when the list was all
+	// invited and a place came free): they go on with it, and the
+	// invitation's place goes to the next runner, not kept for a day.
+	if held != nil {
+		if err := s.LeaveWaitlist(ctx, u, e.ID); err != nil {
+			return nil, err
+		}
+		return held, nil
 	}
 	// Registered meanwhile (with a place of their own): the invitation's
 	// place goes to the next runner, and nobody registers twice.

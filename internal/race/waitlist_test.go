@@ -113,3 +113,65 @@ func TestWaitingListInvitesInOrder(t *testing.T) {
 		}
 	}, sets()...)
 }
+
+// An invited runner who took a place of their own meanwhile (the list
+// all invited, another place freed) goes on with that hold from the
+// invitation's link, and the place the invitation kept goes back.
+func TestInvitedWithAHoldOfTheirOwn(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		f := newFixture(t, d, 2, 2000)
+		ctx := context.Background()
+		ann, bo, cy := f.user(), f.user(), f.user()
+		taken := func() int {
+			t.Helper()
+			e, err := f.a.store.Event(ctx, f.event().ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return e.Taken
+		}
+		race := func() *Race {
+			r := *f.race
+			e, _ := f.a.store.Event(ctx, f.event().ID)
+			r.Events = []Event{e}
+			return &r
+		}
+		ha, err := f.a.svc.Start(ctx, ann, race(), f.event().ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.a.svc.Start(ctx, bo, race(), f.event().ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.a.svc.JoinWaitlist(ctx, cy, race(), f.event().ID); err != nil {
+			t.Fatal(err)
+		}
+		en, _ := f.entry(ctx, ann, ha)
+		if err := f.a.svc.Leave(ctx, en); err != nil {
+			t.Fatal(err)
+		}
+		f.a.svc.writer.sweep() // cy invited: ann's place kept for her
+		f.clock.Add(21 * time.Minute)
+		f.a.svc.writer.sweep() // bo's hold ran out; nobody else waits
+		if got := taken(); got != 1 {
+			t.Fatalf("taken %d; want 1 (cy's invitation)", got)
+		}
+		own, err := f.a.svc.Start(ctx, cy, race(), f.event().ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := taken(); got != 2 {
+			t.Fatalf("taken %d; want 2 (the invitation's and cy's hold)", got)
+		}
+		h, err := f.a.svc.StartInvited(ctx, cy, race(), f.event().ID)
+		if err != nil || h == nil || h.ID != own.ID {
+			t.Fatalf("the invitation's link: %+v, %v; want cy's own hold %s", h, err, own.ID)
+		}
+		if got := taken(); got != 1 {
+			t.Errorf("taken %d; want 1: the invitation's place went back", got)
+		}
+		if we, _ := f.a.svc.WaitEntry(ctx, cy, f.event().ID); we != nil && we.Status == "invited" {
+			t.Errorf("cy's invitation still keeps a place: %+v", we)
+		}
+	}, sets()...)
+}
