@@ -336,14 +336,8 @@ func TestPaymentsOnceAndSettled(t *testing.T) {
 		f := newFixture(t, d, 10, 4500)
 		ctx := context.Background()
 		ann := f.user()
-		h, err := f.a.svc.Start(ctx, ann, f.race, f.event().ID)
-		if err == nil {
-			err = f.fill(ctx, ann, h)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = f.pay(ctx, ann, h, pay.CardDeclined)
+		h := f.filled(ctx, ann)
+		err := f.pay(ctx, ann, h, pay.CardDeclined)
 		if err == nil || fields(err)["card"] == "" {
 			t.Fatalf("declined card: %v; want a field message", err)
 		}
@@ -369,13 +363,7 @@ func TestPaymentsOnceAndSettled(t *testing.T) {
 		// The answer lost: the gateway charged, the hold stays paying
 		// (as if the process had died before storing the outcome).
 		bo := f.user()
-		hb, err := f.a.svc.Start(ctx, bo, f.race, f.event().ID)
-		if err == nil {
-			err = f.fill(ctx, bo, hb)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		hb := f.filled(ctx, bo)
 		if err := f.pay(ctx, bo, hb, pay.CardAnswerLost); !errors.Is(err, pay.ErrUnavailable) {
 			t.Fatalf("lost answer: %v; want unavailable", err)
 		}
@@ -516,13 +504,7 @@ func TestPaymentSentAgainByTheProxy(t *testing.T) {
 		f := newFixture(t, d, 10, 4500)
 		ctx := context.Background()
 		u := f.user()
-		h, err := f.a.svc.Start(ctx, u, f.race, f.event().ID)
-		if err == nil {
-			err = f.fill(ctx, u, h)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		h := f.filled(ctx, u)
 		if err := f.pay(db.WithRequestKey(ctx, "nginx-1"), u, h, pay.CardAnswerLost); !errors.Is(err, pay.ErrUnavailable) {
 			t.Fatalf("first send: %v; want unavailable (charged, the answer lost)", err)
 		}
@@ -557,13 +539,7 @@ func TestWrittenHeardWhateverTheOrder(t *testing.T) {
 	}
 	// Not yet written: the wait ends when the writer writes it.
 	v := f.user()
-	hv, err := f.a.svc.Start(ctx, v, f.race, f.event().ID)
-	if err == nil {
-		err = f.fill(ctx, v, hv)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	hv := f.filled(ctx, v)
 	go func() { time.Sleep(50 * time.Millisecond); f.pay(ctx, v, hv, pay.CardPaid) }()
 	start = time.Now()
 	if reg, err := f.a.svc.Written(ctx, hv.ID, 10*time.Second); err != nil || reg == nil || time.Since(start) > 5*time.Second {
