@@ -79,6 +79,37 @@ func eventForm(t *testing.T, name, price, places string) url.Values {
 		"closes_date": {now.AddDate(0, 1, 0).Format(time.DateOnly)}, "closes_time": {"12:00"}, "price": {price}, "cap": {places}}
 }
 
+// A payment whose answer was lost: the form again (503) to send once
+// more; another card then is the form again (409), telling her the first
+// card's payment is being confirmed, nothing charged; the first card
+// again finishes it.
+func TestPaymentAnswerLostThenAnotherCard(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		slug := publishRace(t, signedIn(t, m, "dora"), "10")
+		rita := signedIn(t, m, "rita")
+		_, page := rita.Get("/race/r/" + slug)
+		path, _ := rita.to(rita.Post("/race/r/"+slug+"/register", url.Values{"event": {eventID.FindStringSubmatch(page)[1]}}))
+		entry := strings.TrimSuffix(path, "/details")
+		rita.to(rita.Post(entry+"/details", url.Values{"first_name": {"Rita"}, "last_name": {"Runner"}, "email": {"rita@example.com"},
+			"birth_date": {"1988-02-03"}, "gender": {"F"}, "emergency": {"Al, 555 0100"}}))
+		rita.to(rita.Post(entry+"/waiver", url.Values{"accept": {"yes"}}))
+		res, body := rita.Post(entry+"/pay", url.Values{"card": {pay.CardAnswerLost}})
+		apptest.WantStatus(t, res, body, http.StatusServiceUnavailable)
+		if !strings.Contains(body, `name="card"`) || !strings.Contains(body, "did not answer") {
+			t.Errorf("a lost answer's page: %.2000s", body)
+		}
+		res, body = rita.Post(entry+"/pay", url.Values{"card": {pay.CardPaid}})
+		apptest.WantStatus(t, res, body, http.StatusConflict)
+		if !strings.Contains(body, `name="card"`) || !strings.Contains(body, "still being confirmed") {
+			t.Errorf("another card's page: %.2000s", body)
+		}
+		res, body = rita.Post(entry+"/pay", url.Values{"card": {pay.CardAnswerLost}})
+		if path := apptest.WantRedirect(t, res, body); path != entry+"/done" && path != entry+"/wait" {
+			t.Errorf("the first card again went to %s", path)
+		}
+	})
+}
+
 func mustZone(t *testing.T, name string) *time.Location {
 	loc, err := time.LoadLocation(name)
 	if err != nil {

@@ -178,6 +178,8 @@ func (a *App) payPost(w http.ResponseWriter, r *http.Request) {
 		case fe.Kind == errs.TooMany: // the gateway did not answer: the form again, to send once more
 			web.SetRetryAfter(w.Header(), fe.RetryAfter)
 			a.Site.Render(w, r, http.StatusServiceUnavailable, PaymentPage(a, u, race, e, h, nil, fe.Message, a.testCards(), a.Now()))
+		case errors.Is(err, pay.ErrKeyReused): // another card while the first's answer is outstanding: the form again, to pay with it
+			a.Site.Render(w, r, http.StatusConflict, PaymentPage(a, u, race, e, h, nil, fe.Message, a.testCards(), a.Now()))
 		default:
 			a.wizardErr(w, r, race, h, err)
 		}

@@ -87,7 +87,7 @@ func (a *App) admitted(w http.ResponseWriter, r *http.Request, race *Race, u *au
 	}
 	if a.JoinLimit != nil {
 		if ok, wait := a.JoinLimit.Allow(ctx, race.Slug+"/"+strconv.FormatInt(u.ID, 10)); !ok {
-			a.Site.Error(w, r, errs.Slow(wait, "You joined this race's queue moments ago, from another browser or without its cookie: go back to the page that shows your place, or try again in a few seconds."))
+			a.Site.Error(w, r, errs.Slow(wait, "You have opened this race's registration several times in a few seconds without its queue ticket (from another browser, or with cookies cleared), and each time goes to the back of the queue. Try again in %d seconds, from one browser.", int(wait.Round(time.Second)/time.Second)+1))
 			return false
 		}
 	}

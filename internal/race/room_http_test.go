@@ -144,7 +144,7 @@ func TestWaitingRoomJoinsAreLimited(t *testing.T) {
 		apptest.WantStatus(t, res, body, http.StatusOK)
 		res, body = join()
 		apptest.WantStatus(t, res, body, http.StatusTooManyRequests)
-		if res.Header.Get("Retry-After") == "" || !strings.Contains(body, "moments ago") {
+		if res.Header.Get("Retry-After") == "" || !strings.Contains(body, "back of the queue") {
 			t.Errorf("the third join's answer: Retry-After %q, %.500s", res.Header.Get("Retry-After"), body)
 		}
 		res, body = eve.Get(register) // her ticket still shows her place

@@ -315,7 +315,7 @@ func (s *Store) DeleteEvent(ctx context.Context, tx *db.Tx, raceID, eventID int6
 		return err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return notDeleted(ctx, tx, "race_events", raceID, eventID,
+		return notDeleted(ctx, tx, "race_events", "event", raceID, eventID,
 			errs.E(errs.Conflict, "This event has registrations: cancel them first, or keep the event."))
 	}
 	return nil
@@ -324,12 +324,12 @@ func (s *Store) DeleteEvent(ctx context.Context, tx *db.Tx, raceID, eventID int6
 // notDeleted is why a conditional DELETE of row id of race raceID in table
 // removed nothing: NotFound if the race has no such row (another race's,
 // or gone already), else refused.
-func notDeleted(ctx context.Context, tx *db.Tx, table string, raceID, id int64, refused error) error {
+func notDeleted(ctx context.Context, tx *db.Tx, table, what string, raceID, id int64, refused error) error {
 	var one int
 	err := db.Scan(tx.QueryRow(ctx, `SELECT 1 FROM `+table+` WHERE id = ? AND race_id = ?`, id, raceID), &one)
 	switch {
 	case errors.Is(err, errs.ErrNotFound):
-		return errs.E(errs.NotFound, "This race has no such entry; it may have been deleted already.")
+		return errs.E(errs.NotFound, "This race has no such %s; it may have been deleted already.", what)
 	case err != nil:
 		return err
 	}

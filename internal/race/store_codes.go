@@ -58,7 +58,7 @@ func (s *Store) DeleteCode(ctx context.Context, tx *db.Tx, raceID, id int64) err
 		return err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return notDeleted(ctx, tx, "race_codes", raceID, id,
+		return notDeleted(ctx, tx, "race_codes", "code", raceID, id,
 			errs.E(errs.Conflict, "Runners have used this code: it stays, as the record of their price."))
 	}
 	return nil
