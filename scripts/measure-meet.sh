@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# measure-meet.sh: the measurements of the README's meet table, reproducible.
+# measure-meet.sh: the measurements of the meet rows of docs/results.md, reproducible.
 # TUTTI_BIN names another binary to measure (default ./bin/tutti).
 #   scripts/measure-meet.sh embedded|postgres [phase-seconds] [rates]
 # Starts a fresh tutti pinned to CPU 0 (GOMAXPROCS=1 follows the affinity),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # race-rush.sh burst|capacity [load flags...]
 #
-# The race's two rush measurements, as the README's Results report them, on a
+# The race's two rush measurements, as docs/results.md reports them, on a
 # fresh seed each time: the server (embedded, SQLite) pinned to CPU 0, the
 # generator to CPU 1 (GEN_CPUS to change it), both the same binary
 # (TUTTI_BIN, default ./bin/tutti). Afterwards it checks the database: places

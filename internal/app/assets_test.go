@@ -192,7 +192,7 @@ func assetRefs(t *testing.T, page []byte) []string {
 }
 
 // startNginx serves the exported dir for /static/ and /NAME/static/ as the
-// README says, everything else from tutti at upstream, on a free port of
+// docs/configuration.md says, everything else from tutti at upstream, on a free port of
 // 19090-19099; it skips the test when nginx is not installed.
 func startNginx(t *testing.T, dir, upstream string) string {
 	t.Helper()

@@ -5,7 +5,7 @@
 // Config is a plain value, read once at start and never changed (no
 // globals). Apps read it from module.Core when they are built and pass what
 // they need on in their own Deps; a setting one app needs is a field here,
-// with its flag, variable and default (and a row in the README's table).
+// with its flag, variable and default (and a row in docs/configuration.md's table).
 package config
 
 import (
@@ -61,7 +61,7 @@ type Config struct {
 }
 
 // DefaultRoomRate is --room-rate's default: a little under the
-// registrations a second one core completes (README, race).
+// registrations a second one core completes (docs/results.md, race).
 const DefaultRoomRate = 400
 
 // Default is the configuration of `tutti serve` with nothing set.
@@ -84,7 +84,7 @@ func Default() Config {
 	}
 }
 
-// Var describes one setting for the README table and `tutti help`.
+// Var describes one setting for docs/configuration.md's table and `tutti help`.
 type Var struct{ Flag, Env, Default, Usage string }
 
 // Flags registers every setting on fs, with defaults taken from the environment
