@@ -3,6 +3,7 @@ package meet
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/walltime"
@@ -12,13 +13,46 @@ import (
 
 // fmtRange is a range of instants in loc; a time whose wall clock occurs
 // twice there (a repeated hour) carries its UTC offset, so that the two
-// passes of the hour read differently.
+// passes of the hour read differently. The end is written without its date
+// only when it falls on the start's date ("Sat 28 Mar, 09:00–17:00"), or is
+// the midnight that ends that date, written 24:00 as in the poll's daily
+// window ("Sat 28 Mar, 23:00–24:00"); otherwise both carry their dates,
+// whatever the hours between: after a 23-hour day, 23:00 to the 00:00 two
+// dates later is under 24 hours, and after a 25-hour one a whole day is more.
 func fmtRange(start, end time.Time, loc *time.Location) string {
 	s, e := start.In(loc), end.In(loc)
-	if s.YearDay() == e.YearDay() && s.Year() == e.Year() || e.Sub(s) <= 24*time.Hour && e.Hour() == 0 && e.Minute() == 0 {
+	if sameDate(s, e) {
 		return walltime.Clock(s, loc, "Mon 2 Jan, 15:04") + "–" + walltime.Clock(e, loc, "15:04")
 	}
+	if e.Hour() == 0 && e.Minute() == 0 && sameDate(nextDate(s), e) {
+		return walltime.Clock(s, loc, "Mon 2 Jan, 15:04") + "–" + strings.Replace(walltime.Clock(e, loc, "15:04"), "00:00", "24:00", 1)
+	}
 	return walltime.Clock(s, loc, "Mon 2 Jan, 15:04") + " – " + walltime.Clock(e, loc, "Mon 2 Jan, 15:04")
+}
+
+// fmtStarts is the range of start times first to last in loc, as in "2 h,
+// starting any time 09:00–10:00": the clock times alone when both fall on
+// one date, else each with its date.
+func fmtStarts(first, last time.Time, loc *time.Location) string {
+	if sameDate(first.In(loc), last.In(loc)) {
+		return clockLabel(first, loc) + "–" + clockLabel(last, loc)
+	}
+	return walltime.Clock(first, loc, "Mon 2 Jan, 15:04") + " – " + walltime.Clock(last, loc, "Mon 2 Jan, 15:04")
+}
+
+// sameDate reports whether a and b show the same date (each in its own
+// location).
+func sameDate(a, b time.Time) bool {
+	ay, am, ad := a.Date()
+	by, bm, bd := b.Date()
+	return ay == by && am == bm && ad == bd
+}
+
+// nextDate is midnight UTC of the date after t's date (only its date counts:
+// compare it with sameDate).
+func nextDate(t time.Time) time.Time {
+	y, m, d := t.Date()
+	return time.Date(y, m, d+1, 0, 0, 0, 0, time.UTC)
 }
 
 func fmtDate(s string) string {
