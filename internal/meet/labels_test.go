@@ -5,7 +5,8 @@ import "testing"
 // TestRangeLabelsOnShortAndLongDays: a range's label drops the end's date
 // only when the end is on the start's date or is the midnight ending it,
 // and the "starting any time" label gives dates when its starts fall on
-// two; on days of 23, 23.5 and 25 hours, both ways of each clock change.
+// two; on days of 23, 23.5 and 25 hours, both ways of each clock change. An
+// end at a clock change reads as the clock showed it until then.
 func TestRangeLabelsOnShortAndLongDays(t *testing.T) {
 	cases := []struct {
 		name, zone       string
@@ -38,7 +39,17 @@ func TestRangeLabelsOnShortAndLongDays(t *testing.T) {
 		// Santiago jumps at midnight: 00:00-01:00 of Sun 6 Sep 2026 never
 		// shows, and 23:00-24:00 of Sat 3 Apr 2027 shows twice.
 		{"santiago to the skipped midnight", "America/Santiago", "2026-09-06 03:00", "2026-09-06 04:00", "2026-09-06 03:45",
-			"Sat 5 Sep, 23:00 – Sun 6 Sep, 01:00", "23:00–23:45"},
+			"Sat 5 Sep, 23:00–24:00", "23:00–23:45"},
+		// An end at which the clock changes reads as the clock showed it
+		// until then, with the offset where the clock then shows it again.
+		{"new york to the spring jump", "America/New_York", "2027-03-14 06:30", "2027-03-14 07:00", "",
+			"Sun 14 Mar, 01:30–02:00", ""},
+		{"new york first pass to the set-back", "America/New_York", "2026-11-01 05:00", "2026-11-01 06:00", "",
+			"Sun 1 Nov, 01:00 (UTC−4)–02:00 (UTC−4)", ""},
+		{"santiago first pass to the set-back at midnight", "America/Santiago", "2027-04-04 02:45", "2027-04-04 03:00", "",
+			"Sat 3 Apr, 23:45 (UTC−3)–24:00 (UTC−3)", ""},
+		{"santiago second pass", "America/Santiago", "2027-04-04 03:45", "2027-04-04 04:00", "",
+			"Sat 3 Apr, 23:45 (UTC−4)–24:00", ""},
 		{"santiago short day", "America/Santiago", "2026-09-06 02:00", "2026-09-07 03:00", "2026-09-07 02:00",
 			"Sat 5 Sep, 22:00 – Mon 7 Sep, 00:00", "Sat 5 Sep, 22:00 – Sun 6 Sep, 23:00"},
 		{"santiago repeated midnight", "America/Santiago", "2027-04-04 02:00", "2027-04-04 04:00", "2027-04-04 03:45",
