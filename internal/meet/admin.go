@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/tutti-dev/tutti/internal/walltime"
 )
 
 // adminView is the organizer's page.
@@ -65,6 +67,17 @@ func (a *App) renderAdmin(w http.ResponseWriter, r *http.Request, status int, ed
 		edit(av)
 	}
 	a.Site.Render(w, r, status, AdminPage(a, av))
+}
+
+// closeZone is the zone of the close form's date and time: the one they
+// were typed in when the form comes back refused, else the page's.
+func closeZone(av *adminView) string {
+	if z := av.Close.TZ; z != "" && z != "Local" {
+		if _, err := walltime.Location(z); err == nil {
+			return z
+		}
+	}
+	return av.View.Zone
 }
 
 // ownLink is the full private link of participant pid, "" if unknown.

@@ -51,12 +51,20 @@ func FuzzParseTimeframe(f *testing.F) {
 	f.Add("x", "25:00", "-1:00", "9", "")
 	p := &Poll{StartDate: "2030-03-02", EndDate: "2030-03-31", DayStart: 0, DayEnd: 24 * 60, TZ: "Europe/Berlin"}
 	f.Fuzz(func(t *testing.T, date, start, end, tier, tz string) {
-		tf, errs := ParseTimeframe(p, date, start, end, tier, tz)
+		tfs, errs := ParseTimeframe(p, date, start, end, tier, tz)
 		if len(errs) > 0 {
 			return
 		}
-		if tf.Tier < 1 || tf.Tier > 3 || !tf.Start.Before(tf.End) || p.CheckRange(tf.Start, tf.End) != nil {
-			t.Fatalf("accepted an invalid timeframe %+v", tf)
+		if len(tfs) == 0 {
+			t.Fatalf("accepted no timeframe without a message")
+		}
+		for i, tf := range tfs {
+			if tf.Tier < 1 || tf.Tier > 3 || !tf.Start.Before(tf.End) || p.CheckRange(tf.Start, tf.End) != nil {
+				t.Fatalf("accepted an invalid timeframe %+v", tf)
+			}
+			if i > 0 && !tfs[i-1].End.Before(tf.Start) {
+				t.Fatalf("pieces touch, overlap or are unsorted: %+v", tfs)
+			}
 		}
 	})
 }

@@ -200,8 +200,11 @@ func ValidComment(s string) (string, string) {
 }
 
 // ParseTimeframe reads the timeframe form: a date and times in zone tz (the
-// viewer's), and a tier. Keys: date, start, end, tier.
-func ParseTimeframe(p *Poll, date, start, end, tier, tz string) (Timeframe, map[string]string) {
+// viewer's), and a tier. The typed range is the instants the rule of
+// slots.go gives it: one timeframe, or two where it begins or ends inside
+// an hour the clock repeats (each a run of the poll's slots). Keys of the
+// messages: date, start, end, tier.
+func ParseTimeframe(p *Poll, date, start, end, tier, tz string) ([]Timeframe, map[string]string) {
 	errs := map[string]string{}
 	var tf Timeframe
 	loc, err := walltime.Location(tz)
@@ -229,26 +232,36 @@ func ParseTimeframe(p *Poll, date, start, end, tier, tz string) (Timeframe, map[
 		errs["tier"] = "Pick a tier: 1 preferred, 2 fine, 3 if need be."
 	}
 	if len(errs) > 0 {
-		return tf, errs
+		return nil, errs
 	}
-	t0, sk := walltime.On(d, s, loc)
-	t1, ek := walltime.On(d, e, loc)
-	tf.Start, tf.End = t0.UTC(), t1.UTC()
-	if !tf.Start.Before(tf.End) {
-		if s < e && sk == walltime.Skipped && ek == walltime.Skipped {
-			// Both ends in the same skipped stretch: nothing is left of it.
-			from := t0.In(time.FixedZone("", offsetOf(t0.Add(-time.Second).In(loc))))
-			errs["start"] = fmt.Sprintf("On %s the clocks in %s go forward from %s to %s: %s–%s does not exist that day.",
-				d.Format("Mon 2 Jan 2006"), loc, from.Format("15:04"), t0.Format("15:04"), fmtMinutes(s), fmtMinutes(e))
-			return tf, errs
-		}
+	if s >= e {
 		errs["end"] = "The end must be after the start."
-		return tf, errs
+		return nil, errs
 	}
-	if p.CheckRange(tf.Start, tf.End) != nil {
-		errs["date"] = "That time is outside the poll's dates and daily hours."
+	slots := wallSlots(nil, d, s, e, loc)
+	if len(slots) == 0 {
+		// Both ends in the same skipped stretch: nothing is left of it.
+		t0, _ := walltime.On(d, s, loc)
+		from := t0.In(time.FixedZone("", offsetOf(t0.Add(-time.Second).In(loc))))
+		errs["start"] = fmt.Sprintf("On %s the clocks in %s go forward from %s to %s: %s–%s does not exist that day.",
+			d.Format("Mon 2 Jan 2006"), loc, from.Format("15:04"), t0.Format("15:04"), fmtMinutes(s), fmtMinutes(e))
+		return nil, errs
 	}
-	return tf, errs
+	var out []Timeframe
+	for i, t := range slots {
+		if i > 0 && t.Equal(slots[i-1].Add(Slot)) {
+			out[len(out)-1].End = t.Add(Slot)
+			continue
+		}
+		out = append(out, Timeframe{Start: t, End: t.Add(Slot), Tier: tf.Tier})
+	}
+	for _, t := range out {
+		if p.CheckRange(t.Start, t.End) != nil {
+			errs["date"] = "That time is outside the poll's dates and daily hours."
+			return nil, errs
+		}
+	}
+	return out, errs
 }
 
 // slotsError is bad painted-grid input: an Invalid error for the field "slots".

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/walltime"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -27,6 +28,7 @@ type participantView struct {
 	Fields      map[string]string // form errors
 	Form        map[string]string // form values kept on error
 	CommentText string
+	Refused     bool // a refused post: its forms are shown as typed, even on a locked poll
 	Flash       string
 	Base        string // scheme and host of full links
 }
@@ -86,7 +88,7 @@ func (a *App) renderParticipant(w http.ResponseWriter, r *http.Request, d *Parti
 	status int, fields, form map[string]string, comment string) {
 	p := d.Poll
 	v := &participantView{Poll: p, Who: d.Who, Own: d.Own, Locked: d.Locked, Timeframes: d.Timeframes, Busy: d.Busy,
-		Comments: d.Comments, Fields: fields, Form: form, CommentText: comment}
+		Comments: d.Comments, Fields: fields, Form: form, CommentText: comment, Refused: len(fields) > 0}
 	v.Zone, v.Loc = a.zone(w, r, p)
 	v.Base = a.base(r)
 	slots := p.Slots()
@@ -118,6 +120,17 @@ func mineJSON(slots []time.Time, tfs []Timeframe, busy []Busy) string {
 	}
 	b, _ := json.Marshal(map[string]any{"slots": mine, "busy": busySlots})
 	return string(b)
+}
+
+// formZone is the zone of the timeframe form's times: the one they were
+// typed in when the form comes back refused, else the page's.
+func formZone(v *participantView) string {
+	if z := v.Form["tz"]; z != "" {
+		if _, err := walltime.Location(z); err == nil && z != "Local" {
+			return z
+		}
+	}
+	return v.Zone
 }
 
 // currentURL is the page's own path, for the zone switcher.

@@ -15,12 +15,20 @@ import (
 // checks the token and the lock) and redirects, or renders the page again
 // with the field messages of an error that has them.
 
-// failOwn answers a failed change from a participant's own page: an error
-// with field messages shows the page again with them and the form as typed;
-// any other is the error page.
-func (a *App) failOwn(w http.ResponseWriter, r *http.Request, err error, form map[string]string, comment string) {
+// failOwn answers a failed change from a participant's own page. A refusal
+// the person can act on or should read, bad input (field messages) or a
+// Conflict (the poll locked meanwhile, a limit reached), shows the page
+// again with the message, on field if the error names none, and the form
+// as typed (form, comment), even on a poll now locked, so that nothing
+// typed is lost; any other error is the error page.
+func (a *App) failOwn(w http.ResponseWriter, r *http.Request, err error, field string, form map[string]string, comment string) {
 	e := errs.As(err)
-	if len(e.Fields) == 0 {
+	fields := e.Fields
+	switch {
+	case len(fields) > 0:
+	case e.Kind == errs.Conflict && e.Message != "":
+		fields = map[string]string{field: e.Message}
+	default:
 		a.Site.Error(w, r, err)
 		return
 	}
@@ -29,7 +37,11 @@ func (a *App) failOwn(w http.ResponseWriter, r *http.Request, err error, form ma
 		a.Site.Error(w, r, derr)
 		return
 	}
-	a.renderParticipant(w, r, d, http.StatusUnprocessableEntity, e.Fields, form, comment)
+	status := http.StatusUnprocessableEntity
+	if e.Kind == errs.Conflict {
+		status = http.StatusConflict
+	}
+	a.renderParticipant(w, r, d, status, fields, form, comment)
 }
 
 // timeframeAdd is the no-JavaScript way to give availability: a date, a start
@@ -46,8 +58,8 @@ func (a *App) timeframeAdd(w http.ResponseWriter, r *http.Request) {
 	}
 	p, pt, err := a.svc.AddTimeframe(r.Context(), ownKey(r), in)
 	if err != nil {
-		form := map[string]string{"date": in.Date, "start": in.Start, "end": in.End, "tier": in.Tier}
-		a.failOwn(w, r, err, form, "")
+		form := map[string]string{"date": in.Date, "start": in.Start, "end": in.End, "tier": in.Tier, "tz": in.TZ}
+		a.failOwn(w, r, err, "date", form, "")
 		return
 	}
 	a.redirect(w, r, ownURL(p.ID, pt)+"#availability")
@@ -89,7 +101,7 @@ func (a *App) commentAdd(w http.ResponseWriter, r *http.Request) {
 	body := r.PostForm.Get("body")
 	p, pt, err := a.svc.AddComment(r.Context(), ownKey(r), body)
 	if err != nil {
-		a.failOwn(w, r, err, nil, body)
+		a.failOwn(w, r, err, "body", nil, body)
 		return
 	}
 	a.redirect(w, r, ownURL(p.ID, pt)+"#comments")
@@ -119,7 +131,7 @@ func (a *App) busyImport(w http.ResponseWriter, r *http.Request) {
 	}
 	p, pt, n, err := a.svc.ImportBusy(r.Context(), ownKey(r), in)
 	if err != nil {
-		a.failOwn(w, r, err, nil, "")
+		a.failOwn(w, r, err, "calendar", nil, "")
 		return
 	}
 	a.redirect(w, r, ownURL(p.ID, pt)+"?imported="+strconv.Itoa(n)+"#availability")

@@ -40,7 +40,8 @@ type TimeframeInput struct {
 	Date, Start, End, Tier, TZ string
 }
 
-// AddTimeframe adds one timeframe to the participant's availability. Bad
+// AddTimeframe adds the typed timeframe to the participant's availability
+// (as one or two stored pieces: ParseTimeframe). Bad
 // input, or a timeframe the store refuses (Conflict), comes back with field
 // messages (keys: date, start, end, tier).
 func (s *Service) AddTimeframe(ctx context.Context, k OwnKey, in TimeframeInput) (*Poll, *Participant, error) {
@@ -48,12 +49,16 @@ func (s *Service) AddTimeframe(ctx context.Context, k OwnKey, in TimeframeInput)
 	if err != nil {
 		return p, pt, err
 	}
-	tf, fields := ParseTimeframe(p, in.Date, in.Start, in.End, in.Tier, in.TZ)
+	tfs, fields := ParseTimeframe(p, in.Date, in.Start, in.End, in.Tier, in.TZ)
 	if len(fields) > 0 {
 		return p, pt, errs.Fields(fields)
 	}
-	tf.ParticipantID = pt.ID
-	v, err := s.store.AddTimeframe(ctx, p.ID, &tf)
+	add := make([]*Timeframe, len(tfs))
+	for i := range tfs {
+		tfs[i].ParticipantID = pt.ID
+		add[i] = &tfs[i]
+	}
+	v, err := s.store.AddTimeframe(ctx, p.ID, add...)
 	if errs.KindOf(err) == errs.Conflict {
 		e := errs.As(err)
 		return p, pt, &errs.Error{Kind: errs.Conflict, Message: e.Message, Fields: map[string]string{"date": e.Message}, Err: err}

@@ -137,21 +137,31 @@ func (s *Store) timeframes(ctx context.Context, q string, args ...any) ([]Timefr
 	return out, nil
 }
 
-// AddTimeframe adds one timeframe of a participant, merged with the ones
-// they already gave: the list stays a union without duplicates or overlaps,
+// AddTimeframe adds timeframes of one participant (one typed range can be
+// two pieces: see slots.go), in one change, merged with the ones they
+// already gave: the list stays a union without duplicates or overlaps,
 // where an overlap keeps the better tier (as the tally counts it). Rows that
-// the merge leaves as they were are not rewritten. t.ID becomes the ID of the
-// merged timeframe that holds t's start.
-func (s *Store) AddTimeframe(ctx context.Context, pollID string, t *Timeframe) (int64, error) {
+// the merge leaves as they were are not rewritten. Each t.ID becomes the ID
+// of the merged timeframe that holds t's start.
+func (s *Store) AddTimeframe(ctx context.Context, pollID string, ts ...*Timeframe) (int64, error) {
+	if len(ts) == 0 {
+		return 0, errors.New("meet: add timeframe: none given")
+	}
+	pid := ts[0].ParticipantID
+	for _, t := range ts {
+		if t.ParticipantID != pid {
+			return 0, errors.New("meet: add timeframe: of two participants at once")
+		}
+	}
 	return s.change(ctx, pollID, "add timeframe", func(ctx context.Context, tx *db.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT id, start_at, end_at, tier FROM meet_timeframes
-			WHERE poll_id = ? AND participant_id = ? ORDER BY start_at, id`, pollID, t.ParticipantID)
+			WHERE poll_id = ? AND participant_id = ? ORDER BY start_at, id`, pollID, pid)
 		if err != nil {
 			return err
 		}
 		var old []Timeframe
 		for rows.Next() {
-			o := Timeframe{ParticipantID: t.ParticipantID}
+			o := Timeframe{ParticipantID: pid}
 			var a, b int64
 			if err := rows.Scan(&o.ID, &a, &b, &o.Tier); err != nil {
 				rows.Close()
@@ -164,7 +174,11 @@ func (s *Store) AddTimeframe(ctx context.Context, pollID string, t *Timeframe) (
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		merged := MergeTimeframes(append(old, *t))
+		all := old
+		for _, t := range ts {
+			all = append(all, *t)
+		}
+		merged := MergeTimeframes(all)
 		if len(merged) > MaxTimeframes {
 			return errs.E(errs.Conflict, "You already have %d timeframes; remove some first.", MaxTimeframes)
 		}
@@ -193,12 +207,14 @@ func (s *Store) AddTimeframe(ctx context.Context, pollID string, t *Timeframe) (
 		for i, m := range merged {
 			if m.ID == 0 {
 				if err := db.Scan(tx.QueryRow(ctx, `INSERT INTO meet_timeframes (poll_id, participant_id, start_at, end_at, tier)
-					VALUES (?,?,?,?,?) RETURNING id`, pollID, t.ParticipantID, m.Start.Unix(), m.End.Unix(), m.Tier), &merged[i].ID); err != nil {
+					VALUES (?,?,?,?,?) RETURNING id`, pollID, pid, m.Start.Unix(), m.End.Unix(), m.Tier), &merged[i].ID); err != nil {
 					return err
 				}
 			}
-			if !m.Start.After(t.Start) && m.End.After(t.Start) {
-				t.ID = merged[i].ID
+			for _, t := range ts {
+				if !m.Start.After(t.Start) && m.End.After(t.Start) {
+					t.ID = merged[i].ID
+				}
 			}
 		}
 		return nil

@@ -160,8 +160,8 @@ func TestSlotsAcrossDST(t *testing.T) {
 	// instants: 03:00-04:00 CEST is 01:00-02:00 UTC.
 	p := &Poll{StartDate: "2026-03-29", EndDate: "2026-03-29", DayStart: 0, DayEnd: 6 * 60, TZ: "Europe/Berlin"}
 	got, errs := ParseTimeframe(p, "2026-03-29", "03:00", "04:00", "1", "Europe/Berlin")
-	if len(errs) != 0 || !got.Start.Equal(utc("2026-03-29 01:00")) || !got.End.Equal(utc("2026-03-29 02:00")) {
-		t.Errorf("ParseTimeframe = %v-%v %v; want 01:00-02:00 UTC", got.Start, got.End, errs)
+	if len(errs) != 0 || len(got) != 1 || !got[0].Start.Equal(utc("2026-03-29 01:00")) || !got[0].End.Equal(utc("2026-03-29 02:00")) {
+		t.Errorf("ParseTimeframe = %v %v; want 01:00-02:00 UTC", got, errs)
 	}
 	// Best over a poll with the DST change: Ada 01:00-03:00 local on the
 	// 29th (the clock jumps, so that is 00:00-01:00 UTC = 1 hour = 4 slots).

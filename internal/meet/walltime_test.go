@@ -89,33 +89,50 @@ func TestTimeframeAroundClockChanges(t *testing.T) {
 		name, zone, date, start, end string
 		from, to                     string // UTC; "" when refused
 		field, msg                   string // the refusal
+		also                         string // UTC "from|to" of a second piece (slots.go's rule)
 	}{
-		{"ny end at the jump", "America/New_York", "2027-03-14", "01:30", "02:00", "2027-03-14 06:30", "2027-03-14 07:00", "", ""},
-		{"ny inside the gap", "America/New_York", "2027-03-14", "02:15", "02:45", "", "", "start", "go forward from 02:00 to 03:00: 02:15–02:45 does not exist"},
-		{"ny start in the gap", "America/New_York", "2027-03-14", "02:30", "03:30", "2027-03-14 07:00", "2027-03-14 07:30", "", ""},
-		{"ny repeated, first pass", "America/New_York", "2026-11-01", "01:00", "01:30", "2026-11-01 05:00", "2026-11-01 05:30", "", ""},
-		{"ny across the repeat", "America/New_York", "2026-11-01", "00:30", "02:00", "2026-11-01 04:30", "2026-11-01 07:00", "", ""},
-		{"berlin gap end", "Europe/Berlin", "2027-03-28", "01:30", "02:30", "2027-03-28 00:30", "2027-03-28 01:00", "", ""},
-		{"berlin inside the gap", "Europe/Berlin", "2027-03-28", "02:00", "02:45", "", "", "start", "02:00–02:45 does not exist"},
-		{"lord howe both passes", "Australia/Lord_Howe", "2027-04-04", "01:30", "02:00", "2027-04-03 14:30", "2027-04-03 15:30", "", ""},
-		{"santiago to midnight", "America/Santiago", "2026-09-05", "23:00", "24:00", "2026-09-06 03:00", "2026-09-06 04:00", "", ""},
-		{"santiago skipped midnight", "America/Santiago", "2026-09-06", "00:00", "00:45", "", "", "start", "go forward from 00:00 to 01:00"},
-		{"plain backwards", "Europe/Berlin", "2027-03-28", "05:00", "04:00", "", "", "end", "The end must be after the start."},
+		{"ny end at the jump", "America/New_York", "2027-03-14", "01:30", "02:00", "2027-03-14 06:30", "2027-03-14 07:00", "", "", ""},
+		{"ny inside the gap", "America/New_York", "2027-03-14", "02:15", "02:45", "", "", "start", "go forward from 02:00 to 03:00: 02:15–02:45 does not exist", ""},
+		{"ny start in the gap", "America/New_York", "2027-03-14", "02:30", "03:30", "2027-03-14 07:00", "2027-03-14 07:30", "", "", ""},
+		// 01:00-01:30 shows twice: both passes (to give one, paint the grid).
+		{"ny repeated, both passes", "America/New_York", "2026-11-01", "01:00", "01:30", "2026-11-01 05:00", "2026-11-01 05:30", "", "", "2026-11-01 06:00|2026-11-01 06:30"},
+		{"ny across the repeat", "America/New_York", "2026-11-01", "00:30", "02:00", "2026-11-01 04:30", "2026-11-01 07:00", "", "", ""},
+		{"berlin gap end", "Europe/Berlin", "2027-03-28", "01:30", "02:30", "2027-03-28 00:30", "2027-03-28 01:00", "", "", ""},
+		{"berlin inside the gap", "Europe/Berlin", "2027-03-28", "02:00", "02:45", "", "", "start", "02:00–02:45 does not exist", ""},
+		{"lord howe both passes", "Australia/Lord_Howe", "2027-04-04", "01:30", "02:00", "2027-04-03 14:30", "2027-04-03 15:30", "", "", ""},
+		{"santiago to midnight", "America/Santiago", "2026-09-05", "23:00", "24:00", "2026-09-06 03:00", "2026-09-06 04:00", "", "", ""},
+		{"santiago skipped midnight", "America/Santiago", "2026-09-06", "00:00", "00:45", "", "", "start", "go forward from 00:00 to 01:00", ""},
+		{"plain backwards", "Europe/Berlin", "2027-03-28", "05:00", "04:00", "", "", "end", "The end must be after the start.", ""},
+		// A range beginning or ending inside a repeated hour is the instants
+		// whose clock shows it: two pieces, not the time between its ends.
+		{"santiago end in the repeated hour", "America/Santiago", "2027-04-03", "23:45", "24:00", "2027-04-04 02:45", "2027-04-04 03:00", "", "", "2027-04-04 03:45|2027-04-04 04:00"},
+		{"berlin start in the repeated hour", "Europe/Berlin", "2026-10-25", "02:30", "03:30", "2026-10-25 00:30", "2026-10-25 01:00", "", "", "2026-10-25 01:30|2026-10-25 02:30"},
+		{"berlin end in the repeated hour", "Europe/Berlin", "2026-10-25", "01:30", "02:30", "2026-10-24 23:30", "2026-10-25 00:30", "", "", "2026-10-25 01:00|2026-10-25 01:30"},
+		{"ny inside the repeated hour", "America/New_York", "2026-11-01", "01:30", "02:00", "2026-11-01 05:30", "2026-11-01 06:00", "", "", "2026-11-01 06:30|2026-11-01 07:00"},
+		{"lord howe end in the repeated half hour", "Australia/Lord_Howe", "2027-04-04", "01:00", "01:45", "2027-04-03 14:00", "2027-04-03 14:45", "", "", "2027-04-03 15:00|2027-04-03 15:15"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			d, _ := time.Parse(time.DateOnly, c.date)
 			p := &Poll{StartDate: d.AddDate(0, 0, -1).Format(time.DateOnly), EndDate: d.AddDate(0, 0, 1).Format(time.DateOnly),
 				DayStart: 0, DayEnd: 24 * 60, TZ: c.zone}
-			tf, errs := ParseTimeframe(p, c.date, c.start, c.end, "1", c.zone)
+			tfs, errs := ParseTimeframe(p, c.date, c.start, c.end, "1", c.zone)
 			if c.from == "" {
 				if !strings.Contains(errs[c.field], c.msg) {
 					t.Errorf("errors %v; want %s: %q", errs, c.field, c.msg)
 				}
 				return
 			}
-			if len(errs) != 0 || !tf.Start.Equal(utcAt(t, c.from)) || !tf.End.Equal(utcAt(t, c.to)) {
-				t.Errorf("got %s-%s UTC %v; want %s-%s UTC", tf.Start.UTC().Format("01-02 15:04"), tf.End.UTC().Format("01-02 15:04"), errs, c.from, c.to)
+			var got []string
+			for _, tf := range tfs {
+				got = append(got, tf.Start.UTC().Format("2006-01-02 15:04")+"|"+tf.End.UTC().Format("2006-01-02 15:04"))
+			}
+			want := []string{c.from + "|" + c.to}
+			if c.also != "" {
+				want = append(want, c.also)
+			}
+			if len(errs) != 0 || strings.Join(got, ", ") != strings.Join(want, ", ") {
+				t.Errorf("got %v UTC %v; want %v UTC", got, errs, want)
 			}
 		})
 	}
@@ -215,5 +232,80 @@ func TestWindowIn(t *testing.T) {
 		if got := windowIn(p, c.zone); got != c.want {
 			t.Errorf("%s %s-%s in %s: %q; want %q", c.start, fmtMinutes(c.from), fmtMinutes(c.to), c.zone, got, c.want)
 		}
+	}
+}
+
+// TestWindowsByTheWallClock is issue item 15: a daily window is the
+// instants whose clock shows a time inside it (slots.go), so a window that
+// begins or ends inside a repeated hour comes in pieces rather than the
+// real time between its ends, and a meeting crosses midnight only where
+// nothing outside the window lies between.
+func TestWindowsByTheWallClock(t *testing.T) {
+	utcs := func(ts []time.Time) string {
+		var s []string
+		for _, x := range ts {
+			s = append(s, x.UTC().Format("01-02 15:04"))
+		}
+		return strings.Join(s, " ")
+	}
+	cases := []struct {
+		name  string
+		poll  Poll
+		slots string // UTC starts
+	}{
+		// Santiago repeats 23:00-24:00 on Saturday 2027-04-03: 23:45-24:00
+		// is 23:45 −03 and 23:45 −04, not the 75 minutes from one to the other.
+		{"santiago end in the repeated hour", Poll{StartDate: "2027-04-03", EndDate: "2027-04-03", DayStart: 23*60 + 45, DayEnd: 24 * 60, TZ: "America/Santiago"},
+			"04-04 02:45 04-04 03:45"},
+		// Berlin repeats 02:00-03:00 on 2026-10-25: 02:30-03:30 is 02:30-03:00
+		// CEST, then 02:30-03:30 CET; not 02:00-02:30 CET.
+		{"berlin start in the repeated hour", Poll{StartDate: "2026-10-25", EndDate: "2026-10-25", DayStart: 2*60 + 30, DayEnd: 3*60 + 30, TZ: "Europe/Berlin"},
+			"10-25 00:30 10-25 00:45 10-25 01:30 10-25 01:45 10-25 02:00 10-25 02:15"},
+		// New York repeats 01:00-02:00 on 2026-11-01: 01:30-02:30 is 01:30 EDT to
+		// 02:00 EDT, then 01:30 EST to 02:30 EST.
+		{"new york start in the repeated hour", Poll{StartDate: "2026-11-01", EndDate: "2026-11-01", DayStart: 90, DayEnd: 150, TZ: "America/New_York"},
+			"11-01 05:30 11-01 05:45 11-01 06:30 11-01 06:45 11-01 07:00 11-01 07:15"},
+		// Lord Howe repeats 01:30-02:00 on 2027-04-04: 01:00-01:45 is
+		// 01:00-01:45 (UTC+11) and 01:30-01:45 (UTC+10:30).
+		{"lord howe end in the repeated half hour", Poll{StartDate: "2027-04-04", EndDate: "2027-04-04", DayStart: 60, DayEnd: 105, TZ: "Australia/Lord_Howe"},
+			"04-03 14:00 04-03 14:15 04-03 14:30 04-03 15:00"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := utcs(c.poll.Slots()); got != c.slots {
+				t.Errorf("slots (UTC)\n%s\nwant\n%s", got, c.slots)
+			}
+		})
+	}
+
+	// Santiago's window 23:45-24:00: no meeting of an hour fits, by the poll
+	// form or by closing it there.
+	in := PollInput{Title: "x", StartDate: "2027-04-03", EndDate: "2027-04-03", DayStart: "23:45", DayEnd: "24:00", TZ: "America/Santiago", Duration: "60"}
+	if _, errs := in.Validate(utcAt(t, "2027-01-01 00:00")); errs["duration"] == "" {
+		t.Errorf("a 1-hour meeting in a window whose clock shows two separate quarter hours was accepted")
+	}
+	sant := &Poll{StartDate: "2027-04-03", EndDate: "2027-04-03", DayStart: 23*60 + 45, DayEnd: 24 * 60, TZ: "America/Santiago", DurationMinutes: 60}
+	if _, _, f := (CloseInput{Choice: "other", Date: "2027-04-03", Time: "23:45", TZ: "America/Santiago"}).Validate(sant); f["duration"] == "" {
+		t.Errorf("closing on 23:45 for an hour was accepted: %v", f)
+	}
+	if _, _, f := (CloseInput{Choice: "other", Date: "2027-04-03", Time: "23:45", TZ: "America/Santiago", Duration: "15"}).Validate(sant); len(f) != 0 {
+		t.Errorf("closing on 23:45 for 15 minutes: %v", f)
+	}
+
+	// Across midnight: with 00:30-24:00 a meeting runs from Saturday into
+	// Sunday only on Santiago's night of 2026-09-05/06, when the clock
+	// jumps from 00:00 to 01:00 (over 00:00-00:30, the only time outside the
+	// window); on the night before, 00:00-00:30 lies between.
+	jump := &Poll{StartDate: "2026-09-04", EndDate: "2026-09-06", DayStart: 30, DayEnd: 24 * 60, TZ: "America/Santiago"}
+	if err := jump.CheckRange(utcAt(t, "2026-09-06 03:00"), utcAt(t, "2026-09-06 05:00")); err != nil {
+		t.Errorf("Sat 23:00 to Sun 02:00 on the jump night: %v; want accepted (nothing outside the window between)", err)
+	}
+	if err := jump.CheckRange(utcAt(t, "2026-09-05 03:00"), utcAt(t, "2026-09-05 05:00")); err == nil {
+		t.Errorf("Fri 23:00 to Sat 01:00 accepted; 00:00-00:30 is outside the window")
+	}
+	// With 00:00-24:00 every night runs on.
+	whole := &Poll{StartDate: "2026-09-04", EndDate: "2026-09-06", DayStart: 0, DayEnd: 24 * 60, TZ: "America/Santiago"}
+	if err := whole.CheckRange(utcAt(t, "2026-09-05 03:00"), utcAt(t, "2026-09-05 05:00")); err != nil {
+		t.Errorf("00:00-24:00, Fri 23:00 to Sat 01:00: %v", err)
 	}
 }

@@ -80,9 +80,9 @@ func TestDeadlineInViewerZone(t *testing.T) {
 }
 
 // repeatedHourPoll makes a Berlin poll over 2027-10-31, when 02:00-03:00
-// happens twice, with Ada free in the first pass of 02:00-02:30 (typed in
-// Berlin time: the rule picks the first) and Grace in the second (typed in
-// UTC, 01:00-01:30).
+// happens twice, with Ada free in both passes of 02:00-02:30 (typed in
+// Berlin time: the clock shows it twice, slots.go) and Grace in the second
+// only (typed in UTC, 01:00-01:30).
 func repeatedHourPoll(s *site) (pub string) {
 	s.t.Helper()
 	f := url.Values{"title": {"Night shift"}, "start_date": {"2027-10-30"}, "end_date": {"2027-10-31"},
