@@ -29,12 +29,7 @@ func TestBrowserRefusedSettingsKeepWhatWasTyped(t *testing.T) {
 			// characters; a script, an older browser or an API client can
 			// send more: set the value as they would.
 			err := chromedp.Do(ctx,
-				chromedp.Navigate(base+"/account/signup"),
-				chromedp.WaitVisible(`#username`),
-				chromedp.SendKeys(`#username`, name),
-				chromedp.SendKeys(`#email`, name+"@example.com"),
-				chromedp.SendKeys(`#password`, "password-"+name),
-				chromedp.Submit(`#username`),
+				apptest.SignUp(base, name, name+"@example.com", "password-"+name),
 				chromedp.WaitVisible(`#display_name`),
 				chromedp.SendKeys(`#bio`, "Plays the viola, <loudly>."),
 			)

@@ -88,15 +88,7 @@ func TestBrowserReplyCountsLive(t *testing.T) {
 // signupIn makes account name in the browser ctx, through the sign-up form.
 func signupIn(t *testing.T, ctx context.Context, base, name string) {
 	t.Helper()
-	if err := chromedp.Do(ctx,
-		chromedp.Navigate(base+"/account/signup"),
-		chromedp.WaitVisible(`#username`),
-		chromedp.SendKeys(`#username`, name),
-		chromedp.SendKeys(`#email`, name+"@example.com"),
-		chromedp.SendKeys(`#password`, "password-"+name),
-		chromedp.Submit(`#username`),
-		chromedp.WaitNotPresent(`#email`),
-	); err != nil {
+	if err := chromedp.Do(ctx, apptest.SignUp(base, name, name+"@example.com", "password-"+name)); err != nil {
 		t.Fatal(err)
 	}
 }
