@@ -8,6 +8,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tutti-dev/tutti/internal/app/apptest"
+	"github.com/tutti-dev/tutti/internal/auth"
 )
 
 // TestBrowserReplyCountsLive: two people on one thread, in two browsers.
@@ -91,4 +92,66 @@ func signupIn(t *testing.T, ctx context.Context, base, name string) {
 	if err := chromedp.Do(ctx, apptest.SignUp(base, name, name+"@example.com", "password-"+name)); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestBrowserLiveReplyOnALongThread: on a thread longer than its first page
+// (a "More replies" link), a reply from elsewhere changes the counts live
+// but is not put after the first page's replies, out of order; the
+// replier's own reply does show on their page.
+func TestBrowserLiveReplyOnALongThread(t *testing.T) {
+	ann := apptest.Browser(t, 1200, 900)
+	m := apptest.One(t)
+	base := m.URL()
+	ctx := context.Background()
+	signupIn(t, ann, base, "ann")
+	u, err := m.Auth.ByUsername(ctx, "ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := m.Roar.Service()
+	root, err := svc.Post(ctx, u, "Your favourite chord?", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 101 replies, by users within the posting limit (bursts of 10).
+	var last *auth.User
+	for i := range 11 {
+		last, err = m.Auth.Create(ctx, auth.Signup{Username: "fan" + itoa(int64(i)), Email: "fan" + itoa(int64(i)) + "@example.com", Password: "password-fan"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range 10 {
+			if i == 10 && j > 0 {
+				break
+			}
+			if _, err := svc.Post(ctx, last, "A minor ninth "+itoa(int64(10*i+j)), root.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := chromedp.Do(ann, chromedp.Navigate(base+"/roar/r/"+itoa(root.ID)), chromedp.WaitVisible(`#replies-h`)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return streams(m) == 1 })
+	state := `document.getElementById("replies-h").textContent.trim() + " / " + document.querySelector(".roar.focus .reply-count").textContent.trim() + " / " + document.querySelectorAll("#timeline > article.roar").length + " / " + !!document.querySelector('.pager a[rel="next"]')`
+	check := func(want string) {
+		t.Helper()
+		_, err := chromedp.Run(ann, chromedp.Poll[bool](state+` === "`+want+`"`, chromedp.WithPollingTimeout(10*time.Second)))
+		if err != nil {
+			got, _ := chromedp.Run(ann, chromedp.Evaluate[string](state))
+			t.Fatalf("heading / count / replies shown / more link: %s; want %s", got, want)
+		}
+	}
+	check("101 replies / 101 / 100 / true")
+	if _, err := svc.Post(ctx, last, "Add9, from elsewhere", root.ID); err != nil {
+		t.Fatal(err)
+	}
+	check("102 replies / 102 / 100 / true")
+	if err := chromedp.Do(ann,
+		chromedp.SendKeys(`#compose textarea`, "A plain major triad"),
+		chromedp.Click(`#compose button[type=submit]`),
+	); err != nil {
+		t.Fatal(err)
+	}
+	check("103 replies / 103 / 101 / true")
 }

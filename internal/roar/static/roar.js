@@ -112,13 +112,15 @@ for (const ta of document.querySelectorAll("form.compose textarea")) {
   update();
 }
 
+// insert puts a roar's article on the page: "append", "prepend", or "live"
+// for one that arrived by the stream or a poll: first on a timeline (newest
+// first), last on a thread (oldest first) unless earlier replies are still
+// to be shown (its "More replies" link).
 function insert(html, where) {
   if (!timeline || !html) return;
-  // A thread shows its replies oldest first: a new one goes last, unless
-  // older ones are still to be shown (the "More replies" link).
-  if (thread) {
-    if (document.querySelector('.pager a[rel="next"]')) return;
-    where = "append";
+  if (where === "live") {
+    if (thread && document.querySelector('.pager a[rel="next"]')) return;
+    where = thread ? "append" : "prepend";
   }
   const tpl = document.createElement("template");
   tpl.innerHTML = html;
@@ -198,7 +200,7 @@ function connect() {
     const more = document.getElementById("notes-new");
     if (more && n > 0) more.hidden = false;
   });
-  source.addEventListener("roar", (e) => { const d = JSON.parse(e.data); insert(d.html, "prepend"); });
+  source.addEventListener("roar", (e) => { const d = JSON.parse(e.data); insert(d.html, "live"); });
   source.addEventListener("like", (e) => { const d = JSON.parse(e.data); setCount(d.id, "like-count", d.likes); });
   source.addEventListener("counts", (e) => setCounts(JSON.parse(e.data).roar));
   source.addEventListener("delete", (e) => {
@@ -227,7 +229,7 @@ async function poll() {
     if (!res.ok) return;
     const tpl = document.createElement("template");
     tpl.innerHTML = await res.text();
-    for (const art of [...tpl.content.children]) insert(art.outerHTML, "prepend");
+    for (const art of [...tpl.content.children]) insert(art.outerHTML, "live");
   } catch (_) { /* offline: try again on the next tick */ }
 }
 
