@@ -39,7 +39,10 @@ func (s *Service) settingsPost(w http.ResponseWriter, r *http.Request) {
 	if r.MultipartForm != nil {
 		defer r.MultipartForm.RemoveAll()
 	}
-	p := Profile{DisplayName: r.PostForm.Get("display_name"), Bio: r.PostForm.Get("bio")}
+	// Validate cleans p in place; a refused field keeps what was typed
+	// (text.Field.Clean), so the form shown again has it.
+	p := Profile{DisplayName: r.PostForm.Get("display_name"), Bio: r.PostForm.Get("bio"),
+		RemoveAvatar: r.PostForm.Get("remove_avatar") == "1"}
 	fields := p.Validate()
 	render := func(fields map[string]string) {
 		private(w)
@@ -50,7 +53,7 @@ func (s *Service) settingsPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var avatar *string
-	if r.PostForm.Get("remove_avatar") == "1" {
+	if p.RemoveAvatar {
 		avatar = new(string)
 	}
 	// A url-encoded form, or a multipart one without the file, keeps the

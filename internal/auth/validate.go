@@ -120,6 +120,9 @@ func CheckPasswordRules(pw string) string {
 // Profile is the editable part of an account.
 type Profile struct {
 	DisplayName, Bio string
+	// RemoveAvatar is the settings form's "remove the picture" box, kept
+	// when the form comes back refused (the picture itself is not a text).
+	RemoveAvatar bool
 }
 
 // Profile fields follow the shared text rules (package text).

@@ -39,17 +39,17 @@ func (a *App) postCreate(w http.ResponseWriter, r *http.Request) {
 			a.Site.Error(w, r, err)
 			return
 		}
-		// Re-render the page the form was on, with the text and the message.
+		// Re-render the page the form was on (a reply: the whole thread,
+		// its replies and counts as its own page shows them), with the
+		// text as typed and the message.
 		ctx := r.Context()
 		var p *page
 		if replyTo != 0 {
 			if focus, ferr := a.svc.Roar(ctx, replyTo); ferr == nil {
-				v, verr := a.svc.Viewer(ctx, u, []Roar{*focus})
-				if verr != nil {
-					a.Site.Error(w, r, verr)
+				if p, err = a.threadView(r, u, focus, 0); err != nil {
+					a.Site.Error(w, r, err)
 					return
 				}
-				p = &page{Title: "Reply", Tab: "thread", Viewer: v, Focus: focus}
 			}
 		}
 		if p == nil {
@@ -58,7 +58,11 @@ func (a *App) postCreate(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
-		p.Compose = &compose{Body: body, ReplyTo: replyTo, Error: e.Fields["body"], Prompt: "What is happening?"}
+		prompt := "What is happening?"
+		if p.Compose != nil {
+			prompt = p.Compose.Prompt
+		}
+		p.Compose = &compose{Body: body, ReplyTo: replyTo, Error: e.Fields["body"], Prompt: prompt}
 		if p.Compose.Error == "" {
 			p.Compose.Error = e.Message
 		}
@@ -68,10 +72,22 @@ func (a *App) postCreate(w http.ResponseWriter, r *http.Request) {
 	if web.WantsJSON(r) {
 		var buf bytes.Buffer
 		roarArticle(ro, nil, "").Render(r.Context(), &buf)
-		web.JSON(w, http.StatusCreated, struct {
+		out := struct {
 			*APIRoar
 			HTML string `json:"html"`
-		}{apiRoar(ro, nil), buf.String()})
+			// Parent is what a reply replied to, with its counts after it:
+			// the page's script shows them at once ("2 replies").
+			Parent *APIRoar `json:"parent,omitempty"`
+		}{APIRoar: apiRoar(ro, nil), HTML: buf.String()}
+		if replyTo != 0 {
+			parent, err := a.svc.Roar(r.Context(), replyTo)
+			if err != nil {
+				a.Site.Error(w, r, err)
+				return
+			}
+			out.Parent = apiRoar(parent, nil)
+		}
+		web.JSON(w, http.StatusCreated, out)
 		return
 	}
 	if replyTo != 0 {

@@ -40,18 +40,7 @@ func TestBrowserUnreadBadgeAndReplyFocus(t *testing.T) {
 		must(err)
 		return v
 	}
-	signup := func(ctx context.Context, name string) {
-		t.Helper()
-		must(chromedp.Do(ctx,
-			chromedp.Navigate(base+"/account/signup"),
-			chromedp.WaitVisible(`#username`),
-			chromedp.SendKeys(`#username`, name),
-			chromedp.SendKeys(`#email`, name+"@example.com"),
-			chromedp.SendKeys(`#password`, "password-"+name),
-			chromedp.Submit(`#username`),
-			chromedp.WaitNotPresent(`#email`),
-		))
-	}
+	signup := func(ctx context.Context, name string) { t.Helper(); signupIn(t, ctx, base, name) }
 	signup(ann, "ann")
 	signup(bob, "bob")
 	// Ann reads her (empty) notifications: no timeline there, and no badge.

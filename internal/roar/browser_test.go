@@ -26,14 +26,8 @@ func TestBrowserLiveTimeline(t *testing.T) {
 	}
 	signup := func(ctx context.Context, name string) {
 		t.Helper()
+		signupIn(t, ctx, base, name)
 		must(chromedp.Do(ctx,
-			chromedp.Navigate(base+"/account/signup"),
-			chromedp.WaitVisible(`#username`),
-			chromedp.SendKeys(`#username`, name),
-			chromedp.SendKeys(`#email`, name+"@example.com"),
-			chromedp.SendKeys(`#password`, "password-"+name),
-			chromedp.Submit(`#username`),
-			chromedp.WaitNotPresent(`#email`),
 			chromedp.Navigate(base+"/roar/"),
 			chromedp.WaitVisible(`form.compose textarea`),
 		))

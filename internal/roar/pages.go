@@ -98,27 +98,33 @@ func (a *App) threadPage(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	u := auth.UserFrom(r.Context())
-	th, err := a.svc.Thread(r.Context(), u, focus, after)
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
-	p := &page{Title: "Roar by @" + focus.Author.Username, Tab: "thread", Viewer: th.Viewer, Focus: focus, Above: th.Above}
-	if r.URL.Query().Get("reported") == "1" {
+	p, err := a.threadView(r, auth.UserFrom(r.Context()), focus, after)
+	if p != nil && r.URL.Query().Get("reported") == "1" {
 		p.Flash = "Thank you: the moderators will look at this roar."
 	}
-	if th.Next != 0 {
-		p.Older = roarURL(id) + "?after=" + itoa(th.Next)
+	a.render(w, r, p, err)
+}
+
+// threadView loads focus's thread page for u (nil: a visitor), from the
+// reply after after. The page listens to the thread's live stream: new
+// replies and the counts (its "N replies" too) change as others reply.
+func (a *App) threadView(r *http.Request, u *auth.User, focus *Roar, after int64) (*page, error) {
+	th, err := a.svc.Thread(r.Context(), u, focus, after)
+	if err != nil {
+		return nil, err
 	}
-	p.Roars = th.Replies
+	p := &page{Title: "Roar by @" + focus.Author.Username, Tab: "thread", Viewer: th.Viewer, Focus: focus, Above: th.Above,
+		Roars: th.Replies, Live: "public"}
+	if th.Next != 0 {
+		p.Older = roarURL(focus.ID) + "?after=" + itoa(th.Next)
+	}
 	if u != nil {
-		p.Compose = &compose{ReplyTo: id, Prompt: "Reply to @" + focus.Author.Username, Body: "@" + focus.Author.Username + " "}
+		p.Compose = &compose{ReplyTo: focus.ID, Prompt: "Reply to @" + focus.Author.Username, Body: "@" + focus.Author.Username + " "}
 		if focus.Author.ID == u.ID {
 			p.Compose.Body = ""
 		}
 	}
-	a.render(w, r, p, nil)
+	return p, nil
 }
 
 // timelineView loads a timeline page for u (nil: a visitor).

@@ -47,10 +47,12 @@ func (s *Service) publishUnread(ctx context.Context, users notified) {
 // StreamFilter returns what one live stream of u (nil: a visitor) shows of
 // the events: not the roars of authors u does not see (muted, blocked or
 // blocking u), on the home feed only the roars of the people u follows and
-// u's own, and only u's own "notify" events; feed "none" shows only those
-// (for a page without a timeline).
-func (s *Service) StreamFilter(ctx context.Context, u *auth.User, feed string) (func(*Event) bool, error) {
-	f := &filter{quiet: feed == "none"}
+// u's own, with thread (not 0) only the replies to that roar (a thread
+// page: the counts and likes of every roar still come), and only u's own
+// "notify" events; feed "none" shows only those (for a page without a
+// timeline).
+func (s *Service) StreamFilter(ctx context.Context, u *auth.User, feed string, thread int64) (func(*Event) bool, error) {
+	f := &filter{quiet: feed == "none", thread: thread}
 	if u != nil {
 		f.me = u.ID
 		var err error
@@ -67,10 +69,11 @@ func (s *Service) StreamFilter(ctx context.Context, u *auth.User, feed string) (
 	return f.pass, nil
 }
 
-// Backlog returns the roars after the id after, oldest first (at most 500):
-// what a stream that reconnects missed. StreamFilter's filter applies.
-func (s *Service) Backlog(ctx context.Context, after int64) ([]Roar, error) {
-	return s.store.Timeline(ctx, Query{Since: after, Limit: 500})
+// Backlog returns the roars after the id after, oldest first (at most 500;
+// with thread not 0, the replies to that roar): what a stream that
+// reconnects missed. StreamFilter's filter applies.
+func (s *Service) Backlog(ctx context.Context, after, thread int64) ([]Roar, error) {
+	return s.store.Timeline(ctx, Query{Since: after, Thread: thread, Limit: 500})
 }
 
 // filter is what one stream shows: not the authors the viewer does not see,
@@ -81,6 +84,7 @@ type filter struct {
 	follows map[int64]bool // nil: everyone
 	me      int64          // the viewer (0: a visitor)
 	quiet   bool           // feed=none
+	thread  int64          // only the replies to this roar (0: any roar)
 }
 
 func (f *filter) pass(e *Event) bool {
@@ -92,6 +96,9 @@ func (f *filter) pass(e *Event) bool {
 	}
 	if e.Type != "roar" {
 		return true
+	}
+	if f.thread != 0 && e.ReplyTo != f.thread {
+		return false
 	}
 	if f.rel != nil && (f.rel.Hidden[e.Author] || (e.Origin != 0 && f.rel.Hidden[e.Origin])) {
 		return false

@@ -102,10 +102,10 @@ func (s *Service) Thread(ctx context.Context, u *auth.User, focus *Roar, after i
 }
 
 // Live returns the roars after since, oldest first (at most pageSize; of
-// the people u follows when home): what a page whose stream is down polls
-// for.
-func (s *Service) Live(ctx context.Context, u *auth.User, since int64, home bool) (*Feed, error) {
-	q := Query{Since: since, Limit: pageSize}
+// the people u follows when home; the replies to roar thread when not 0):
+// what a page whose stream is down polls for.
+func (s *Service) Live(ctx context.Context, u *auth.User, since int64, home bool, thread int64) (*Feed, error) {
+	q := Query{Since: since, Thread: thread, Limit: pageSize}
 	if u != nil && home {
 		q.Home = u.ID
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"net/http"
-	"net/url"
 	"strconv"
 
 	"github.com/tutti-dev/tutti/internal/auth"
@@ -17,8 +16,10 @@ import (
 // ("like", "counts") and deletions ("delete"). A client that reconnects sends
 // Last-Event-ID (or ?after= the newest roar it has) and first gets what it
 // missed, from the database, so that no roar is lost across a drop.
-// ?feed=home keeps to the people the viewer follows. Pages get a new roar as
-// its rendered article; ?format=json gets it as the API's Roar instead.
+// ?feed=home keeps to the people the viewer follows; ?thread=ID (a thread
+// page) to the replies to roar ID, with the counts of every roar. Pages get
+// a new roar as its rendered article; ?format=json gets it as the API's
+// Roar instead.
 func (a *App) stream(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	after, err := lastEventID(r)
@@ -27,7 +28,8 @@ func (a *App) stream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	if err := checkFeed(q); err != nil {
+	thread, err := checkFeed(r)
+	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
@@ -36,18 +38,26 @@ func (a *App) stream(w http.ResponseWriter, r *http.Request) {
 		s.Form = formAPI
 	}
 	feed := q.Get("feed")
-	if s.Filter, err = a.svc.StreamFilter(ctx, auth.UserFrom(ctx), feed); err != nil {
+	if s.Filter, err = a.svc.StreamFilter(ctx, auth.UserFrom(ctx), feed, thread); err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
 	if feed != "none" {
 		s.Backlog = func(ctx context.Context, after int64, send func(*Event)) error {
-			backlog, err := a.svc.Backlog(ctx, after)
+			backlog, err := a.svc.Backlog(ctx, after, thread)
 			if err != nil {
 				return err
 			}
 			for i := range backlog {
 				send(a.dress(ctx, roarEvent(&backlog[i])))
+			}
+			if thread != 0 && len(backlog) > 0 {
+				// Replies missed, so their "counts" too: the thread's now.
+				root, err := a.svc.Roar(ctx, thread)
+				if err != nil {
+					return err
+				}
+				send(a.dress(ctx, &Event{Type: "counts", ID: thread, Likes: root.Likes, of: root}))
 			}
 			return nil
 		}
@@ -72,34 +82,37 @@ func lastEventID(r *http.Request) (int64, error) {
 	return n, nil
 }
 
-// checkFeed refuses a ?feed= or ?format= the stream does not know.
-func checkFeed(q url.Values) error {
+// checkFeed refuses a ?feed=, ?format= or ?thread= the stream does not
+// know, and returns the thread (0: none).
+func checkFeed(r *http.Request) (int64, error) {
+	q := r.URL.Query()
 	switch q.Get("feed") {
 	case "", "public", "home", "none":
 	default:
-		return errs.BadQuery("feed", "public, home or none")
+		return 0, errs.BadQuery("feed", "public, home or none")
 	}
 	switch q.Get("format") {
 	case "", "json":
 	default:
-		return errs.BadQuery("format", "json (or absent, for pages)")
+		return 0, errs.BadQuery("format", "json (or absent, for pages)")
 	}
-	return nil
+	return queryID(r, "thread")
 }
 
 // livePoll is the fallback when the stream is down: the roars after ?since=
 // as HTML articles, oldest first (at most 200), for the page's script.
 func (a *App) livePoll(w http.ResponseWriter, r *http.Request) {
 	since, err := queryID(r, "since")
+	var thread int64
 	if err == nil {
-		err = checkFeed(r.URL.Query())
+		thread, err = checkFeed(r)
 	}
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
 	ctx := r.Context()
-	feed, err := a.svc.Live(ctx, auth.UserFrom(ctx), since, r.URL.Query().Get("feed") == "home")
+	feed, err := a.svc.Live(ctx, auth.UserFrom(ctx), since, r.URL.Query().Get("feed") == "home", thread)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return

@@ -51,12 +51,17 @@ type Field struct {
 	Empty string
 }
 
-// Clean returns the cleaned value and "" if s passes the rule, or "" and a
-// written message saying what to change.
+// Clean returns the cleaned value and "" if s passes the rule, or s as it
+// was typed and a written message saying what to change. A refused value
+// comes back unchanged (its invalid bytes, if any, as U+FFFD) so that the
+// form shown again keeps what the user typed, whether the caller cleans
+// into the very value it re-renders or not; only an accepted value is ever
+// cleaned.
 func (f Field) Clean(s string) (string, string) {
 	if !utf8.ValidString(s) {
-		return "", f.Name + " contains bytes that are not valid text (UTF-8)."
+		return strings.ToValidUTF8(s, "\uFFFD"), f.Name + " contains bytes that are not valid text (UTF-8)."
 	}
+	typed := s
 	s = newlines(s, f.Multiline)
 	if !norm.NFC.IsNormalString(s) {
 		s = norm.NFC.String(s)
@@ -67,29 +72,29 @@ func (f Field) Clean(s string) (string, string) {
 		case r == '\n' || r == '\t':
 			if !f.Multiline {
 				if r == '\n' {
-					return "", f.Name + " must be on one line."
+					return typed, f.Name + " must be on one line."
 				}
-				return "", f.Name + " cannot contain tabs."
+				return typed, f.Name + " cannot contain tabs."
 			}
 		case r == '\u2028' || r == '\u2029':
-			return "", f.Name + " must be on one line."
+			return typed, f.Name + " must be on one line."
 		case IsBidiControl(r):
-			return "", f.Name + fmt.Sprintf(" contains a character that changes the direction of text (U+%04X); remove it.", r)
+			return typed, f.Name + fmt.Sprintf(" contains a character that changes the direction of text (U+%04X); remove it.", r)
 		case unicode.IsControl(r):
-			return "", f.Name + fmt.Sprintf(" contains a control character (U+%04X); remove it.", r)
+			return typed, f.Name + fmt.Sprintf(" contains a control character (U+%04X); remove it.", r)
 		}
 	}
 	n := utf8.RuneCountInString(s)
 	switch {
 	case n == 0 && f.Min > 0:
 		if f.Empty != "" {
-			return "", f.Empty
+			return typed, f.Empty
 		}
-		return "", f.Name + " is required."
+		return typed, f.Name + " is required."
 	case n < f.Min:
-		return "", fmt.Sprintf("%s needs at least %d characters; this one has %d.", f.Name, f.Min, n)
+		return typed, fmt.Sprintf("%s needs at least %d characters; this one has %d.", f.Name, f.Min, n)
 	case f.Max > 0 && n > f.Max:
-		return "", fmt.Sprintf("%s can have at most %d characters; this one has %d.", f.Name, f.Max, n)
+		return typed, fmt.Sprintf("%s can have at most %d characters; this one has %d.", f.Name, f.Max, n)
 	}
 	return s, ""
 }

@@ -6,6 +6,8 @@
 const app = document.querySelector(".roar-app");
 const me = app ? app.dataset.me : "";
 const timeline = document.getElementById("timeline");
+// A thread page: its timeline is the replies to this roar, oldest first.
+const thread = app ? app.dataset.thread || "" : "";
 
 function ago(d) {
   const s = (Date.now() - d.getTime()) / 1000;
@@ -29,6 +31,17 @@ function dress(root) {
 
 function setCount(target, cls, n) {
   for (const el of document.querySelectorAll(`[data-target="${target}"] .${cls}`)) el.textContent = n;
+}
+
+// setCounts shows roar r's counts (an API Roar) wherever it is on the page:
+// its like, repost and reply buttons, and a thread's "N replies" heading.
+function setCounts(r) {
+  if (!r) return;
+  setCount(r.id, "like-count", r.likes);
+  setCount(r.id, "repost-count", r.reposts);
+  setCount(r.id, "reply-count", r.replies);
+  const h = document.getElementById("replies-h");
+  if (h && h.dataset.of === String(r.id)) h.textContent = r.replies === 1 ? "1 reply" : r.replies + " replies";
 }
 
 async function send(form) {
@@ -82,7 +95,7 @@ document.addEventListener("submit", async (ev) => {
       if (err) err.remove();
       const ta = form.querySelector("textarea");
       ta.value = ""; ta.setAttribute("aria-invalid", "false"); ta.dispatchEvent(new Event("input"));
-      if (form.elements.reply_to) { insert(r.body.html, "append"); } else { insert(r.body.html, "prepend"); }
+      if (form.elements.reply_to) { insert(r.body.html, "append"); setCounts(r.body.parent); } else { insert(r.body.html, "prepend"); }
     } finally { btn.disabled = false; }
   }
 });
@@ -99,8 +112,16 @@ for (const ta of document.querySelectorAll("form.compose textarea")) {
   update();
 }
 
+// insert puts a roar's article on the page: "append", "prepend", or "live"
+// for one that arrived by the stream or a poll: first on a timeline (newest
+// first), last on a thread (oldest first) unless earlier replies are still
+// to be shown (its "More replies" link).
 function insert(html, where) {
   if (!timeline || !html) return;
+  if (where === "live") {
+    if (thread && document.querySelector('.pager a[rel="next"]')) return;
+    where = thread ? "append" : "prepend";
+  }
   const tpl = document.createElement("template");
   tpl.innerHTML = html;
   const art = tpl.content.firstElementChild;
@@ -170,7 +191,7 @@ const feed = app ? (app.dataset.live || (me ? "none" : "")) : "";
 let source = null, pollTimer = null, failures = 0;
 
 function connect() {
-  source = new EventSource(`${app.dataset.stream || "/roar/stream"}?feed=${feed}&after=${newest()}`);
+  source = new EventSource(`${app.dataset.stream || "/roar/stream"}?feed=${feed}${threadQuery()}&after=${newest()}`);
   source.addEventListener("open", () => { failures = 0; stopPolling(); });
   source.addEventListener("notify", (e) => {
     const n = JSON.parse(e.data).unread;
@@ -179,15 +200,9 @@ function connect() {
     const more = document.getElementById("notes-new");
     if (more && n > 0) more.hidden = false;
   });
-  source.addEventListener("roar", (e) => { const d = JSON.parse(e.data); insert(d.html, "prepend"); });
+  source.addEventListener("roar", (e) => { const d = JSON.parse(e.data); insert(d.html, "live"); });
   source.addEventListener("like", (e) => { const d = JSON.parse(e.data); setCount(d.id, "like-count", d.likes); });
-  source.addEventListener("counts", (e) => {
-    const d = JSON.parse(e.data);
-    if (!d.roar) return;
-    setCount(d.id, "like-count", d.roar.likes);
-    setCount(d.id, "repost-count", d.roar.reposts);
-    for (const el of document.querySelectorAll(`[data-target="${d.id}"] .roar-actions > a.act .n`)) el.textContent = d.roar.replies;
-  });
+  source.addEventListener("counts", (e) => setCounts(JSON.parse(e.data).roar));
   source.addEventListener("delete", (e) => {
     const d = JSON.parse(e.data);
     for (const id of d.gone || [d.id]) {
@@ -210,13 +225,16 @@ function connect() {
 async function poll() {
   if (!timeline || feed === "none") return;
   try {
-    const res = await fetch(`${app.dataset.poll}?feed=${feed}&since=${newest()}`, { headers: { Accept: "text/html" } });
+    const res = await fetch(`${app.dataset.poll}?feed=${feed}${threadQuery()}&since=${newest()}`, { headers: { Accept: "text/html" } });
     if (!res.ok) return;
     const tpl = document.createElement("template");
     tpl.innerHTML = await res.text();
-    for (const art of [...tpl.content.children]) insert(art.outerHTML, "prepend");
+    for (const art of [...tpl.content.children]) insert(art.outerHTML, "live");
   } catch (_) { /* offline: try again on the next tick */ }
 }
+
+// A thread page's stream and polls keep to its replies.
+function threadQuery() { return thread ? "&thread=" + thread : ""; }
 
 function startPolling() { if (!pollTimer) { poll(); pollTimer = setInterval(poll, 5000); } }
 function stopPolling() { if (pollTimer) { clearInterval(pollTimer); pollTimer = null; } }
