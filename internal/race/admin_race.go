@@ -33,8 +33,8 @@ func (a *App) raceCreate(w http.ResponseWriter, r *http.Request) {
 	}
 	in := raceInput(r)
 	race, err := a.svc.CreateRace(r.Context(), u, in)
-	if f := fields(err); f != nil {
-		a.Site.Render(w, r, http.StatusUnprocessableEntity, NewRacePage(a, u, in, f))
+	if f := refusal(err); f != nil {
+		a.Site.Render(w, r, refusalStatus(err), NewRacePage(a, u, in, f))
 		return
 	}
 	if err != nil {
@@ -84,16 +84,18 @@ func (a *App) adminShow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u, race := d.User, d.Race
-	a.renderAdmin(w, r, u, race, http.StatusOK, nil)
+	a.renderAdmin(w, r, u, race, http.StatusOK, nil, "")
 }
 
-func (a *App) renderAdmin(w http.ResponseWriter, r *http.Request, u *auth.User, race *Race, status int, f map[string]string) {
+// renderAdmin renders the review page with form messages f, and username
+// as typed in the co-director form.
+func (a *App) renderAdmin(w http.ResponseWriter, r *http.Request, u *auth.User, race *Race, status int, f map[string]string, username string) {
 	dirs, err := a.svc.Directors(r.Context(), race)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.Site.Render(w, r, status, AdminPage(a, u, race, dirs, f, flash(r), a.Now()))
+	a.Site.Render(w, r, status, AdminPage(a, u, race, dirs, f, username, flash(r), a.Now()))
 }
 
 func (a *App) basicsShow(w http.ResponseWriter, r *http.Request) {
@@ -113,8 +115,8 @@ func (a *App) basicsSave(w http.ResponseWriter, r *http.Request) {
 	u, race := d.User, d.Race
 	in := raceInput(r)
 	err := a.svc.UpdateBasics(r.Context(), d, in)
-	if f := fields(err); f != nil {
-		a.Site.Render(w, r, http.StatusUnprocessableEntity, BasicsPage(a, u, race, in, f, ""))
+	if f := refusal(err); f != nil {
+		a.Site.Render(w, r, refusalStatus(err), BasicsPage(a, u, race, in, f, ""))
 		return
 	}
 	if err != nil {
@@ -141,8 +143,8 @@ func (a *App) textSave(w http.ResponseWriter, r *http.Request) {
 	u, race := d.User, d.Race
 	in := TextInput{Info: r.PostForm.Get("info"), Waiver: r.PostForm.Get("waiver")}
 	err := a.svc.UpdateText(r.Context(), d, in)
-	if f := fields(err); f != nil {
-		a.Site.Render(w, r, http.StatusUnprocessableEntity, TextPage(a, u, race, in, f, ""))
+	if f := refusal(err); f != nil {
+		a.Site.Render(w, r, refusalStatus(err), TextPage(a, u, race, in, f, ""))
 		return
 	}
 	if err != nil {
@@ -160,7 +162,7 @@ func (a *App) publish(w http.ResponseWriter, r *http.Request) {
 	u, race := d.User, d.Race
 	err := a.svc.Publish(r.Context(), d)
 	if e := errs.As(err); err != nil && e.Kind == errs.Conflict {
-		a.renderAdmin(w, r, u, race, http.StatusConflict, map[string]string{"publish": e.Message})
+		a.renderAdmin(w, r, u, race, http.StatusConflict, map[string]string{"publish": e.Message}, "")
 		return
 	}
 	if err != nil {
@@ -176,9 +178,10 @@ func (a *App) directorAdd(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u, race := d.User, d.Race
-	err := a.svc.AddDirector(r.Context(), d, r.PostForm.Get("username"))
+	name := r.PostForm.Get("username")
+	err := a.svc.AddDirector(r.Context(), d, name)
 	if f := fields(err); f != nil {
-		a.renderAdmin(w, r, u, race, http.StatusUnprocessableEntity, f)
+		a.renderAdmin(w, r, u, race, http.StatusUnprocessableEntity, f, name)
 		return
 	}
 	if err != nil {
