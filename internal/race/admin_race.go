@@ -2,10 +2,12 @@ package race
 
 import (
 	"errors"
+	"maps"
 	"net/http"
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/files"
 )
 
 func raceInput(r *http.Request) RaceInput {
@@ -28,12 +30,24 @@ func (a *App) raceNew(w http.ResponseWriter, r *http.Request) {
 
 func (a *App) raceCreate(w http.ResponseWriter, r *http.Request) {
 	u, ok := auth.RequireUser(w, r)
-	if !ok || !a.form(w, r) {
+	if !ok {
 		return
 	}
+	// The logo may come with the basics (a multipart form).
+	img, err := files.ReadImageForm(r, "logo")
 	in := raceInput(r)
-	race, err := a.svc.CreateRace(r.Context(), u, in)
+	var race *Race
+	if err == nil {
+		race, err = a.svc.CreateRaceWithLogo(r.Context(), u, in, img)
+	} else if f := fields(err); f != nil {
+		if _, vf := in.Validate(a.Now()); len(vf) > 0 {
+			maps.Copy(f, vf) // every message at once
+		}
+	}
 	if f := refusal(err); f != nil {
+		if img != nil && f["logo"] == "" {
+			f["logo"] = "The picture was fine, but a returned form cannot keep it: choose it again."
+		}
 		a.Site.Render(w, r, refusalStatus(err), NewRacePage(a, u, in, f))
 		return
 	}
@@ -68,6 +82,10 @@ func flash(r *http.Request) string {
 		return "Published: runners can see the race and register."
 	case "director":
 		return "Co-director added."
+	case "removed":
+		return "Co-director removed."
+	case "unpublished":
+		return "Unpublished: the race is a draft again and runners no longer see it."
 	case "code":
 		return "Saved: runners can use the codes listed now."
 	case "comment":
