@@ -1,12 +1,12 @@
 package auth
 
 import (
-	"errors"
-	"mime/multipart"
+	"bytes"
+	"maps"
 	"net/http"
 
 	"github.com/tutti-dev/tutti/internal/errs"
-	"github.com/tutti-dev/tutti/internal/web"
+	"github.com/tutti-dev/tutti/internal/files"
 )
 
 func (s *Service) settingsShow(w http.ResponseWriter, r *http.Request) {
@@ -22,7 +22,7 @@ func (s *Service) settingsShow(w http.ResponseWriter, r *http.Request) {
 		flash = "Saved."
 	}
 	private(w)
-	s.Site.Render(w, r, http.StatusOK, SettingsPage(s, s.head(r, "Your account"), u, Profile{DisplayName: u.DisplayName, Bio: u.Bio}, nil, flash))
+	s.Site.Render(w, r, http.StatusOK, SettingsPage(s, s.formHead(r, "Your account"), u, Profile{DisplayName: u.DisplayName, Bio: u.Bio}, nil, flash))
 }
 
 // settingsPost saves the profile and, if one was sent, the new picture
@@ -32,21 +32,21 @@ func (s *Service) settingsPost(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := web.ParseForm(r, 1<<20); err != nil {
-		s.Site.Error(w, r, err)
-		return
-	}
-	if r.MultipartForm != nil {
-		defer r.MultipartForm.RemoveAll()
-	}
+	img, err := files.ReadImageForm(r, "avatar")
 	// Validate cleans p in place; a refused field keeps what was typed
 	// (text.Field.Clean), so the form shown again has it.
 	p := Profile{DisplayName: r.PostForm.Get("display_name"), Bio: r.PostForm.Get("bio"),
 		RemoveAvatar: r.PostForm.Get("remove_avatar") == "1"}
-	fields := p.Validate()
 	render := func(fields map[string]string) {
 		private(w)
-		s.Site.Render(w, r, http.StatusUnprocessableEntity, SettingsPage(s, s.head(r, "Your account"), u, p, fields, ""))
+		s.Site.Render(w, r, http.StatusUnprocessableEntity, SettingsPage(s, s.formHead(r, "Your account"), u, p, fields, ""))
+	}
+	fields := p.Validate()
+	if e := errs.As(err); err != nil && (e.Kind != errs.Invalid || len(e.Fields) == 0) {
+		s.Site.Error(w, r, err)
+		return
+	} else if err != nil {
+		maps.Copy(fields, e.Fields) // the picture's message with the others
 	}
 	if len(fields) > 0 {
 		render(fields)
@@ -56,24 +56,9 @@ func (s *Service) settingsPost(w http.ResponseWriter, r *http.Request) {
 	if p.RemoveAvatar {
 		avatar = new(string)
 	}
-	// A url-encoded form, or a multipart one without the file, keeps the
-	// current picture (r.FormFile would answer "not multipart" to the former).
-	var file multipart.File
-	var hdr *multipart.FileHeader
-	err := http.ErrMissingFile
-	if r.MultipartForm != nil {
-		file, hdr, err = r.FormFile("avatar")
-	}
-	switch {
-	case errors.Is(err, http.ErrMissingFile):
-	case err != nil:
-		s.Site.Error(w, r, errs.E(errs.Invalid, "The picture could not be read."))
-		return
-	case hdr.Size == 0: // the empty file input of a form without a picture
-		file.Close()
-	default:
-		key, err := s.storeAvatar(r.Context(), file)
-		file.Close()
+	// No file chosen (or a url-encoded form) keeps the current picture.
+	if img != nil {
+		key, err := s.storeAvatar(r.Context(), bytes.NewReader(img))
 		if err != nil {
 			if e := errs.As(err); e.Kind == errs.Invalid && len(e.Fields) > 0 {
 				render(e.Fields)

@@ -37,7 +37,7 @@ const (
 	Lifetime       = 30 * 24 * time.Hour
 	IdleTimeout    = 7 * 24 * time.Hour
 	touchEvery     = time.Hour
-	MaxAvatarBytes = 5 << 20
+	MaxAvatarBytes = files.MaxImageBytes
 )
 
 // Deps are the core services auth uses.

@@ -463,8 +463,8 @@ func TestProfileAndAvatar(t *testing.T) {
 			{"not an image", map[string]string{"display_name": "X"}, "evil.png", []byte("<script>alert(1)</script>"), http.StatusUnprocessableEntity},
 			{"truncated png", map[string]string{"display_name": "X"}, "bad.png", pngBytes(t, 40, 40)[:60], http.StatusUnprocessableEntity},
 			{"name too long", map[string]string{"display_name": strings.Repeat("x", 51)}, "", nil, http.StatusUnprocessableEntity},
-			{"too large", map[string]string{"display_name": "X"}, "big.png", bytes.Repeat([]byte{0x89}, 6<<20), http.StatusRequestEntityTooLarge},
-			{"just over 5 MiB", map[string]string{"display_name": "X"}, "big.png", append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, auth.MaxAvatarBytes)...), http.StatusRequestEntityTooLarge},
+			{"not a picture, 6 MB", map[string]string{"display_name": "X"}, "big.png", bytes.Repeat([]byte{0x89}, 6<<20), http.StatusUnprocessableEntity},
+			{"just over 20 MiB", map[string]string{"display_name": "X"}, "big.png", append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, auth.MaxAvatarBytes)...), http.StatusUnprocessableEntity},
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
@@ -652,7 +652,7 @@ func TestSettingsWithoutAFileKeepsThePicture(t *testing.T) {
 func TestOversizeUploadReads413(t *testing.T) {
 	apptest.EachInstance(t, func(t *testing.T, m *app.Main) {
 		u, _ := url.Parse(m.URL())
-		body := bytes.Repeat([]byte("x"), 12<<20)
+		body := bytes.Repeat([]byte("x"), auth.SettingsBodyLimit+1<<20)
 		for _, path := range []string{"/account/settings", "/account/login"} {
 			c, err := net.Dial("tcp", u.Host)
 			if err != nil {

@@ -3,6 +3,7 @@ package auth
 import (
 	"net/http"
 
+	"github.com/tutti-dev/tutti/internal/files"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -26,8 +27,9 @@ func (s *Service) Routes(mux *http.ServeMux) {
 }
 
 // SettingsBodyLimit is the request body limit of the settings form: a picture
-// of up to MaxAvatarBytes and the form around it.
-const SettingsBodyLimit = MaxAvatarBytes + 256<<10
+// of up to MaxAvatarBytes and the form around it, and room to read past a
+// larger one and answer with the form (files.ReadImageForm).
+const SettingsBodyLimit = files.ImageFormBody
 
 // head is the layout's head for an account page, with the viewer's name
 // rendered server-side (these pages are never shared between users).
@@ -36,6 +38,14 @@ func (s *Service) head(r *http.Request, title string) web.Head {
 	if u := UserFrom(r.Context()); u != nil {
 		h.User = u.Username
 	}
+	return h
+}
+
+// formHead is head with the core's form helpers (forms.js: the picture's
+// size checked before sending).
+func (s *Service) formHead(r *http.Request, title string) web.Head {
+	h := s.head(r, title)
+	h.JS = append(h.JS, s.Site.Assets.URL("forms.js"))
 	return h
 }
 

@@ -43,7 +43,7 @@ func ReadImage(r io.Reader, maxBytes int64, field string) ([]byte, int64, error)
 		return nil, 0, err
 	}
 	if int64(len(b)) > maxBytes {
-		return nil, 0, errs.E(errs.TooLarge, "The picture is larger than %d MB.", maxBytes>>20)
+		return nil, 0, errs.Fields(map[string]string{field: fmt.Sprintf("This picture is larger than %d MB: choose a smaller one.", maxBytes>>20)})
 	}
 	bad := errs.Fields(map[string]string{field: "Upload a JPEG, PNG, GIF or WebP picture."})
 	if !imageTypes[http.DetectContentType(b)] {

@@ -179,3 +179,9 @@ func windowIn(p *Poll, zone string) string {
 	}
 	return "= " + win + " " + zone
 }
+
+// offsetOf is t's UTC offset in seconds.
+func offsetOf(t time.Time) int {
+	_, off := t.Zone()
+	return off
+}

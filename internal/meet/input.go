@@ -161,12 +161,6 @@ func parseLocalDateTime(s string, loc *time.Location) (time.Time, error) {
 	return w, nil
 }
 
-// offsetOf is t's UTC offset in seconds.
-func offsetOf(t time.Time) int {
-	_, off := t.Zone()
-	return off
-}
-
 // parseClock reads HH:MM on the quarter hour as minutes after midnight;
 // 24:00 only if allowMidnight.
 func parseClock(s string, allowMidnight bool) (int, bool) {
@@ -242,9 +236,7 @@ func ParseTimeframe(p *Poll, date, start, end, tier, tz string) ([]Timeframe, ma
 	if len(slots) == 0 {
 		// Both ends in the same skipped stretch: nothing is left of it.
 		t0, _ := walltime.On(d, s, loc)
-		from := t0.In(time.FixedZone("", offsetOf(t0.Add(-time.Second).In(loc))))
-		errs["start"] = fmt.Sprintf("On %s the clocks in %s go forward from %s to %s: %s–%s does not exist that day.",
-			d.Format("Mon 2 Jan 2006"), loc, from.Format("15:04"), t0.Format("15:04"), fmtMinutes(s), fmtMinutes(e))
+		errs["start"] = fmt.Sprintf("%s: %s–%s does not exist that day.", walltime.SkipNote(t0, loc), fmtMinutes(s), fmtMinutes(e))
 		return nil, errs
 	}
 	var out []Timeframe

@@ -6,30 +6,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"github.com/tutti-dev/tutti/internal/app/apptest"
 )
 
-// zoneBrowser is a browser whose pages run in zone (CDP's timezone
-// override: Intl and Date in the page see that zone).
+// zoneBrowser is a browser whose pages run in zone.
 func zoneBrowser(t *testing.T, zone string, width, height int) context.Context {
 	t.Helper()
-	ctx := apptest.Browser(t, width, height)
-	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tg, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: zone})
-		return err
-	}))
-	if err != nil {
-		t.Fatalf("timezone override %s: %v", zone, err)
-	}
-	got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`Intl.DateTimeFormat().resolvedOptions().timeZone`))
-	if err != nil || got != zone {
-		t.Fatalf("browser zone = %q (%v); want %s", got, err, zone)
-	}
-	return ctx
+	return apptest.BrowserInZone(t, zone, width, height)
 }
 
 // TestBrowserZones runs two browsers, one in Berlin and one in New York, on

@@ -33,8 +33,8 @@ func (a *App) codeAdd(w http.ResponseWriter, r *http.Request) {
 	}
 	in := codeForm(r)
 	err := a.svc.AddCode(r.Context(), d, in)
-	if fe := fields(err); fe != nil {
-		a.codesPage(w, r, d, http.StatusUnprocessableEntity, in, fe, "")
+	if fe := refusal(err); fe != nil {
+		a.codesPage(w, r, d, refusalStatus(err), in, fe, "")
 		return
 	}
 	if err != nil {

@@ -67,8 +67,8 @@ func (a *App) eventSave(w http.ResponseWriter, r *http.Request) {
 // eventDone answers an event form: the page again with the form's errors,
 // or back to the events.
 func (a *App) eventDone(w http.ResponseWriter, r *http.Request, u *auth.User, race *Race, id int64, in EventInput, err error) {
-	if f := fields(err); f != nil {
-		a.Site.Render(w, r, http.StatusUnprocessableEntity, EventsPage(a, u, race, id, in, f, ""))
+	if f := refusal(err); f != nil {
+		a.Site.Render(w, r, refusalStatus(err), EventsPage(a, u, race, id, in, f, ""))
 		return
 	}
 	if err != nil {

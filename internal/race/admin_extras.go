@@ -31,8 +31,8 @@ func (a *App) extrasSave(w http.ResponseWriter, r *http.Request) {
 	}
 	in := ExtrasInput{Teams: r.PostForm.Get("teams") == "on", Fundraiser: r.PostForm.Get("fundraiser")}
 	err := a.svc.SetExtras(r.Context(), d, in)
-	if f := fields(err); f != nil {
-		a.Site.Render(w, r, http.StatusUnprocessableEntity, ExtrasPage(a, d.User, d.Race, -1, in, ItemInput{Price: "0", Stock: "100"}, f, ""))
+	if f := refusal(err); f != nil {
+		a.Site.Render(w, r, refusalStatus(err), ExtrasPage(a, d.User, d.Race, -1, in, ItemInput{Price: "0", Stock: "100"}, f, ""))
 		return
 	}
 	a.extrasDone(w, r, d.User, d.Race, 0, ItemInput{}, err)
@@ -76,8 +76,13 @@ func (a *App) itemDelete(w http.ResponseWriter, r *http.Request) {
 // extrasDone answers an extras form: the page again with an item form's
 // errors, or back to the extras.
 func (a *App) extrasDone(w http.ResponseWriter, r *http.Request, u *auth.User, race *Race, id int64, in ItemInput, err error) {
-	if f := fields(err); f != nil {
-		a.Site.Render(w, r, http.StatusUnprocessableEntity, ExtrasPage(a, u, race, id, extrasOf(race), in, f, ""))
+	if f := refusal(err); f != nil {
+		if in == (ItemInput{}) { // a deleted item's refusal: its form as it stands
+			if it, ok := race.Item(id); ok {
+				in = itemInput(it)
+			}
+		}
+		a.Site.Render(w, r, refusalStatus(err), ExtrasPage(a, u, race, id, extrasOf(race), in, f, ""))
 		return
 	}
 	if err != nil {

@@ -2,10 +2,12 @@ package race
 
 import (
 	"errors"
+	"maps"
 	"net/http"
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/files"
 )
 
 func raceInput(r *http.Request) RaceInput {
@@ -28,13 +30,25 @@ func (a *App) raceNew(w http.ResponseWriter, r *http.Request) {
 
 func (a *App) raceCreate(w http.ResponseWriter, r *http.Request) {
 	u, ok := auth.RequireUser(w, r)
-	if !ok || !a.form(w, r) {
+	if !ok {
 		return
 	}
+	// The logo may come with the basics (a multipart form).
+	img, err := files.ReadImageForm(r, "logo")
 	in := raceInput(r)
-	race, err := a.svc.CreateRace(r.Context(), u, in)
-	if f := fields(err); f != nil {
-		a.Site.Render(w, r, http.StatusUnprocessableEntity, NewRacePage(a, u, in, f))
+	var race *Race
+	if err == nil {
+		race, err = a.svc.CreateRaceWithLogo(r.Context(), u, in, img)
+	} else if f := fields(err); f != nil {
+		if _, vf := in.Validate(a.Now()); len(vf) > 0 {
+			maps.Copy(f, vf) // every message at once
+		}
+	}
+	if f := refusal(err); f != nil {
+		if img != nil && f["logo"] == "" {
+			f["logo"] = "The picture was fine, but a returned form cannot keep it: choose it again."
+		}
+		a.Site.Render(w, r, refusalStatus(err), NewRacePage(a, u, in, f))
 		return
 	}
 	if err != nil {
@@ -68,6 +82,10 @@ func flash(r *http.Request) string {
 		return "Published: runners can see the race and register."
 	case "director":
 		return "Co-director added."
+	case "removed":
+		return "Co-director removed."
+	case "unpublished":
+		return "Unpublished: the race is a draft again and runners no longer see it."
 	case "code":
 		return "Saved: runners can use the codes listed now."
 	case "comment":
@@ -84,16 +102,18 @@ func (a *App) adminShow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u, race := d.User, d.Race
-	a.renderAdmin(w, r, u, race, http.StatusOK, nil)
+	a.renderAdmin(w, r, u, race, http.StatusOK, nil, "")
 }
 
-func (a *App) renderAdmin(w http.ResponseWriter, r *http.Request, u *auth.User, race *Race, status int, f map[string]string) {
+// renderAdmin renders the review page with form messages f, and username
+// as typed in the co-director form.
+func (a *App) renderAdmin(w http.ResponseWriter, r *http.Request, u *auth.User, race *Race, status int, f map[string]string, username string) {
 	dirs, err := a.svc.Directors(r.Context(), race)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.Site.Render(w, r, status, AdminPage(a, u, race, dirs, f, flash(r), a.Now()))
+	a.Site.Render(w, r, status, AdminPage(a, u, race, dirs, f, username, flash(r), a.Now()))
 }
 
 func (a *App) basicsShow(w http.ResponseWriter, r *http.Request) {
@@ -113,8 +133,8 @@ func (a *App) basicsSave(w http.ResponseWriter, r *http.Request) {
 	u, race := d.User, d.Race
 	in := raceInput(r)
 	err := a.svc.UpdateBasics(r.Context(), d, in)
-	if f := fields(err); f != nil {
-		a.Site.Render(w, r, http.StatusUnprocessableEntity, BasicsPage(a, u, race, in, f, ""))
+	if f := refusal(err); f != nil {
+		a.Site.Render(w, r, refusalStatus(err), BasicsPage(a, u, race, in, f, ""))
 		return
 	}
 	if err != nil {
@@ -141,8 +161,8 @@ func (a *App) textSave(w http.ResponseWriter, r *http.Request) {
 	u, race := d.User, d.Race
 	in := TextInput{Info: r.PostForm.Get("info"), Waiver: r.PostForm.Get("waiver")}
 	err := a.svc.UpdateText(r.Context(), d, in)
-	if f := fields(err); f != nil {
-		a.Site.Render(w, r, http.StatusUnprocessableEntity, TextPage(a, u, race, in, f, ""))
+	if f := refusal(err); f != nil {
+		a.Site.Render(w, r, refusalStatus(err), TextPage(a, u, race, in, f, ""))
 		return
 	}
 	if err != nil {
@@ -160,7 +180,7 @@ func (a *App) publish(w http.ResponseWriter, r *http.Request) {
 	u, race := d.User, d.Race
 	err := a.svc.Publish(r.Context(), d)
 	if e := errs.As(err); err != nil && e.Kind == errs.Conflict {
-		a.renderAdmin(w, r, u, race, http.StatusConflict, map[string]string{"publish": e.Message})
+		a.renderAdmin(w, r, u, race, http.StatusConflict, map[string]string{"publish": e.Message}, "")
 		return
 	}
 	if err != nil {
@@ -176,9 +196,10 @@ func (a *App) directorAdd(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u, race := d.User, d.Race
-	err := a.svc.AddDirector(r.Context(), d, r.PostForm.Get("username"))
+	name := r.PostForm.Get("username")
+	err := a.svc.AddDirector(r.Context(), d, name)
 	if f := fields(err); f != nil {
-		a.renderAdmin(w, r, u, race, http.StatusUnprocessableEntity, f)
+		a.renderAdmin(w, r, u, race, http.StatusUnprocessableEntity, f, name)
 		return
 	}
 	if err != nil {

@@ -101,10 +101,17 @@ func (in ItemInput) Validate() (Item, map[string]string) {
 var DonationChoices = []int64{10_00, 25_00, 50_00, 100_00}
 
 // ParseDonation reads the donation page: choice is "0", one of
-// DonationChoices in cents, or "other" with other typed as money. It
-// returns cents, or a message (field other).
+// DonationChoices in cents, or "other" with other typed as money; an
+// amount typed with another choice ticked is refused (it is neither
+// dropped nor taken over the choice). It returns cents, or a message
+// (field other).
 func ParseDonation(choice, other string) (int64, string) {
-	switch choice = strings.TrimSpace(choice); choice {
+	choice = strings.TrimSpace(choice)
+	if strings.TrimSpace(other) != "" && choice != "other" {
+		// An amount typed, another choice ticked: never drop what was typed.
+		return 0, "You typed an amount here but ticked another choice: tick “Another amount” to give it, or clear the amount."
+	}
+	switch choice {
 	case "", "0":
 		return 0, ""
 	case "other":

@@ -3,19 +3,19 @@ package race
 import (
 	"bytes"
 	"context"
-	"errors"
+	"fmt"
 	"image/png"
 	"io"
-	"mime/multipart"
+	"maps"
 	"net/http"
 	"strings"
 
 	"github.com/disintegration/imaging"
 
+	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/files"
-	"github.com/tutti-dev/tutti/internal/web"
 )
 
 // A race's logo (the wizard's first step): an uploaded picture, checked by
@@ -24,9 +24,9 @@ import (
 // core's file storage, so every instance serves it.
 
 const (
-	LogoSize      = 256     // the stored logo fits a square of this side
-	MaxLogoBytes  = 5 << 20 // an upload's size
-	logoBodyLimit = MaxLogoBytes + 64<<10
+	LogoSize      = 256                 // the stored logo fits a square of this side
+	MaxLogoBytes  = files.MaxImageBytes // an upload's size (a phone's photo)
+	logoBodyLimit = files.ImageFormBody
 )
 
 // logoImage decodes a checked upload, fits it into LogoSize (never
@@ -49,21 +49,37 @@ func logoImage(b []byte) ([]byte, error) {
 // SetLogo stores an uploaded logo for the directed race (nil r: removes
 // it); the old file goes once the race no longer names it.
 func (s *Service) SetLogo(ctx context.Context, d *Directing, r io.Reader) error {
-	if s.files == nil {
-		return errs.Fields(map[string]string{"logo": "Pictures cannot be uploaded here."})
-	}
-	url := ""
+	var out []byte
 	if r != nil {
-		b, cost, err := files.ReadImage(r, MaxLogoBytes, "logo")
-		if err != nil {
+		var err error
+		if out, err = s.readLogo(ctx, r); err != nil {
 			return err
 		}
-		var out []byte
-		if err := s.images.Process(ctx, cost, "logo", func() (err error) { out, err = logoImage(b); return err }); err != nil {
-			return err
-		}
+	}
+	return s.storeLogo(ctx, d, out)
+}
+
+// readLogo checks an uploaded picture and makes it the logo's PNG.
+func (s *Service) readLogo(ctx context.Context, r io.Reader) ([]byte, error) {
+	if s.files == nil {
+		return nil, errs.Fields(map[string]string{"logo": "Pictures cannot be uploaded here."})
+	}
+	b, cost, err := files.ReadImage(r, MaxLogoBytes, "logo")
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	err = s.images.Process(ctx, cost, "logo", func() (err error) { out, err = logoImage(b); return err })
+	return out, err
+}
+
+// storeLogo stores a logo made by readLogo (nil: none) for the directed
+// race, and deletes the old one.
+func (s *Service) storeLogo(ctx context.Context, d *Directing, png []byte) error {
+	url := ""
+	if png != nil {
 		key := files.NewKey("race-logos", ".png")
-		if err := s.files.Put(ctx, key, bytes.NewReader(out), "image/png"); err != nil {
+		if err := s.files.Put(ctx, key, bytes.NewReader(png), "image/png"); err != nil {
 			return err
 		}
 		url = s.files.URL(key)
@@ -75,12 +91,42 @@ func (s *Service) SetLogo(ctx context.Context, d *Directing, r io.Reader) error 
 		}
 		return err
 	}
+	d.Race.Logo = url
 	if key, ok := s.logoKey(old); ok {
 		if err := s.files.Delete(context.WithoutCancel(ctx), key); err != nil {
 			s.log.Warn("race: delete old logo", "key", key, "err", err)
 		}
 	}
 	return nil
+}
+
+// CreateRaceWithLogo is CreateRace with the logo uploaded on the same form
+// (img, nil for none): the basics and the picture are checked together
+// (every message at once), and nothing is stored unless both are good.
+func (s *Service) CreateRaceWithLogo(ctx context.Context, u *auth.User, in RaceInput, img []byte) (*Race, error) {
+	var png []byte
+	f := map[string]string{}
+	if img != nil {
+		var err error
+		png, err = s.readLogo(ctx, bytes.NewReader(img))
+		if e := errs.As(err); err != nil && (e.Kind != errs.Invalid || len(e.Fields) == 0) {
+			return nil, err
+		} else if err != nil {
+			maps.Copy(f, e.Fields)
+		}
+	}
+	if _, vf := in.Validate(s.now()); len(vf) > 0 || len(f) > 0 {
+		maps.Copy(f, vf)
+		return nil, errs.Fields(f)
+	}
+	r, err := s.CreateRace(ctx, u, in)
+	if err != nil || png == nil {
+		return r, err
+	}
+	if err := s.storeLogo(ctx, &Directing{User: u, Race: r}, png); err != nil {
+		return r, fmt.Errorf("race: the new race's logo: %w", err)
+	}
+	return r, nil
 }
 
 // logoKey is the storage key of a logo's URL.
@@ -105,31 +151,15 @@ func (a *App) logoPost(w http.ResponseWriter, r *http.Request) {
 	if d == nil {
 		return
 	}
-	if err := web.ParseForm(r, 1<<20); err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
-	if r.MultipartForm != nil {
-		defer r.MultipartForm.RemoveAll()
-	}
-	var err error
-	if r.PostForm.Get("remove") == "1" {
+	img, err := files.ReadImageForm(r, "logo")
+	switch {
+	case err != nil:
+	case r.PostForm.Get("remove") == "1":
 		err = a.svc.SetLogo(r.Context(), d, nil)
-	} else {
-		var file multipart.File
-		err = http.ErrMissingFile
-		if r.MultipartForm != nil {
-			file, _, err = r.FormFile("logo")
-		}
-		switch {
-		case errors.Is(err, http.ErrMissingFile):
-			err = errs.Fields(map[string]string{"logo": "Choose a picture to upload."})
-		case err != nil:
-			err = errs.E(errs.Invalid, "The picture could not be read.")
-		default:
-			err = a.svc.SetLogo(r.Context(), d, file)
-			file.Close()
-		}
+	case img == nil:
+		err = errs.Fields(map[string]string{"logo": "Choose a picture to upload."})
+	default:
+		err = a.svc.SetLogo(r.Context(), d, bytes.NewReader(img))
 	}
 	if f := fields(err); f != nil {
 		a.Site.Render(w, r, http.StatusUnprocessableEntity, BasicsPage(a, d.User, d.Race, basicsOf(d.Race), f, ""))

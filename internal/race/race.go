@@ -303,16 +303,9 @@ func (in EventInput) Validate(r *Race) (Event, map[string]string) {
 		f["name"] = msg
 	}
 	loc := r.Loc()
-	var err error
-	if e.StartsAt, _, err = walltime.Parse(r.Date, in.StartTime, loc); err != nil {
-		f["start_time"] = "Give the start time as HH:MM."
-	}
-	if e.OpensAt, _, err = walltime.Parse(in.OpensDate, in.OpensTime, loc); err != nil {
-		f["opens"] = "Give when registration opens as a date and a time."
-	}
-	if e.ClosesAt, _, err = walltime.Parse(in.ClosesDate, in.ClosesTime, loc); err != nil {
-		f["closes"] = "Give when registration closes as a date and a time."
-	}
+	e.StartsAt = wallTime(f, "start_time", r.Date, in.StartTime, loc, "Give the start time as HH:MM.")
+	e.OpensAt = wallTime(f, "opens", in.OpensDate, in.OpensTime, loc, "Give when registration opens as a date and a time.")
+	e.ClosesAt = wallTime(f, "closes", in.ClosesDate, in.ClosesTime, loc, "Give when registration closes as a date and a time.")
 	if f["opens"] == "" && f["closes"] == "" && !e.OpensAt.Before(e.ClosesAt) {
 		f["closes"] = "Registration must close after it opens."
 	}
@@ -328,10 +321,9 @@ func (in EventInput) Validate(r *Race) (Event, map[string]string) {
 	}
 	e.Cap = c
 	if e.Lottery = in.Lottery; e.Lottery {
-		at, _, err := walltime.Parse(in.DrawDate, in.DrawTime, loc)
+		at := wallTime(f, "draw", in.DrawDate, in.DrawTime, loc, "Give when the places are drawn as a date and a time.")
 		switch {
-		case err != nil:
-			f["draw"] = "Give when the places are drawn as a date and a time."
+		case f["draw"] != "":
 		case f["opens"] == "" && f["closes"] == "" && (!at.After(e.OpensAt) || !at.Before(e.ClosesAt)):
 			f["draw"] = "Draw the places after registration opens and before it closes (runners enter until the draw)."
 		}
@@ -340,9 +332,10 @@ func (in EventInput) Validate(r *Race) (Event, map[string]string) {
 	return e, f
 }
 
-// parseMoney reads "45", "45.5" or "45.50" as cents.
+// parseMoney reads "45", "45.5" or "45.50" (or "45,50", decimalComma) as
+// cents.
 func parseMoney(s string) (int64, string) {
-	s = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(s), "$"))
+	s = decimalComma(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(s), "$")))
 	if s == "" {
 		return 0, "Give a price (0 for a free event)."
 	}

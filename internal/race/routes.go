@@ -14,7 +14,7 @@ func (a *App) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /race/{$}", a.raceList)
 	mux.HandleFunc("GET /race/mine", a.mine)
 	mux.HandleFunc("GET /race/new", a.raceNew)
-	mux.HandleFunc("POST /race/races", a.raceCreate)
+	mux.Handle("POST /race/races", web.MaxBody(logoBodyLimit, http.HandlerFunc(a.raceCreate)))
 
 	// Runners.
 	// The race page is everyone's alike: no session loaded for it, and the
@@ -83,6 +83,10 @@ func (a *App) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST "+admin+"/text", a.textSave)
 	mux.HandleFunc("POST "+admin+"/publish", a.publish)
 	mux.HandleFunc("POST "+admin+"/directors", a.directorAdd)
+	mux.HandleFunc("POST "+admin+"/directors/remove", a.directorRemove)
+	mux.HandleFunc("POST "+admin+"/unpublish", a.unpublish)
+	mux.HandleFunc("GET "+admin+"/delete", a.deleteShow)
+	mux.HandleFunc("POST "+admin+"/delete", a.deletePost)
 	mux.HandleFunc("POST "+admin+"/registrations/{rid}/checkin", a.checkinPost)
 	a.resultsRoutes(mux)
 }

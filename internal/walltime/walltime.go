@@ -236,3 +236,14 @@ func Location(name string) (*time.Location, error) {
 	zones.Store(name, loc)
 	return loc, nil
 }
+
+// SkipNote says why a skipped wall-clock time does not exist, from jump,
+// the instant At gave for it (the instant the clock jumps to): "On Sun 14
+// Mar 2027 the clocks in America/New_York go forward from 02:00 to 03:00".
+// Forms tell it rather than store a time nobody typed.
+func SkipNote(jump time.Time, loc *time.Location) string {
+	to := jump.In(loc)
+	from := jump.In(time.FixedZone("", zoneOffset(jump.Add(-time.Second).In(loc))))
+	return fmt.Sprintf("On %s the clocks in %s go forward from %s to %s",
+		to.Format("Mon 2 Jan 2006"), loc, from.Format("15:04"), to.Format("15:04"))
+}

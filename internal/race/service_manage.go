@@ -1,0 +1,106 @@
+package race
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/errs"
+)
+
+// A director's management of the race itself: co-directors removed, a
+// race unpublished while nobody has registered, a draft deleted.
+
+var (
+	errOwnerStays   = errs.E(errs.Conflict, "The race's creator stays a director.")
+	errRunnersIn    = errs.E(errs.Conflict, "Runners have registered (or hold a place) for this race: it stays published. Cancel their registrations first.")
+	errNotPublished = errs.E(errs.Conflict, "The race is not published.")
+	errDraftsOnly   = errs.E(errs.Conflict, "Only a draft can be deleted: unpublish the race first (possible while nobody has registered).")
+)
+
+// RemoveDirector takes the co-director named name off the race; the race's
+// creator stays.
+func (s *Service) RemoveDirector(ctx context.Context, d *Directing, name string) error {
+	other, err := s.users(ctx, strings.TrimSpace(name))
+	if errors.Is(err, errs.ErrNotFound) {
+		return errs.Fields(map[string]string{"remove": "There is no account with that username."})
+	}
+	if err != nil {
+		return err
+	}
+	if other.ID == d.Race.OwnerID {
+		return errOwnerStays
+	}
+	return s.edit(ctx, d, func(tx *db.Tx) error { return s.store.RemoveDirector(ctx, tx, d.Race.ID, other.ID) })
+}
+
+// Unpublish takes a published race nobody has registered for (or holds a
+// place in) off the site; it is a draft again.
+func (s *Service) Unpublish(ctx context.Context, d *Directing) error {
+	if !d.Race.Published() {
+		return errNotPublished
+	}
+	return s.edit(ctx, d, func(tx *db.Tx) error { return s.store.Unpublish(ctx, tx, d.Race.ID) })
+}
+
+// DeleteDraft deletes a race never published (or unpublished), with its
+// events, extras, codes and logo.
+func (s *Service) DeleteDraft(ctx context.Context, d *Directing) error {
+	if d.Race.Published() {
+		return errDraftsOnly
+	}
+	var v int64
+	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
+		var err error
+		if v, err = s.store.bump(ctx, tx, d.Race.ID, s.now()); err != nil {
+			return err
+		}
+		return s.store.DeleteDraft(ctx, tx, d.Race.ID)
+	})
+	if err != nil {
+		return err
+	}
+	s.changed(d.Race.Slug, v)
+	if s.files != nil {
+		if key, ok := s.logoKey(d.Race.Logo); ok {
+			if err := s.files.Delete(context.WithoutCancel(ctx), key); err != nil {
+				s.log.Warn("race: delete a deleted draft's logo", "key", key, "err", err)
+			}
+		}
+	}
+	return nil
+}
+
+// RemoveDirector takes user off race's directors.
+func (s *Store) RemoveDirector(ctx context.Context, tx *db.Tx, raceID, userID int64) error {
+	_, err := tx.Exec(ctx, `DELETE FROM race_directors WHERE race_id = ? AND user_id = ?`, raceID, userID)
+	return err
+}
+
+// Unpublish makes race a draft again, if nobody has registered or holds a
+// place (errRunnersIn otherwise).
+func (s *Store) Unpublish(ctx context.Context, tx *db.Tx, raceID int64) error {
+	n, err := tx.Exec(ctx, `UPDATE race_races SET published_at = NULL WHERE id = ?
+		AND NOT EXISTS (SELECT 1 FROM race_registrations WHERE race_id = ?)
+		AND NOT EXISTS (SELECT 1 FROM race_events WHERE race_id = ? AND taken > 0)`, raceID, raceID, raceID)
+	if err != nil {
+		return err
+	}
+	if k, _ := n.RowsAffected(); k == 0 {
+		return errRunnersIn
+	}
+	return nil
+}
+
+// DeleteDraft deletes race if it is a draft (its rows go with it).
+func (s *Store) DeleteDraft(ctx context.Context, tx *db.Tx, raceID int64) error {
+	n, err := tx.Exec(ctx, `DELETE FROM race_races WHERE id = ? AND published_at IS NULL`, raceID)
+	if err != nil {
+		return err
+	}
+	if k, _ := n.RowsAffected(); k == 0 {
+		return errDraftsOnly
+	}
+	return nil
+}
