@@ -103,7 +103,7 @@ var DonationChoices = []int64{10_00, 25_00, 50_00, 100_00}
 // ParseDonation reads the donation page: choice is "0", one of
 // DonationChoices in cents, or "other" with other typed as money. It
 // returns cents, or a message (field other).
-func ParseDonation(choice, other string) (int64, string) {
+func ParseDonation(choice, other, currency string) (int64, string) {
 	switch choice = strings.TrimSpace(choice); choice {
 	case "", "0":
 		return 0, ""
@@ -111,9 +111,9 @@ func ParseDonation(choice, other string) (int64, string) {
 		v, msg := parseMoney(other)
 		switch {
 		case msg != "":
-			return 0, "Give the amount as a number such as 15 or 15.50."
+			return 0, "Give the amount as a number, such as 15 or " + Money(1550, currency) + "."
 		case v > MaxDonation:
-			return 0, fmt.Sprintf("A donation here is at most %s.", Money(MaxDonation, ""))
+			return 0, fmt.Sprintf("A donation here is at most %s.", Money(MaxDonation, currency))
 		}
 		return v, ""
 	}
