@@ -168,8 +168,11 @@ func (a *App) entrantsCSV(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Disposition", `attachment; filename="`+d.Race.Slug+"-"+strconv.FormatInt(e.ID, 10)+`-registrants.csv"`)
 	h.Set("Cache-Control", "no-store")
 	cw := csv.NewWriter(w)
+	// The money columns name their currency: a cell holds the number alone,
+	// for a spreadsheet to add up.
+	cur := strings.ToUpper(d.Race.Currency)
 	cw.Write([]string{"bib", "first_name", "last_name", "email", "birth_date", "category", "city", "emergency_contact",
-		"team", "donation", "store_items", "amount", "status", "registered_at", "registration"})
+		"team", "donation_" + cur, "store_items", "amount_" + cur, "status", "registered_at", "registration"})
 	for _, g := range regs {
 		cells := []string{strconv.Itoa(g.Bib), g.FirstName, g.LastName, g.Email, g.BirthDate, g.Gender, g.City, g.Emergency,
 			teams[g.TeamID], Money(g.Donation, ""), linesText(lines[g.HoldID]), Money(g.Amount, ""), g.Status,

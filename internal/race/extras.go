@@ -105,7 +105,7 @@ var DonationChoices = []int64{10_00, 25_00, 50_00, 100_00}
 // amount typed with another choice ticked is refused (it is neither
 // dropped nor taken over the choice). It returns cents, or a message
 // (field other).
-func ParseDonation(choice, other string) (int64, string) {
+func ParseDonation(choice, other, currency string) (int64, string) {
 	choice = strings.TrimSpace(choice)
 	if strings.TrimSpace(other) != "" && choice != "other" {
 		// An amount typed, another choice ticked: never drop what was typed.
@@ -118,9 +118,9 @@ func ParseDonation(choice, other string) (int64, string) {
 		v, msg := parseMoney(other)
 		switch {
 		case msg != "":
-			return 0, "Give the amount as a number such as 15 or 15.50."
+			return 0, "Give the amount as a number, such as 15 or " + Money(1550, currency) + "."
 		case v > MaxDonation:
-			return 0, fmt.Sprintf("A donation here is at most %s.", Money(MaxDonation, ""))
+			return 0, fmt.Sprintf("A donation here is at most %s.", Money(MaxDonation, currency))
 		}
 		return v, ""
 	}

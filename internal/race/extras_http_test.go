@@ -100,7 +100,7 @@ func TestExtrasThroughTheWizard(t *testing.T) {
 		apptest.WantRedirect(t, res, body)
 		res, body = dir.Get(admin + "/events/" + ev[1] + "/entrants.csv")
 		apptest.WantStatus(t, res, body, http.StatusOK)
-		if !strings.Contains(body, "team,donation,store_items") {
+		if !strings.Contains(body, "team,donation_USD,store_items,amount_USD") {
 			t.Errorf("CSV header: %.300s", body)
 		}
 	})

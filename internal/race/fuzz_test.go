@@ -144,7 +144,7 @@ func FuzzExtrasForms(f *testing.F) {
 				t.Errorf("accepted item %+v", it)
 			}
 		}
-		if v, msg := ParseDonation(choice, other); msg == "" && (v < 0 || v > MaxDonation) {
+		if v, msg := ParseDonation(choice, other, "eur"); msg == "" && (v < 0 || v > MaxDonation) {
 			t.Errorf("accepted donation %d from %q %q", v, choice, other)
 		}
 		want, errs := ParseQuantities(items, func(k string) string {

@@ -270,7 +270,7 @@ func TestRegisterThroughTheWizard(t *testing.T) {
 		res, body = dir.Get(checkin + "?q=rit")
 		apptest.WantStatus(t, res, body, http.StatusOK)
 		rid := regexp.MustCompile(`/admin/registrations/(\d+)/checkin`).FindStringSubmatch(body)
-		if rid == nil || !strings.Contains(body, "<strong>0</strong> of 1 bibs picked up") {
+		if rid == nil || !strings.Contains(body, "<strong>0</strong> of 1 bibs picked up") || !strings.Contains(body, ">Mark picked up</button>") {
 			t.Fatalf("check-in list: %.2000s", body)
 		}
 		pick := "/race/r/" + slug + "/admin/registrations/" + rid[1] + "/checkin"

@@ -3,6 +3,7 @@ package race
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -134,11 +135,18 @@ type loadOutcome struct{ outcome, msg string }
 func (e *loadOutcome) Error() string   { return "race: " + e.msg }
 func (e *loadOutcome) Outcome() string { return e.outcome }
 
+// The outcomes of a runner who found what they chose sold out: the
+// event's places, or a store item.
+const (
+	outcomeSoldOut      = "sold_out"
+	outcomeExtraSoldOut = "extra_sold_out"
+)
+
 // endedAt is a visit that ended on page p: the sold-out page, or another
 // page than the confirmation.
 func endedAt(p *load.Page) error {
 	if strings.Contains(p.URL.Path, "/sold-out") {
-		return &loadOutcome{"sold_out", "sold out at " + p.URL.Path}
+		return &loadOutcome{outcomeSoldOut, "sold out at " + p.URL.Path}
 	}
 	return &loadOutcome{"not_registered", "registration ended at " + p.URL.RequestURI()}
 }
@@ -225,6 +233,11 @@ func (w *wizard) register(ctx context.Context, c *load.Client) error {
 			return err
 		}
 		if p, err = c.Submit(ctx, s.name, f); err != nil {
+			// The store refuses an item sold out since its page was read:
+			// the runner's outcome, like an event sold out, not the site's.
+			if se := (*load.StatusError)(nil); s.name == "store" && errors.As(err, &se) && se.Status == http.StatusUnprocessableEntity {
+				return &loadOutcome{outcomeExtraSoldOut, "an item sold out at " + se.URL}
+			}
 			return err
 		}
 	}

@@ -173,17 +173,21 @@ func (a *App) soldOut(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.Site.Render(w, r, http.StatusOK, SoldOutPage(a, u, race, e, we, flashWait(r), a.Now()))
+	a.Site.Render(w, r, http.StatusOK, SoldOutPage(a, u, race, e, we, flashWait(r, e), a.Now()))
 }
 
-// flashWait is the sold-out page's ?done= message after a redirect.
-func flashWait(r *http.Request) string {
+// flashWait is the sold-out (or lottery) page's ?done= message after a
+// redirect.
+func flashWait(r *http.Request, e *Event) string {
 	switch r.URL.Query().Get("done") {
 	case "joined":
 		return "You are on the list. We will e-mail you when a place is yours."
 	case "entered":
-		return "You are in the draw. We will e-mail you if you are drawn."
+		return "You are in the draw. We will e-mail you if the draw picks you."
 	case "left":
+		if e.Lottery {
+			return "You have withdrawn from the lottery."
+		}
 		return "You are off the waiting list."
 	}
 	return ""

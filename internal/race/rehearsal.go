@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/url"
@@ -193,7 +194,8 @@ func (p RehearsalProgress) Label() string {
 type RehearsalReport struct {
 	*load.Result
 	Runners, Registered, NotRegistered int64
-	SuccessRate                        float64 // registered of runners, %
+	SoldOut                            int64   // runners who found their place or an item sold out: their outcome, not a failure
+	SuccessRate                        float64 // registered of the runners who could register, %; NaN when nobody registered
 	PeakRequests                       int64   // requests in the busiest second
 	PerHour                            float64 // estimated hourly registrations
 	Span                               float64 // s, first arrival to last registration
@@ -220,8 +222,15 @@ func summarize(res *load.Result) *RehearsalReport {
 			rep.PerHour, rep.Span = s.PerHour, s.SpanSeconds
 		}
 	}
-	if rep.Runners > 0 {
-		rep.SuccessRate = 100 * float64(rep.Registered) / float64(rep.Runners)
+	for kind, n := range res.Failed {
+		switch strings.TrimPrefix(kind, "register ") {
+		case outcomeSoldOut, outcomeExtraSoldOut:
+			rep.SoldOut += n
+		}
+	}
+	rep.SuccessRate = math.NaN()
+	if could := rep.Runners - rep.SoldOut; rep.Registered > 0 && could > 0 {
+		rep.SuccessRate = 100 * float64(rep.Registered) / float64(could)
 	}
 	rep.PeakRequests = res.PeakRequests()
 	return rep

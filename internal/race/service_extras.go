@@ -89,7 +89,7 @@ func (s *Service) SaveDonation(ctx context.Context, en *Entry, choice, other str
 	if en.Race.Fundraiser == "" {
 		return errs.ErrNotFound
 	}
-	amount, msg := ParseDonation(choice, other)
+	amount, msg := ParseDonation(choice, other, en.Race.Currency)
 	if msg != "" {
 		return errs.Fields(map[string]string{"other": msg})
 	}

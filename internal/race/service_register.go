@@ -399,11 +399,18 @@ var errTotalChanged = errs.E(errs.Invalid, "The total has changed since this pag
 
 // notPaying says why a hold did not start paying: it moved on, or what its
 // amount is made of changed between reading it and paying. en's hold and
-// event are read again for the page that says so.
+// event are read again for the page that says so. A hold paid meanwhile
+// (the same form sent again at once, whose other send paid it) is no
+// error: en's hold is the paid one, and the runner goes where the other
+// send went.
 func (s *Service) notPaying(ctx context.Context, en *Entry) error {
 	h, err := s.store.Hold(ctx, en.Hold.ID)
 	if err != nil {
 		return err
+	}
+	if h.Status == HoldPaid || h.Status == HoldDone {
+		en.Hold = h
+		return nil
 	}
 	if h.Status != HoldOpen {
 		return ErrHoldMoved

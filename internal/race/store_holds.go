@@ -200,6 +200,10 @@ func (s *Store) PaymentFailed(ctx context.Context, tx *db.Tx, id string, before 
 
 // MarkPaid moves a paying hold to paid: the durable hand-off to the
 // registration writer (WritePaid), committed before the runner is told.
+// A hold paid already by the same payment (the same form sent twice at
+// once: both sends charged under one key, and the gateway answered both
+// with the one charge) is not an error: the second send answers what the
+// first did.
 func (s *Store) MarkPaid(ctx context.Context, tx *db.Tx, id, paymentID string, now time.Time) error {
 	res, err := tx.Exec(ctx, `UPDATE race_holds SET status = 'paid', payment_id = ?, paid_at = ? WHERE id = ? AND status = 'paying'`,
 		paymentID, now.UnixMilli(), id)
@@ -207,10 +211,17 @@ func (s *Store) MarkPaid(ctx context.Context, tx *db.Tx, id, paymentID string, n
 	if err != nil {
 		return err
 	}
-	if n, _ := res.RowsAffected(); n != 1 {
-		return fmt.Errorf("race: hold %s paid but no longer paying", id)
+	if n, _ := res.RowsAffected(); n == 1 {
+		return nil
 	}
-	return nil
+	var status, paid string
+	if err := db.Scan(tx.QueryRow(ctx, `SELECT status, payment_id FROM race_holds WHERE id = ?`, id), &status, &paid); err != nil {
+		return fmt.Errorf("race: hold %s paid: %w", id, err)
+	}
+	if (status == HoldPaid || status == HoldDone) && paid == paymentID {
+		return nil
+	}
+	return fmt.Errorf("race: hold %s paid (payment %q) but it is %s (payment %q)", id, paymentID, status, paid)
 }
 
 // released is the SET of a hold's release: its store lines go back to

@@ -22,21 +22,23 @@ type WaitEntry struct {
 	Status    string     // waiting, invited
 	ExpiresAt *time.Time // an invitation's end
 	Ahead     int        // waiting runners before this one
+	Entered   time.Time  // when the runner joined (a lottery's entrant: before the draw)
 }
 
 // WaitEntry is user's live entry on event's list; nil if none.
 func (s *Store) WaitEntry(ctx context.Context, eventID, userID int64) (*WaitEntry, error) {
 	var w WaitEntry
 	var exp sql.NullInt64
-	err := db.Scan(s.db.QueryRow(ctx, `SELECT id, status, expires_at FROM race_waitlist
-		WHERE event_id = ? AND user_id = ? AND status IN ('waiting', 'invited')`, eventID, userID), &w.ID, &w.Status, &exp)
+	var entered int64
+	err := db.Scan(s.db.QueryRow(ctx, `SELECT id, status, expires_at, created_at FROM race_waitlist
+		WHERE event_id = ? AND user_id = ? AND status IN ('waiting', 'invited')`, eventID, userID), &w.ID, &w.Status, &exp, &entered)
 	if errors.Is(err, errs.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	w.ExpiresAt = msPtr(exp)
+	w.ExpiresAt, w.Entered = msPtr(exp), ms(entered)
 	if w.Status == "waiting" {
 		err = db.Scan(s.db.QueryRow(ctx, `SELECT count(*) FROM race_waitlist o, race_waitlist me WHERE me.id = ?
 			AND o.event_id = me.event_id AND o.status = 'waiting' AND (o.rank < me.rank OR o.rank = me.rank AND o.id < me.id)`,

@@ -27,11 +27,11 @@ func category(r Result) string {
 	return s
 }
 
-// thousands writes n with thousands separators: 100,000.
+// thousands writes n with thousands separators: 100 000 (narrow spaces).
 func thousands(n int) string {
 	s := strconv.Itoa(n)
 	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
+		s = s[:i] + "\u202f" + s[i:] // a narrow space: never mixed up with the decimal point
 	}
 	return s
 }
