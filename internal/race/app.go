@@ -130,6 +130,7 @@ func New(d Deps) (*App, error) {
 	a.svc = &Service{store: a.store, db: d.DB, batch: d.DB.Batch(), pay: d.Pay, jobs: d.Jobs, users: d.Auth.ByUsername, usersGone: d.Auth.Forget, now: d.Now,
 		holdFor: d.HoldFor, log: d.Log, changed: a.changed, versions: a.versions, races: newRaceCache()}
 	a.svc.inviteFor, a.svc.invited = d.InviteFor, a.invitations
+	a.svc.mail = d.Mail
 	a.svc.files, a.svc.images = d.Files, d.Images
 	a.svc.bg, a.svc.stop = context.WithCancel(context.Background())
 	if d.DB.Dialect == db.SQLite { // embedded mode: this process writes every hold

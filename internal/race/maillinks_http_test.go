@@ -118,7 +118,8 @@ func follow(t *testing.T, p *person, u string) (int, string) {
 	return 0, ""
 }
 
-// Every kind of mail the site sends (every app's: auth's and race's; meet
+// Every kind of mail the site sends (every app's: auth's and race's, the
+// runner's notices included; meet
 // and roar send none), with no --base-url set: each is triggered over
 // HTTP, read from the outbox, and every link in it is absolute, on the
 // address the request that began the flow used, and answers 200 to its
@@ -163,6 +164,8 @@ func TestEveryMailHasAbsoluteWorkingLinks(t *testing.T) {
 				}
 				postOK(t, dir, "/race/r/"+slug+"/admin/registrations/"+rid[1]+"/cancel", nil)
 			}, 1},
+			{"race: registration cancelled", "ann@example.com", "Registration cancelled", ann, func() {}, 1},
+			{"race: refund done", "ann@example.com", "Refund done", ann, func() {}, 1},
 		}
 		origin := strings.TrimRight(m.URL(), "/")
 		for _, k := range kinds {

@@ -163,12 +163,6 @@ func (s *Store) Cancel(ctx context.Context, tx *db.Tx, raceID, id int64, now tim
 	return r, err
 }
 
-// SetRefunded records what was given back on a registration.
-func (s *Store) SetRefunded(ctx context.Context, id, amount int64) error {
-	_, err := s.db.Exec(ctx, `UPDATE race_registrations SET refunded = ? WHERE id = ?`, amount, id)
-	return err
-}
-
 // bibNumber reads q as a bib number.
 func bibNumber(q string) (int, bool) {
 	n, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(q), "#")))
