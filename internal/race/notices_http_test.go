@@ -4,8 +4,11 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/tutti-dev/tutti/internal/app"
 	"github.com/tutti-dev/tutti/internal/app/apptest"
@@ -104,4 +107,80 @@ func TestGiveUpMyPlaceAsksFirst(t *testing.T) {
 			t.Errorf("bea after ann gave up: %s; want the place", p)
 		}
 	})
+}
+
+// TestBrowserCancelAndNotices: on a wide screen and on a phone, the
+// director follows "Cancel and refund…" to the page that asks first,
+// confirms it, and the runner's registrations page shows what she was
+// told; a runner's "Give up my place" asks first too.
+func TestBrowserCancelAndNotices(t *testing.T) {
+	for _, width := range []int{1200, 390} {
+		t.Run(strconv.Itoa(width), func(t *testing.T) {
+			br := apptest.Browser(t, width, 900)
+			m := apptest.One(t)
+			signedIn(t, m, "dora")
+			dina := signedIn(t, m, "dina")
+			slug := publishRace(t, dina, "5")
+			ann := signedIn(t, m, "ann")
+			_, page := ann.Get("/race/r/" + slug)
+			ev := eventID.FindStringSubmatch(page)[1]
+			register(t, ann, slug, ev, "Ann")
+			base, w := m.URL(), strconv.Itoa(width)
+			if err := chromedp.Do(br,
+				apptest.SignIn(base, "dina", "password-dina"),
+				chromedp.Navigate(base+"/race/r/"+slug+"/admin/events/"+ev+"/entrants"),
+				chromedp.Click(`a[href$="/cancel"]`),
+				chromedp.WaitVisible(`form[action$="/cancel"] button`),
+			); err != nil {
+				t.Fatal(err)
+			}
+			apptest.Screenshot(t, br, "race-cancel-confirm-"+w)
+			if got, err := chromedp.Run(br, chromedp.Text(`main`)); err != nil || !strings.Contains(got, "Cancel and refund 25.50 USD") {
+				t.Errorf("confirmation page: %q, %v", got, err)
+			}
+			_, list := dina.Get("/race/r/" + slug + "/admin/events/" + ev + "/entrants")
+			action := regexp.MustCompile(`href="(/race/r/[^"]+/cancel)"`).FindStringSubmatch(list)
+			if action == nil {
+				t.Fatalf("entrants list: %.1500s", list)
+			}
+			postOK(t, dina, action[1], nil) // the form's POST, as the button sends it (TestCancelAsksFirstAndTellsTheRunner)
+			awaitMail(t, m, "ann@example.com", "Refund done")
+			br = apptest.Browser(t, width, 900) // ann's own browser
+			if err := chromedp.Do(br,
+				apptest.SignIn(base, "ann", "password-ann"),
+				chromedp.Navigate(base+"/race/mine"),
+				chromedp.WaitVisible(`#notices`),
+			); err != nil {
+				t.Fatal(err)
+			}
+			apptest.Screenshot(t, br, "race-mine-notices-"+w)
+			if got, err := chromedp.Run(br, chromedp.Text(`.notices`)); err != nil || !strings.Contains(got, "Registration cancelled: Harbour Run · 5K") ||
+				!strings.Contains(got, "Refund done") {
+				t.Errorf("ann's notices: %q, %v", got, err)
+			}
+			// Giving up a held place: asked first.
+			if err := chromedp.Do(br,
+				chromedp.Navigate(base+"/race/r/"+slug),
+			); err != nil {
+				t.Fatal(err)
+			}
+			path, _ := ann.to(ann.Post("/race/r/"+slug+"/register", url.Values{"event": {ev}}))
+			if err := chromedp.Do(br,
+				chromedp.Navigate(base+path),
+				chromedp.Click(`a[href$="/leave"]`),
+				chromedp.WaitVisible(`form[action$="/leave"] button`),
+			); err != nil {
+				t.Fatal(err)
+			}
+			apptest.Screenshot(t, br, "race-leave-confirm-"+w)
+			postOK(t, ann, strings.TrimSuffix(path, "/details")+"/leave", nil)
+			if err := chromedp.Do(br,
+				chromedp.Navigate(base+"/race/mine?released=1"),
+				chromedp.WaitVisible(`.flash.ok`),
+			); err != nil {
+				t.Fatal(err)
+			}
+			apptest.Screenshot(t, br, "race-mine-released-"+w)
+		})
+	}
 }
