@@ -31,7 +31,9 @@ func Origin(r *http.Request) string {
 // (OriginOf), so that a service starting a mailed flow keeps it.
 func WithOrigin(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(w, r.WithContext(ContextWithOrigin(r.Context(), Origin(r))))
+		inner := r.WithContext(ContextWithOrigin(r.Context(), Origin(r)))
+		next.ServeHTTP(w, inner)
+		r.Pattern = inner.Pattern // the mux set it on the copy: Observe reads the route from r
 	})
 }
 
