@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/alexedwards/scs/goredisstore"
@@ -81,7 +82,8 @@ type Main struct {
 	srv     *http.Server
 	proxies web.Proxies // --trusted-proxies: the chain's and the front's
 	ln      net.Listener
-	flight  *web.Flight // --flight-dir: traces of slow requests
+	site    atomic.Value // string: answersOn, set by Listen (read by mail at any time)
+	flight  *web.Flight  // --flight-dir: traces of slow requests
 
 	closeTier, closeVersions func() // the Redis tier's, if any
 }
@@ -126,7 +128,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 	}
 	m.Jobs = jobs.New(d, jobs.Options{Bus: m.Bus, Log: log})
 	if m.Mail, err = mail.New(mail.Config{SMTPURL: cfg.SMTPURL, From: cfg.MailFrom, PerSecond: float64(cfg.MailPerSecond), Limiter: mailLimiter,
-		Dir: filepath.Join(cfg.DataDir, "mail"), Log: log}, m.Jobs); err != nil {
+		Dir: filepath.Join(cfg.DataDir, "mail"), Log: log, BaseURL: cfg.BaseURL, Site: m.answersOn}, m.Jobs); err != nil {
 		m.Close()
 		return nil, err
 	}
@@ -158,7 +160,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		m.Close()
 		return nil, err
 	}
-	m.Auth.EnableMail(auth.MailDeps{Jobs: m.Jobs, Mail: m.Mail, BaseURL: cfg.BaseURL})
+	m.Auth.EnableMail(auth.MailDeps{Jobs: m.Jobs, Mail: m.Mail})
 	m.Ops = ops.New(ops.Deps{DB: d, Site: m.Site, Jobs: m.Jobs, Mail: m.Mail})
 	if !cfg.RateLimits {
 		m.Auth.SetLimits(auth.Limits{})
@@ -350,6 +352,7 @@ func (m *Main) Listen() error {
 		return fmt.Errorf("listen %s: %w", m.Config.Addr, err)
 	}
 	drain := web.NewDrain(0, m.Log)
+	m.site.Store(siteAddress(ln.Addr().String()))
 	m.ln = m.Site.Listener(ln, web.FrontOptions{ReadHeaderTimeout: readHeaderTimeout,
 		IdleTimeout: idleTimeout, WriteTimeout: readTimeout, Proxies: m.proxies, Drain: drain})
 	m.srv = &http.Server{
@@ -373,6 +376,27 @@ func (m *Main) URL() string {
 		return strings.TrimRight(m.Config.BaseURL, "/")
 	}
 	return "http://" + m.Addr()
+}
+
+// answersOn is the address the site answers on, http://ADDR, or ""
+// before Listen: links in mail that no request began start with it when
+// no --base-url is set.
+func (m *Main) answersOn() string {
+	s, _ := m.site.Load().(string)
+	return s
+}
+
+// siteAddress is http://addr, an unspecified host (0.0.0.0, ::) as
+// localhost.
+func siteAddress(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return ""
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }
 
 // listening is Addr, or "" before Listen.

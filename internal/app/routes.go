@@ -75,6 +75,7 @@ func (m *Main) routes() http.Handler {
 	common := []web.Middleware{web.WithRequestID, web.Observe(m.Log, metrics), web.Recover(m.Site), web.SecurityHeaders}
 	full := web.Chain(mux, slices.Concat(common, []web.Middleware{
 		web.CrossOrigin(m.Site),
+		web.WithOrigin,
 		m.Auth.Middleware,
 		m.Site.LimitBody(m.Config.MaxBodyBytes, mux),
 	})...)

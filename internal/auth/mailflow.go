@@ -25,37 +25,27 @@ const (
 
 // mailing is what the password reset and e-mail change need.
 type mailing struct {
-	jobs    *jobs.Queue
-	mail    *mail.Mailer
-	baseURL string
+	jobs *jobs.Queue
+	mail *mail.Mailer
 }
 
 // MailDeps enable the mailed flows: password reset and e-mail change.
 type MailDeps struct {
-	Jobs    *jobs.Queue
-	Mail    *mail.Mailer
-	BaseURL string // public URL for links; empty: from the request
+	Jobs *jobs.Queue
+	Mail *mail.Mailer // its Base makes the links absolute
 }
 
 // EnableMail turns on password reset by e-mail and e-mail changes, and
 // registers their jobs on d.Jobs. Call it at start-up, before serving.
 func (s *Service) EnableMail(d MailDeps) {
-	s.mailing = &mailing{jobs: d.Jobs, mail: d.Mail, baseURL: strings.TrimSuffix(d.BaseURL, "/")}
+	s.mailing = &mailing{jobs: d.Jobs, mail: d.Mail}
 	d.Jobs.Handle(kindReset, s.resetJob)
 	d.Jobs.Handle(kindEmail, s.emailJob)
 }
 
-// base is the public URL links in mail start with.
-func (m *mailing) base(r *http.Request) string {
-	if m.baseURL != "" {
-		return m.baseURL
-	}
-	scheme := "http"
-	if web.IsHTTPS(r) {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
-}
+// base is the origin of the request that began a mailed flow, kept with
+// its job: the mail's links start with mail.Mailer.Base of it.
+func (m *mailing) base(r *http.Request) string { return web.Origin(r) }
 
 type resetPayload struct {
 	Email string `json:"email"`
@@ -98,7 +88,7 @@ To choose a new password, open this link within an hour:
 Once the password is changed, every device signed in to your account is
 signed out. If you did not ask for this, ignore this message: your
 password stays as it is.
-`, a.Username, p.Base, token)})
+`, a.Username, s.mailing.mail.Base(ctx, p.Base), token)})
 	})
 	if err != nil {
 		return err
@@ -151,7 +141,7 @@ hour and confirm:
 %s/account/email/confirm/%s
 
 If you did not ask for this, ignore this message: nothing changes.
-`, a.Username, p.Base, token)}); err != nil {
+`, a.Username, s.mailing.mail.Base(ctx, p.Base), token)}); err != nil {
 			return err
 		}
 		return s.mailing.mail.Enqueue(ctx, tx, mail.Message{To: a.Email, Subject: "A change of your tutti e-mail address was requested",
@@ -161,7 +151,7 @@ someone signed in to your tutti account asked to change its e-mail
 address to %s. It changes only once the link sent there is opened.
 
 If this was not you, change your password now: %s/account/password
-`, a.Username, maskEmail(p.Email), p.Base)})
+`, a.Username, maskEmail(p.Email), s.mailing.mail.Base(ctx, p.Base))})
 	})
 	if err != nil {
 		return err

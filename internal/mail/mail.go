@@ -57,6 +57,12 @@ type Config struct {
 	Limiter ratelimit.Maker
 	Dir     string // where .eml files go without SMTP
 	Log     *slog.Logger
+	// BaseURL is the site's public URL (--base-url): when set, every
+	// link in mail starts with it.
+	BaseURL string
+	// Site is the address the site answers on (its listener), for links
+	// in mail that no request began; nil or "": http://localhost.
+	Site func() string
 }
 
 // Mailer enqueues and sends mail.
@@ -146,6 +152,33 @@ func ParseSMTPURL(s string) (host string, opts []gomail.Option, err error) {
 
 // SMTP reports whether mail goes out through SMTP (else to .eml files).
 func (m *Mailer) SMTP() bool { return m.host != "" }
+
+// Base is what links in mail start with (scheme://host, no trailing
+// slash), the one rule of every app: the configured BaseURL when set; else
+// flow, the origin of the request that began the flow the mail is about,
+// kept with it (web.Origin); else the origin of the request ctx serves
+// (web.OriginOf); else the address the site answers on.
+func (m *Mailer) Base(ctx context.Context, flow string) string {
+	switch {
+	case m.cfg.BaseURL != "":
+		return strings.TrimRight(m.cfg.BaseURL, "/")
+	case flow != "":
+		return strings.TrimRight(flow, "/")
+	case web.OriginOf(ctx) != "":
+		return web.OriginOf(ctx)
+	}
+	if m.cfg.Site != nil {
+		if s := m.cfg.Site(); s != "" {
+			return strings.TrimRight(s, "/")
+		}
+	}
+	return "http://localhost"
+}
+
+// Link is path ("/race/...") as an absolute URL for a mail (see Base).
+func (m *Mailer) Link(ctx context.Context, flow, path string) string {
+	return m.Base(ctx, flow) + path
+}
 
 // Dir is where .eml files are written without SMTP.
 func (m *Mailer) Dir() string { return m.cfg.Dir }

@@ -19,6 +19,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/mail"
 	"github.com/tutti-dev/tutti/internal/ratelimit"
 	"github.com/tutti-dev/tutti/internal/redisx/redistest"
+	"github.com/tutti-dev/tutti/internal/web"
 )
 
 func newQueue(t *testing.T) (*db.DB, *jobs.Queue) {
@@ -298,5 +299,34 @@ func TestSendingRateIsSharedByInstances(t *testing.T) {
 	}
 	if c.Failures() != 0 {
 		t.Errorf("%d Redis failures; want 0", c.Failures())
+	}
+}
+
+// Links in mail start with --base-url when set, else with the origin kept
+// with the flow, else the request's, else the address the site answers
+// on: never a bare path.
+func TestBaseOfLinks(t *testing.T) {
+	_, q := newQueue(t)
+	site := func() string { return "http://127.0.0.1:8080" }
+	req := web.ContextWithOrigin(context.Background(), "https://req.example")
+	for _, c := range []struct {
+		name, baseURL, flow string
+		ctx                 context.Context
+		site                func() string
+		want                string
+	}{
+		{"--base-url wins", "https://race.example/", "http://flow.example", req, site, "https://race.example"},
+		{"the flow's origin", "", "https://flow.example/", req, site, "https://flow.example"},
+		{"the request's", "", "", req, site, "https://req.example"},
+		{"the site's address", "", "", context.Background(), site, "http://127.0.0.1:8080"},
+		{"nothing known", "", "", context.Background(), nil, "http://localhost"},
+	} {
+		m, err := mail.New(mail.Config{Dir: t.TempDir(), BaseURL: c.baseURL, Site: c.site}, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.Link(c.ctx, c.flow, "/race/x"); got != c.want+"/race/x" {
+			t.Errorf("%s: got %s; want %s/race/x", c.name, got, c.want)
+		}
 	}
 }

@@ -194,6 +194,25 @@ func linesText(ls []Line) string {
 	return strings.Join(parts, "; ")
 }
 
+// registrationCancelShow asks before a cancellation, saying what it does
+// (the refund's amount); the POST does it.
+func (a *App) registrationCancelShow(w http.ResponseWriter, r *http.Request) {
+	d := a.directed(w, r)
+	if d == nil {
+		return
+	}
+	id, err := pathInt(r, "rid")
+	var p CancelPreview
+	if err == nil {
+		p, err = a.svc.PreviewCancel(r.Context(), d, id)
+	}
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	a.Site.Render(w, r, http.StatusOK, CancelConfirmPage(a, d.User, d.Race, p))
+}
+
 func (a *App) registrationCancel(w http.ResponseWriter, r *http.Request) {
 	d := a.directed(w, r)
 	if d == nil {

@@ -51,7 +51,6 @@ type Deps struct {
 	Jobs     *jobs.Queue  // refunds; nil: cancelling a paid registration is refused
 	Versions version.Versions
 	Assets   *web.Assets      // its static files, built by the core (module.Module.Assets)
-	BaseURL  string           // public URL for links in mail; empty: relative links
 	Now      func() time.Time // nil: time.Now
 	// Rooms is the waiting room in front of the wizard; nil: none.
 	Rooms *room.Rooms
@@ -131,6 +130,7 @@ func New(d Deps) (*App, error) {
 	a.svc = &Service{store: a.store, db: d.DB, batch: d.DB.Batch(), pay: d.Pay, jobs: d.Jobs, users: d.Auth.ByUsername, usersGone: d.Auth.Forget, now: d.Now,
 		holdFor: d.HoldFor, log: d.Log, changed: a.changed, versions: a.versions, races: newRaceCache()}
 	a.svc.inviteFor, a.svc.invited = d.InviteFor, a.invitations
+	a.svc.mail = d.Mail
 	a.svc.files, a.svc.images = d.Files, d.Images
 	a.svc.bg, a.svc.stop = context.WithCancel(context.Background())
 	if d.DB.Dialect == db.SQLite { // embedded mode: this process writes every hold
@@ -197,7 +197,7 @@ func (a *App) invitations(tx *db.Tx, inv []Invitation) error {
 		}
 		text := "Hello,\n\nA place in " + race + ", " + event + " has come free, and it is kept for you until " +
 			walltime.Clock(in.ExpiresAt, loc, "Monday 2 January 2006, 15:04") + " (" + tz + ").\n\n" +
-			"Take it here: " + a.BaseURL + soldOutURL(slug, in.EventID) + "\n\nIf you do not want it, do nothing: it goes to the next runner on the list.\n"
+			"Take it here: " + a.Mail.Link(ctx, in.Base, soldOutURL(slug, in.EventID)) + "\n\nIf you do not want it, do nothing: it goes to the next runner on the list.\n"
 		if err := a.Mail.Enqueue(ctx, tx, mail.Message{To: in.Email, Subject: "A place for you: " + race + " · " + event, Text: text}); err != nil {
 			return err
 		}
@@ -225,6 +225,28 @@ func (a *App) confirmations(ctx context.Context, tx *db.Tx, regs []Registration)
 		starts                int64
 	}
 	info := map[int64]about{}
+	// The origin of the request that made each hold: its links'.
+	holds := make([]any, len(regs))
+	for i, r := range regs {
+		holds[i] = r.HoldID
+	}
+	bases := map[string]string{}
+	hrows, err := tx.Query(ctx, `SELECT id, base FROM race_holds WHERE id IN (`+db.Params(len(holds))+`)`, holds...)
+	if err != nil {
+		return err
+	}
+	for hrows.Next() {
+		var id, base string
+		if err := hrows.Scan(&id, &base); err != nil {
+			hrows.Close()
+			return err
+		}
+		bases[id] = base
+	}
+	hrows.Close()
+	if err := hrows.Err(); err != nil {
+		return err
+	}
 	rows, err := tx.Query(ctx, `SELECT e.id, r.name, r.slug, e.name, r.tz, e.starts_at FROM race_events e
 		JOIN race_races r ON r.id = e.race_id WHERE e.id IN (`+db.Params(len(ids))+`)`, ids...)
 	if err != nil {
@@ -255,7 +277,7 @@ func (a *App) confirmations(ctx context.Context, tx *db.Tx, regs []Registration)
 		b.WriteString("Bib number: " + strconv.Itoa(r.Bib) + "\n")
 		b.WriteString("Start: " + ms(x.starts).In(loc).Format("Monday 2 January 2006, 15:04 MST") + "\n")
 		b.WriteString("Paid: " + Money(r.Amount, "") + "\n\n")
-		b.WriteString("Your registration: " + a.BaseURL + doneURL(x.slug, r.HoldID) + "\n\nSee you at the start!\n")
+		b.WriteString("Your registration: " + a.Mail.Link(ctx, bases[r.HoldID], doneURL(x.slug, r.HoldID)) + "\n\nSee you at the start!\n")
 		if err := a.Mail.Enqueue(ctx, tx, mail.Message{To: r.Email,
 			Subject: "You're registered: " + x.race + " · " + x.event + " (bib " + strconv.Itoa(r.Bib) + ")", Text: b.String()}); err != nil {
 			return err

@@ -296,6 +296,8 @@ func TestRegisterThroughTheWizard(t *testing.T) {
 		}
 		res, body = dir.Post("/race/r/"+slug+"/admin/registrations/999999/checkin", nil)
 		apptest.WantStatus(t, res, body, http.StatusNotFound)
+		res, body = dir.Post("/race/r/"+slug+"/admin/registrations/999999/cancel", nil)
+		apptest.WantStatus(t, res, body, http.StatusNotFound)
 
 		// The race page counts her (within its few seconds of cache).
 		deadline := time.Now().Add(12 * time.Second)

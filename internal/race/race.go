@@ -145,6 +145,9 @@ type Hold struct {
 	Status    string
 	ExpiresAt time.Time
 	Entrant
+	// Base is the origin of the request that made the hold (web.Origin),
+	// for the links of its confirmation mail (mail.Mailer.Base).
+	Base      string
 	Step      int        // the last wizard step done (steps)
 	WaiverAt  *time.Time // when the waiver was accepted
 	Amount    int64      // what is charged

@@ -90,5 +90,10 @@ func (a *App) mine(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.Site.Render(w, r, http.StatusOK, MinePage(a, u, regs, races))
+	notices, err := a.store.Notices(r.Context(), u.ID)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	a.Site.Render(w, r, http.StatusOK, MinePage(a, u, regs, races, notices, r.URL.Query().Get("released") != ""))
 }

@@ -251,5 +251,14 @@ func (a *App) leave(w http.ResponseWriter, r *http.Request) {
 		a.wizardErr(w, r, en.Race, en.Hold, err)
 		return
 	}
-	a.redirect(w, r, raceURL(en.Race.Slug))
+	a.redirect(w, r, mineURL+"?released=1")
+}
+
+// leaveShow asks before the place is given up (the POST gives it up).
+func (a *App) leaveShow(w http.ResponseWriter, r *http.Request) {
+	en := a.entry(w, r)
+	if en == nil {
+		return
+	}
+	a.Site.Render(w, r, http.StatusOK, LeaveConfirmPage(a, en.User, en.Race, en.Event, en.Hold))
 }

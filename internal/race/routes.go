@@ -49,6 +49,7 @@ func (a *App) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST "+entry+"/pay", a.payPost)
 	mux.HandleFunc("GET "+entry+"/wait", a.waitShow)
 	mux.HandleFunc("GET "+entry+"/done", a.doneShow)
+	mux.HandleFunc("GET "+entry+"/leave", a.leaveShow)
 	mux.HandleFunc("POST "+entry+"/leave", a.leave)
 
 	// Directors.
@@ -64,6 +65,7 @@ func (a *App) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET "+admin+"/events/{eid}/entrants", a.entrantsShow)
 	mux.HandleFunc("GET "+admin+"/events/{eid}/entrants.csv", a.entrantsCSV)
 	mux.HandleFunc("GET "+admin+"/events/{eid}/checkin", a.checkinShow)
+	mux.HandleFunc("GET "+admin+"/registrations/{rid}/cancel", a.registrationCancelShow)
 	mux.HandleFunc("POST "+admin+"/registrations/{rid}/cancel", a.registrationCancel)
 	mux.HandleFunc("GET "+admin+"/extras", a.extrasShow)
 	mux.HandleFunc("POST "+admin+"/extras", a.extrasSave)

@@ -16,6 +16,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/files"
 	"github.com/tutti-dev/tutti/internal/jobs"
+	"github.com/tutti-dev/tutti/internal/mail"
 	"github.com/tutti-dev/tutti/internal/pay"
 	"github.com/tutti-dev/tutti/internal/version"
 )
@@ -28,7 +29,8 @@ type Service struct {
 	db        *db.DB
 	batch     *db.Batcher // runners' small writes, committed together under load
 	pay       pay.Gateway
-	jobs      *jobs.Queue // refunds; nil: none
+	jobs      *jobs.Queue  // refunds; nil: none
+	mail      *mail.Mailer // runners' notices (notices.go); nil: kept, not mailed
 	users     func(ctx context.Context, name string) (*auth.User, error)
 	usersGone func() // after users were removed here: auth's memory of them goes
 	now       func() time.Time

@@ -22,20 +22,74 @@ type refundJob struct {
 	Payment      string `json:"payment"`
 }
 
+// CancelPreview is what cancelling registration id of the directed race
+// would do, for the page that asks first: the registration (not found if
+// it is not this race's), its event, and the refund it would get.
+type CancelPreview struct {
+	Registration
+	EventName string
+	Refund    int64 // what goes back to the runner's card
+}
+
+// PreviewCancel is the confirmation page's CancelPreview; a cancelled
+// registration is a conflict.
+func (s *Service) PreviewCancel(ctx context.Context, d *Directing, id int64) (CancelPreview, error) {
+	var p CancelPreview
+	reg, err := scanReg(s.db.QueryRow(ctx, `SELECT `+regCols+` FROM race_registrations WHERE id = ? AND race_id = ?`, id, d.Race.ID))
+	if errors.Is(err, errs.ErrNotFound) {
+		return p, errs.E(errs.NotFound, "There is no such registration.")
+	}
+	if err != nil {
+		return p, err
+	}
+	if reg.Status != "confirmed" {
+		return p, errCancelledAlready
+	}
+	p.Registration = reg
+	for _, e := range d.Race.Events {
+		if e.ID == reg.EventID {
+			p.EventName = e.Name
+		}
+	}
+	if reg.PaymentID != "" {
+		p.Refund = reg.Amount
+	}
+	return p, nil
+}
+
 // Cancel cancels registration id of the directed race: the place is free
-// at once, and the payment is refunded by a job.
+// at once, the payment is refunded by a job, and the runner is told (a
+// notice and a mail, in the same transaction).
 func (s *Service) Cancel(ctx context.Context, d *Directing, id int64) (Registration, error) {
 	var reg Registration
 	err := s.edit(ctx, d, func(tx *db.Tx) error {
 		var err error
-		reg, err = s.cancelIn(ctx, tx, d.Race.ID, id)
-		return err
+		if reg, err = s.cancelIn(ctx, tx, d.Race.ID, id); err != nil {
+			return err
+		}
+		event := ""
+		for _, e := range d.Race.Events {
+			if e.ID == reg.EventID {
+				event = e.Name
+			}
+		}
+		body := "Hello " + reg.FirstName + ",\n\nyour registration for " + d.Race.Name + ", " + event + " (bib " + strconv.Itoa(reg.Bib) +
+			") was cancelled by the race's director. Your place is given up: there is no bib for you on race day."
+		if reg.Amount > 0 && reg.PaymentID != "" {
+			body += "\n\nYour payment of " + Money(reg.Amount, d.Race.Currency) + " is refunded in full to the card you paid with; " +
+				"another message tells you when the refund is done."
+		}
+		return s.notify(ctx, tx, Notice{UserID: reg.UserID, RaceID: d.Race.ID, EventID: reg.EventID, RegistrationID: reg.ID,
+			Subject: "Registration cancelled: " + d.Race.Name + " · " + event, Body: body}, reg.Email, "")
 	})
 	if errors.Is(err, errs.ErrNotFound) {
 		return reg, errs.E(errs.NotFound, "There is no such registration.")
 	}
-	if err == nil && s.jobs != nil {
-		s.jobs.Notify()
+	if err == nil {
+		if s.jobs != nil {
+			s.jobs.Notify()
+		}
+		s.mailed()
 	}
 	return reg, err
 }
@@ -72,7 +126,36 @@ func (s *Service) refund(ctx context.Context, j *jobs.Job) error {
 		}
 		return err
 	}
-	return s.store.SetRefunded(ctx, in.Registration, rf.Amount)
+	return s.refunded(ctx, in.Registration, rf.Amount)
+}
+
+// refunded records what was given back on registration id and tells its
+// runner (once: a refund job run again finds it recorded).
+func (s *Service) refunded(ctx context.Context, id, amount int64) error {
+	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
+		res, err := tx.Exec(ctx, `UPDATE race_registrations SET refunded = ? WHERE id = ? AND refunded <> ?`, amount, id, amount)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil // recorded already, or the registration is gone with its account
+		}
+		var reg Registration
+		var race, event, currency string
+		if err := db.Scan(tx.QueryRow(ctx, `SELECT g.user_id, g.race_id, g.event_id, g.first_name, g.email, r.name, e.name, r.currency
+			FROM race_registrations g JOIN race_races r ON r.id = g.race_id JOIN race_events e ON e.id = g.event_id WHERE g.id = ?`, id),
+			&reg.UserID, &reg.RaceID, &reg.EventID, &reg.FirstName, &reg.Email, &race, &event, &currency); err != nil {
+			return err
+		}
+		return s.notify(ctx, tx, Notice{UserID: reg.UserID, RaceID: reg.RaceID, EventID: reg.EventID, RegistrationID: id,
+			Subject: "Refund done: " + race + " · " + event,
+			Body: "Hello " + reg.FirstName + ",\n\n" + Money(amount, currency) + " for your cancelled registration for " + race + ", " + event +
+				" was refunded to the card you paid with. Your bank may take a few days to show it."}, reg.Email, "")
+	})
+	if err == nil {
+		s.mailed()
+	}
+	return err
 }
 
 // CheckIn marks registration id of d's race as its bib picked up now, or

@@ -12,6 +12,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/pay"
 	"github.com/tutti-dev/tutti/internal/text"
+	"github.com/tutti-dev/tutti/internal/web"
 )
 
 // The registration pipeline, as a runner walks it:
@@ -111,7 +112,7 @@ func (s *Service) start(ctx context.Context, u *auth.User, r *Race, eventID int6
 		return nil, errClosed
 	}
 	h := &Hold{ID: rand.Text(), EventID: e.ID, RaceID: r.ID, UserID: u.ID, Status: HoldOpen, ExpiresAt: now.Add(s.holdFor),
-		Entrant: Entrant{Email: u.Email}, Amount: e.Price}
+		Entrant: Entrant{Email: u.Email}, Amount: e.Price, Base: web.OriginOf(ctx)}
 	if early != nil {
 		// Alone, not batched: it may fail for its own input (used up).
 		h.CodeID, h.Code = early.ID, early.Code // its discount: ClaimEarly, at the price of the moment

@@ -107,9 +107,9 @@ func insertHold(ctx context.Context, tx *db.Tx, h *Hold, c *Code, now time.Time)
 	if c != nil {
 		codeID, percent = sql.NullInt64{Int64: c.ID, Valid: true}, c.Percent
 	}
-	return db.Scan(tx.QueryRow(ctx, `INSERT INTO race_holds (id, event_id, race_id, user_id, status, expires_at, email, amount, code_id, discount, created_at)
-		VALUES (?, ?, ?, ?, 'open', ?, ?, ?, ?, (SELECT ev.price FROM race_events ev WHERE ev.id = ?) * ? / 100, ?) RETURNING discount`,
-		h.ID, h.EventID, h.RaceID, h.UserID, h.ExpiresAt.UnixMilli(), h.Email, h.Amount, codeID, h.EventID, percent, now.UnixMilli()), &h.Discount)
+	return db.Scan(tx.QueryRow(ctx, `INSERT INTO race_holds (id, event_id, race_id, user_id, status, expires_at, email, amount, code_id, discount, created_at, base)
+		VALUES (?, ?, ?, ?, 'open', ?, ?, ?, ?, (SELECT ev.price FROM race_events ev WHERE ev.id = ?) * ? / 100, ?, ?) RETURNING discount`,
+		h.ID, h.EventID, h.RaceID, h.UserID, h.ExpiresAt.UnixMilli(), h.Email, h.Amount, codeID, h.EventID, percent, now.UnixMilli(), h.Base), &h.Discount)
 }
 
 // Reclaim takes a place again for a released hold (its runner came back

@@ -133,11 +133,17 @@ var errCancelledAlready = errs.E(errs.Conflict, "This registration is cancelled 
 
 // Cancel cancels a confirmed registration of race and frees its place,
 // its store items and its code's use; it returns the registration as it
-// was.
+// was. ErrNotFound if race has no registration id (another race's, or
+// none); errCancelledAlready if it is cancelled.
 func (s *Store) Cancel(ctx context.Context, tx *db.Tx, raceID, id int64, now time.Time) (Registration, error) {
 	r, err := scanReg(tx.QueryRow(ctx, `UPDATE race_registrations SET status = 'cancelled', cancelled_at = ?
 		WHERE id = ? AND race_id = ? AND status = 'confirmed' RETURNING `+regCols, now.UnixMilli(), id, raceID))
 	if errors.Is(err, errs.ErrNotFound) {
+		// Not confirmed: cancelled already if it is this race's, else
+		// there is no such registration here (another race's, or none).
+		if _, err := scanReg(tx.QueryRow(ctx, `SELECT `+regCols+` FROM race_registrations WHERE id = ? AND race_id = ?`, id, raceID)); err != nil {
+			return r, err
+		}
 		return r, errCancelledAlready
 	}
 	if err != nil {
@@ -155,12 +161,6 @@ func (s *Store) Cancel(ctx context.Context, tx *db.Tx, raceID, id int64, now tim
 	}
 	_, err = tx.Exec(ctx, `UPDATE race_codes SET used = used - 1 WHERE id = (SELECT code_id FROM race_holds WHERE id = ?)`, r.HoldID)
 	return r, err
-}
-
-// SetRefunded records what was given back on a registration.
-func (s *Store) SetRefunded(ctx context.Context, id, amount int64) error {
-	_, err := s.db.Exec(ctx, `UPDATE race_registrations SET refunded = ? WHERE id = ?`, amount, id)
-	return err
 }
 
 // bibNumber reads q as a bib number.

@@ -48,13 +48,14 @@ func (s *Store) WaitEntry(ctx context.Context, eventID, userID int64) (*WaitEntr
 }
 
 // JoinWaitlist puts user on event's list (once: a second join finds the
-// first).
-func (s *Store) JoinWaitlist(ctx context.Context, tx *db.Tx, eventID, userID int64, email string, now time.Time) error {
+// first); base is the origin of the request that joins (its invitation's
+// links).
+func (s *Store) JoinWaitlist(ctx context.Context, tx *db.Tx, eventID, userID int64, email, base string, now time.Time) error {
 	// Last in line: after a lottery's draw too (its entrants hold ranks
 	// 1..n; a runner joining later must not go before them).
-	res, err := tx.Exec(ctx, `INSERT INTO race_waitlist (event_id, user_id, email, status, created_at, rank)
-		VALUES (?, ?, ?, 'waiting', ?, (SELECT coalesce(max(rank), 0) + 1 FROM race_waitlist WHERE event_id = ?))
-		ON CONFLICT DO NOTHING`, eventID, userID, email, now.UnixMilli(), eventID)
+	res, err := tx.Exec(ctx, `INSERT INTO race_waitlist (event_id, user_id, email, status, created_at, rank, base)
+		VALUES (?, ?, ?, 'waiting', ?, (SELECT coalesce(max(rank), 0) + 1 FROM race_waitlist WHERE event_id = ?), ?)
+		ON CONFLICT DO NOTHING`, eventID, userID, email, now.UnixMilli(), eventID, base)
 	if err != nil {
 		return err
 	}
@@ -98,6 +99,7 @@ type Invitation struct {
 	UserID    int64
 	Email     string
 	ExpiresAt time.Time
+	Base      string // the origin of the request that joined the list (web.Origin)
 }
 
 // Invite expires invitations that ran out at now (their places come back)
@@ -155,14 +157,14 @@ func (s *Store) Invite(ctx context.Context, now, until time.Time, also func(tx *
 			rows, err := tx.Query(ctx, `UPDATE race_waitlist SET status = 'invited', invited_at = ?, expires_at = ?
 				WHERE id IN (SELECT id FROM race_waitlist WHERE event_id = ? AND status = 'waiting' ORDER BY rank, id LIMIT ?)
 				AND status = 'waiting'
-				RETURNING user_id, email`, now.UnixMilli(), until.UnixMilli(), f.event, f.n)
+				RETURNING user_id, email, base`, now.UnixMilli(), until.UnixMilli(), f.event, f.n)
 			if err != nil {
 				return err
 			}
 			k := 0
 			for rows.Next() {
 				inv := Invitation{EventID: f.event, ExpiresAt: until}
-				if err := rows.Scan(&inv.UserID, &inv.Email); err != nil {
+				if err := rows.Scan(&inv.UserID, &inv.Email, &inv.Base); err != nil {
 					rows.Close()
 					return err
 				}

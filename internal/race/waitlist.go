@@ -8,6 +8,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/web"
 )
 
 // The waiting list: a runner who finds an event sold out may join its
@@ -39,7 +40,9 @@ func (s *Service) JoinWaitlist(ctx context.Context, u *auth.User, r *Race, event
 	case h != nil:
 		return errs.E(errs.Conflict, "You hold a place in this event already: finish registering with it.")
 	}
-	return s.db.WithTx(ctx, func(tx *db.Tx) error { return s.store.JoinWaitlist(ctx, tx, e.ID, u.ID, u.Email, s.now()) })
+	return s.db.WithTx(ctx, func(tx *db.Tx) error {
+		return s.store.JoinWaitlist(ctx, tx, e.ID, u.ID, u.Email, web.OriginOf(ctx), s.now())
+	})
 }
 
 // FreshEvent is event eventID of race r with its counts as they are now
@@ -98,7 +101,7 @@ func (s *Service) StartInvited(ctx context.Context, u *auth.User, r *Race, event
 	}
 	now := s.now()
 	h := &Hold{ID: rand.Text(), EventID: e.ID, RaceID: r.ID, UserID: u.ID, Status: HoldOpen, ExpiresAt: now.Add(s.holdFor),
-		Entrant: Entrant{Email: u.Email}, Amount: e.Price}
+		Entrant: Entrant{Email: u.Email}, Amount: e.Price, Base: web.OriginOf(ctx)}
 	if err := s.db.WithTx(ctx, func(tx *db.Tx) error { return s.store.AcceptInvitation(ctx, tx, h, now) }); err != nil {
 		return nil, err
 	}

@@ -61,3 +61,31 @@ func TestProxies(t *testing.T) {
 		t.Errorf("empty: %v %v", p, err)
 	}
 }
+
+// A request's origin is its scheme and Host: https only over TLS or from
+// a trusted proxy that says so.
+func TestOrigin(t *testing.T) {
+	p, err := ParseProxies("10.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		peer, proto, want string
+	}{
+		{"192.0.2.9:5000", "", "http://race.example:8080"},
+		{"192.0.2.9:5000", "https", "http://race.example:8080"}, // not trusted: not believed
+		{"10.0.0.1:5000", "https", "https://race.example:8080"},
+	} {
+		var got string
+		h := p.Middleware(WithOrigin(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = OriginOf(r.Context()) })))
+		r := httptest.NewRequest(http.MethodGet, "http://race.example:8080/race/", nil)
+		r.RemoteAddr = c.peer
+		if c.proto != "" {
+			r.Header.Set("X-Forwarded-Proto", c.proto)
+		}
+		h.ServeHTTP(httptest.NewRecorder(), r)
+		if got != c.want {
+			t.Errorf("from %s with X-Forwarded-Proto %q: got %s; want %s", c.peer, c.proto, got, c.want)
+		}
+	}
+}
