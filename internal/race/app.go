@@ -4,6 +4,7 @@ import (
 	"context"
 	"embed"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"strconv"
@@ -221,8 +222,8 @@ func (a *App) confirmations(ctx context.Context, tx *db.Tx, regs []Registration)
 		}
 	}
 	type about struct {
-		race, slug, event, tz string
-		starts                int64
+		race, slug, event, tz, currency string
+		starts                          int64
 	}
 	info := map[int64]about{}
 	// The origin of the request that made each hold: its links'.
@@ -230,24 +231,54 @@ func (a *App) confirmations(ctx context.Context, tx *db.Tx, regs []Registration)
 	for i, r := range regs {
 		holds[i] = r.HoldID
 	}
-	bases := map[string]string{}
-	hrows, err := tx.Query(ctx, `SELECT id, base FROM race_holds WHERE id IN (`+db.Params(len(holds))+`)`, holds...)
+	// What the mail lists of each hold: its team, discount and store lines.
+	type held struct {
+		base, team string
+		discount   int64
+		items      []string
+	}
+	hs := map[string]*held{}
+	hrows, err := tx.Query(ctx, `SELECT h.id, h.base, h.discount, COALESCE(t.name, '') FROM race_holds h
+		LEFT JOIN race_teams t ON t.id = h.team_id WHERE h.id IN (`+db.Params(len(holds))+`)`, holds...)
 	if err != nil {
 		return err
 	}
 	for hrows.Next() {
-		var id, base string
-		if err := hrows.Scan(&id, &base); err != nil {
+		var id string
+		var h held
+		if err := hrows.Scan(&id, &h.base, &h.discount, &h.team); err != nil {
 			hrows.Close()
 			return err
 		}
-		bases[id] = base
+		hs[id] = &h
 	}
 	hrows.Close()
 	if err := hrows.Err(); err != nil {
 		return err
 	}
-	rows, err := tx.Query(ctx, `SELECT e.id, r.name, r.slug, e.name, r.tz, e.starts_at FROM race_events e
+	irows, err := tx.Query(ctx, `SELECT hi.hold_id, i.name, hi.qty, hi.price FROM race_hold_items hi
+		JOIN race_items i ON i.id = hi.item_id WHERE hi.hold_id IN (`+db.Params(len(holds))+`) ORDER BY hi.hold_id, i.id`, holds...)
+	if err != nil {
+		return err
+	}
+	type line struct {
+		hold, name string
+		qty, price int64
+	}
+	var lines []line
+	for irows.Next() {
+		var l line
+		if err := irows.Scan(&l.hold, &l.name, &l.qty, &l.price); err != nil {
+			irows.Close()
+			return err
+		}
+		lines = append(lines, l)
+	}
+	irows.Close()
+	if err := irows.Err(); err != nil {
+		return err
+	}
+	rows, err := tx.Query(ctx, `SELECT e.id, r.name, r.slug, e.name, r.tz, r.currency, e.starts_at FROM race_events e
 		JOIN race_races r ON r.id = e.race_id WHERE e.id IN (`+db.Params(len(ids))+`)`, ids...)
 	if err != nil {
 		return err
@@ -255,7 +286,7 @@ func (a *App) confirmations(ctx context.Context, tx *db.Tx, regs []Registration)
 	for rows.Next() {
 		var id int64
 		var x about
-		if err := rows.Scan(&id, &x.race, &x.slug, &x.event, &x.tz, &x.starts); err != nil {
+		if err := rows.Scan(&id, &x.race, &x.slug, &x.event, &x.tz, &x.currency, &x.starts); err != nil {
 			rows.Close()
 			return err
 		}
@@ -276,8 +307,28 @@ func (a *App) confirmations(ctx context.Context, tx *db.Tx, regs []Registration)
 		b.WriteString("You are registered for " + x.race + ", " + x.event + ".\n\n")
 		b.WriteString("Bib number: " + strconv.Itoa(r.Bib) + "\n")
 		b.WriteString("Start: " + ms(x.starts).In(loc).Format("Monday 2 January 2006, 15:04 MST") + "\n")
-		b.WriteString("Paid: " + Money(r.Amount, "") + "\n\n")
-		b.WriteString("Your registration: " + a.Mail.Link(ctx, bases[r.HoldID], doneURL(x.slug, r.HoldID)) + "\n\nSee you at the start!\n")
+		h := hs[r.HoldID]
+		if h == nil {
+			h = &held{}
+		}
+		cur := strings.ToUpper(x.currency)
+		if h.team != "" {
+			b.WriteString("Team: " + h.team + "\n")
+		}
+		for _, l := range lines {
+			if l.hold == r.HoldID {
+				b.WriteString(fmt.Sprintf("Store: %d × %s at %s %s\n", l.qty, l.name, Money(l.price, ""), cur))
+			}
+		}
+		if r.Donation > 0 {
+			b.WriteString("Donation: " + Money(r.Donation, "") + " " + cur + "\n")
+		}
+		if h.discount > 0 {
+			b.WriteString("Discount: -" + Money(h.discount, "") + " " + cur + "\n")
+		}
+		b.WriteString("Total paid: " + Money(r.Amount, "") + " " + cur + "\n\n")
+		b.WriteString("Your registration: " + a.Mail.Link(ctx, h.base, doneURL(x.slug, r.HoldID)) + "\n")
+		b.WriteString("Manage your registrations: " + a.Mail.Link(ctx, h.base, mineURL) + "\n\nSee you at the start!\n")
 		if err := a.Mail.Enqueue(ctx, tx, mail.Message{To: r.Email,
 			Subject: "You're registered: " + x.race + " · " + x.event + " (bib " + strconv.Itoa(r.Bib) + ")", Text: b.String()}); err != nil {
 			return err

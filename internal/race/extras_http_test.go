@@ -98,6 +98,15 @@ func TestExtrasThroughTheWizard(t *testing.T) {
 		}
 		res, body = rita.Post(entry+"/pay", url.Values{"card": {"4242 4242 4242 4242"}})
 		apptest.WantRedirect(t, res, body)
+		// The confirmation mail lists what was bought, each amount with its
+		// currency, and where to manage the registration.
+		conf := awaitMail(t, m, "r@example.com", "You're registered")
+		for _, want := range []string{"Team: Pier Pacers\n", "Store: 1 × Shirt at 12.00 USD\n", "Donation: 7.50 USD\n",
+			"Total paid: 45.00 USD\n", "Manage your registrations: http"} {
+			if !strings.Contains(conf.Text, want) {
+				t.Errorf("confirmation mail lacks %q:\n%s", want, conf.Text)
+			}
+		}
 		res, body = dir.Get(admin + "/events/" + ev[1] + "/entrants.csv")
 		apptest.WantStatus(t, res, body, http.StatusOK)
 		if !strings.Contains(body, "team,donation_USD,store_items,amount_USD") {

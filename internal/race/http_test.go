@@ -232,7 +232,7 @@ func TestRegisterThroughTheWizard(t *testing.T) {
 			}
 		}
 		if confirmation.Subject != "You're registered: Harbour Run · 5K (bib 1)" || !strings.Contains(confirmation.Text, "Bib number: 1\n") ||
-			!strings.Contains(confirmation.Text, "Paid: 25.50") || !strings.Contains(confirmation.Text, "08:00 E") || !strings.Contains(confirmation.Text, entry+"/done") {
+			!strings.Contains(confirmation.Text, "Total paid: 25.50 USD\n") || !strings.Contains(confirmation.Text, "08:00 E") || !strings.Contains(confirmation.Text, entry+"/done") {
 			t.Errorf("confirmation mail: %q\n%s", confirmation.Subject, confirmation.Text)
 		}
 		// Registering again: told so, not charged.
