@@ -70,17 +70,18 @@ func TestLocalCluster(t *testing.T) {
 		t.Errorf("https /: %d, HSTS %q; want 200 with HSTS", code, h.Get("Strict-Transport-Security"))
 	}
 
-	// A body over the largest tutti takes is refused at nginx, with the
-	// sentence of tutti's own 413 page rather than nginx's bare one.
+	// A body over the largest tutti takes (64 MiB, the forms with a
+	// picture of up to 20 MB) is refused at nginx, with the sentence of
+	// tutti's own 413 page rather than nginx's bare one.
 	{
-		res, err := c.client.Post(c.https+"/account/settings", "application/octet-stream", bytes.NewReader(make([]byte, 6<<20)))
+		res, err := c.client.Post(c.https+"/account/settings", "application/octet-stream", bytes.NewReader(make([]byte, 65<<20)))
 		if err != nil {
-			t.Fatalf("POST 6 MiB: %v", err)
+			t.Fatalf("POST 65 MiB: %v", err)
 		}
 		b, _ := io.ReadAll(res.Body)
 		res.Body.Close()
 		if res.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(b), "The request is too large.") {
-			t.Errorf("POST 6 MiB through nginx: %d %.200q; want 413 with the readable page", res.StatusCode, b)
+			t.Errorf("POST 65 MiB through nginx: %d %.200q; want 413 with the readable page", res.StatusCode, b)
 		}
 	}
 
