@@ -57,5 +57,17 @@ func TestAvatarOverTheLimitKeepsTheForm(t *testing.T) {
 				t.Errorf("after a refused save: %+v; want nothing saved", u)
 			}
 		}
+		// A body that is not a form is refused, not read as an empty one
+		// that would save an empty name and bio over the ones kept.
+		if res, body := b.do("POST", "/account/settings", strings.NewReader("display_name=Erin"),
+			http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("a plain save: %d %.300s", res.StatusCode, body)
+		}
+		res, body := b.do("POST", "/account/settings", bytes.NewReader(make([]byte, 1<<10)),
+			http.Header{"Content-Type": {"application/octet-stream"}})
+		wantStatus(t, res, body, http.StatusBadRequest)
+		if u, _ := m.Auth.ByUsername(context.Background(), "erin"); u.DisplayName != "Erin" {
+			t.Errorf("after a body that is not a form: name %q; want Erin kept", u.DisplayName)
+		}
 	})
 }

@@ -44,6 +44,10 @@ var TooLargeMessage = fmt.Sprintf("This picture is larger than %d MB: choose a s
 // (no file) is read as such.
 func ReadImageForm(r *http.Request, field string) ([]byte, error) {
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if ct != "multipart/form-data" && ct != "application/x-www-form-urlencoded" {
+		// Read as an empty form, such a body would save empty fields.
+		return nil, errs.E(errs.BadRequest, "The form could not be read: send it as a form.")
+	}
 	if ct != "multipart/form-data" {
 		if err := r.ParseForm(); err != nil {
 			return nil, formError(err, field)
