@@ -26,7 +26,7 @@ func TestBrowserCommentKeptWhenLocked(t *testing.T) {
 		ada := s.join(pub, "Ada")
 		s.mustRedirect(s.post(ada+"/timeframes", url.Values{"date": {"2027-04-03"}, "start": {"23:45"}, "end": {"24:00"}, "tier": {"1"}, "tz": {"America/Santiago"}}))
 
-		ctx := zoneBrowser(t, "America/Santiago", width, 900)
+		ctx := apptest.BrowserInZone(t, "America/Santiago", width, 900)
 		const typed = "Saturday night suits me, either pass"
 		if err := chromedp.Do(ctx, chromedp.Navigate(m.URL()+ada), chromedp.WaitVisible(`#comment-form`),
 			chromedp.SendKeys(`#body`, typed)); err != nil {

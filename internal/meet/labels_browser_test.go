@@ -18,7 +18,7 @@ func TestBrowserRangeLabelsOnShortDay(t *testing.T) {
 	s := newSite(t, m)
 	pub, _, _ := shortDayPoll(s, "UTC")
 	for _, width := range []int{1200, 390} {
-		ctx := zoneBrowser(t, "Europe/Berlin", width, 900)
+		ctx := apptest.BrowserInZone(t, "Europe/Berlin", width, 900)
 		if err := chromedp.Do(ctx, chromedp.Navigate(m.URL()+pub)); err != nil {
 			t.Fatal(err)
 		}

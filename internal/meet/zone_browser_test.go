@@ -11,18 +11,12 @@ import (
 	"github.com/tutti-dev/tutti/internal/app/apptest"
 )
 
-// zoneBrowser is a browser whose pages run in zone.
-func zoneBrowser(t *testing.T, zone string, width, height int) context.Context {
-	t.Helper()
-	return apptest.BrowserInZone(t, zone, width, height)
-}
-
 // TestBrowserZones runs two browsers, one in Berlin and one in New York, on
 // the same poll: each sees the poll in its own zone, says so, defaults a new
 // poll to it, and shows the other's comment at its own clock time.
 func TestBrowserZones(t *testing.T) {
-	berlin := zoneBrowser(t, "Europe/Berlin", 1280, 900)
-	ny := zoneBrowser(t, "America/New_York", 1280, 900)
+	berlin := apptest.BrowserInZone(t, "Europe/Berlin", 1280, 900)
+	ny := apptest.BrowserInZone(t, "America/New_York", 1280, 900)
 	m := apptest.One(t)
 	base := m.URL()
 	must := func(err error) {
@@ -146,7 +140,7 @@ func TestBrowserZones(t *testing.T) {
 	}
 	apptest.Screenshot(t, berlin, "meet-zone-repeated-hour")
 
-	phone := zoneBrowser(t, "America/New_York", 390, 844)
+	phone := apptest.BrowserInZone(t, "America/New_York", 390, 844)
 	must(chromedp.Do(phone, chromedp.Navigate(base+pub.Value), chromedp.WaitVisible(`table.heat`)))
 	waitZone(phone, "America/New_York")
 	if got := eval(phone, firstRow); got != wantNY {

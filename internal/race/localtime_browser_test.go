@@ -16,8 +16,8 @@ import (
 // with a countdown to it; the closing too. In Berlin's zone the page adds
 // nothing.
 func TestBrowserRaceTimesInTheVisitorsZone(t *testing.T) {
-	ny := apptest.ZoneBrowser(t, "America/New_York", 390, 844)
-	berlin := apptest.ZoneBrowser(t, "Europe/Berlin", 1200, 900)
+	ny := apptest.BrowserInZone(t, "America/New_York", 390, 844)
+	berlin := apptest.BrowserInZone(t, "Europe/Berlin", 1200, 900)
 	m := apptest.One(t)
 	dora := signedIn(t, m, "dora")
 	berlinZone, nyZone := mustZone(t, "Europe/Berlin"), mustZone(t, "America/New_York")

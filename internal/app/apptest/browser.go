@@ -96,22 +96,3 @@ func SignIn(base, login, password string) chromedp.Action[chromedp.Void] {
 		chromedp.WaitNotPresent(`#password`),
 	)
 }
-
-// ZoneBrowser is Browser whose pages run in zone (CDP's timezone
-// override: Intl and Date in the page see that zone).
-func ZoneBrowser(t *testing.T, zone string, width, height int) context.Context {
-	t.Helper()
-	ctx := Browser(t, width, height)
-	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tg, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: zone})
-		return err
-	}))
-	if err != nil {
-		t.Fatalf("timezone override %s: %v", zone, err)
-	}
-	got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`Intl.DateTimeFormat().resolvedOptions().timeZone`))
-	if err != nil || got != zone {
-		t.Fatalf("browser zone = %q (%v); want %s", got, err, zone)
-	}
-	return ctx
-}
