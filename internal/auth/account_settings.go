@@ -42,12 +42,11 @@ func (s *Service) settingsPost(w http.ResponseWriter, r *http.Request) {
 		s.Site.Render(w, r, http.StatusUnprocessableEntity, SettingsPage(s, s.formHead(r, "Your account"), u, p, fields, ""))
 	}
 	fields := p.Validate()
-	if e := errs.As(err); err != nil && (e.Kind != errs.Invalid || len(e.Fields) == 0) {
+	if err != nil && errs.FieldsOf(err) == nil {
 		s.Site.Error(w, r, err)
 		return
-	} else if err != nil {
-		maps.Copy(fields, e.Fields) // the picture's message with the others
 	}
+	maps.Copy(fields, errs.FieldsOf(err)) // the picture's message with the others
 	if len(fields) > 0 {
 		render(fields)
 		return
@@ -60,8 +59,8 @@ func (s *Service) settingsPost(w http.ResponseWriter, r *http.Request) {
 	if img != nil {
 		key, err := s.storeAvatar(r.Context(), bytes.NewReader(img))
 		if err != nil {
-			if e := errs.As(err); e.Kind == errs.Invalid && len(e.Fields) > 0 {
-				render(e.Fields)
+			if f := errs.FieldsOf(err); f != nil {
+				render(f)
 				return
 			}
 			s.Site.Error(w, r, err)

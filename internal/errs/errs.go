@@ -77,6 +77,16 @@ func Fields(fields map[string]string) *Error {
 	return &Error{Kind: Invalid, Message: "Please correct the marked fields.", Fields: fields}
 }
 
+// FieldsOf is err's field messages when it is an Invalid error that has
+// them (a form to show again with each beside its field), else nil.
+func FieldsOf(err error) map[string]string {
+	var e *Error
+	if errors.As(err, &e) && e.Kind == Invalid && len(e.Fields) > 0 {
+		return e.Fields
+	}
+	return nil
+}
+
 // BadQuery makes a BadRequest error for the malformed query parameter name,
 // which must be what (e.g. "a roar id").
 func BadQuery(name, what string) *Error {

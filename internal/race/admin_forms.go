@@ -15,7 +15,7 @@ import (
 // refusal is err as the messages of a form to show again; nil for an
 // error that is not the form's (answered by the error page).
 func refusal(err error) map[string]string {
-	if f := fields(err); f != nil {
+	if f := errs.FieldsOf(err); f != nil {
 		return f
 	}
 	if e := errs.As(err); e != nil && (e.Kind == errs.Conflict || e.Kind == errs.Invalid) && e.Message != "" {

@@ -39,7 +39,7 @@ func (a *App) raceCreate(w http.ResponseWriter, r *http.Request) {
 	var race *Race
 	if err == nil {
 		race, err = a.svc.CreateRaceWithLogo(r.Context(), u, in, img)
-	} else if f := fields(err); f != nil {
+	} else if f := errs.FieldsOf(err); f != nil {
 		if _, vf := in.Validate(a.Now()); len(vf) > 0 {
 			maps.Copy(f, vf) // every message at once
 		}
@@ -198,7 +198,7 @@ func (a *App) directorAdd(w http.ResponseWriter, r *http.Request) {
 	u, race := d.User, d.Race
 	name := r.PostForm.Get("username")
 	err := a.svc.AddDirector(r.Context(), d, name)
-	if f := fields(err); f != nil {
+	if f := errs.FieldsOf(err); f != nil {
 		a.renderAdmin(w, r, u, race, http.StatusUnprocessableEntity, f, name)
 		return
 	}

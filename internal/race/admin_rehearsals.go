@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -49,7 +50,7 @@ func (a *App) rehearsalStart(w http.ResponseWriter, r *http.Request) {
 	}
 	in := rehearsalForm(r)
 	rh, err := a.svc.StartRehearsal(r.Context(), d, in)
-	if fe := fields(err); fe != nil {
+	if fe := errs.FieldsOf(err); fe != nil {
 		a.rehearsalsPage(w, r, d, http.StatusUnprocessableEntity, in, fe, "")
 		return
 	}
@@ -141,7 +142,7 @@ func (a *App) rehearsalComment(w http.ResponseWriter, r *http.Request) {
 	}
 	comment := r.PostForm.Get("comment")
 	err := a.svc.CommentRehearsal(r.Context(), d, id, comment)
-	if fe := fields(err); fe != nil {
+	if fe := errs.FieldsOf(err); fe != nil {
 		a.rehearsalPage(w, r, d, id, http.StatusUnprocessableEntity, comment, fe)
 		return
 	}

@@ -85,7 +85,7 @@ func (a *App) resultsImport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	n, err := a.svc.ImportResults(r.Context(), d, e.ID, file)
-	if f := fields(err); f != nil {
+	if f := errs.FieldsOf(err); f != nil {
 		a.renderResultsAdmin(w, r, d, e, http.StatusUnprocessableEntity, f)
 		return
 	}

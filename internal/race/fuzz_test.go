@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/tutti-dev/tutti/internal/errs"
 )
 
 // The wizards' forms take any input: they never panic, and what they
@@ -100,7 +102,7 @@ func FuzzParseResults(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		rs, skipped, err := ParseResults(context.Background(), bytes.NewReader(b))
 		if err != nil {
-			if f := fields(err); f == nil || !strings.HasPrefix(f["file"], "Nothing was imported:\n") {
+			if f := errs.FieldsOf(err); f == nil || !strings.HasPrefix(f["file"], "Nothing was imported:\n") {
 				t.Fatalf("refusal without a message: %v", err)
 			}
 			return

@@ -109,11 +109,10 @@ func (s *Service) CreateRaceWithLogo(ctx context.Context, u *auth.User, in RaceI
 	if img != nil {
 		var err error
 		png, err = s.readLogo(ctx, bytes.NewReader(img))
-		if e := errs.As(err); err != nil && (e.Kind != errs.Invalid || len(e.Fields) == 0) {
+		if err != nil && errs.FieldsOf(err) == nil {
 			return nil, err
-		} else if err != nil {
-			maps.Copy(f, e.Fields)
 		}
+		maps.Copy(f, errs.FieldsOf(err))
 	}
 	if _, vf := in.Validate(s.now()); len(vf) > 0 || len(f) > 0 {
 		maps.Copy(f, vf)
@@ -161,7 +160,7 @@ func (a *App) logoPost(w http.ResponseWriter, r *http.Request) {
 	default:
 		err = a.svc.SetLogo(r.Context(), d, bytes.NewReader(img))
 	}
-	if f := fields(err); f != nil {
+	if f := errs.FieldsOf(err); f != nil {
 		a.Site.Render(w, r, http.StatusUnprocessableEntity, BasicsPage(a, d.User, d.Race, basicsOf(d.Race), f, ""))
 		return
 	}

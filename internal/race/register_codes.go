@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/errs"
 )
 
 // A runner's codes (codes.go): early access before an event opens, and a
@@ -55,7 +56,7 @@ func (a *App) codeApply(w http.ResponseWriter, r *http.Request) {
 		code = " " // nothing typed: said so, not taken as a removal
 	}
 	err := a.svc.ApplyCode(r.Context(), en, code)
-	if fe := fields(err); fe != nil {
+	if fe := errs.FieldsOf(err); fe != nil {
 		if !a.lines(w, r, en) {
 			return
 		}

@@ -86,7 +86,7 @@ func (a *App) detailsSave(w http.ResponseWriter, r *http.Request) {
 	in := EntrantInput{FirstName: f.Get("first_name"), LastName: f.Get("last_name"), Email: f.Get("email"),
 		BirthDate: f.Get("birth_date"), Gender: f.Get("gender"), City: f.Get("city"), Emergency: f.Get("emergency")}
 	err := a.svc.SaveEntrant(r.Context(), en, in)
-	if fe := fields(err); fe != nil {
+	if fe := errs.FieldsOf(err); fe != nil {
 		a.Site.Render(w, r, http.StatusUnprocessableEntity, DetailsPage(a, u, race, e, h, in, fe, a.Now()))
 		return
 	}
@@ -113,7 +113,7 @@ func (a *App) waiverSave(w http.ResponseWriter, r *http.Request) {
 	}
 	u, race, e, h := en.User, en.Race, en.Event, en.Hold
 	err := a.svc.AcceptWaiver(r.Context(), en, r.PostForm.Get("accept") == "yes")
-	if fe := fields(err); fe != nil {
+	if fe := errs.FieldsOf(err); fe != nil {
 		a.Site.Render(w, r, http.StatusUnprocessableEntity, WaiverPage(a, u, race, e, h, fe, a.Now()))
 		return
 	}

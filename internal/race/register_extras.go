@@ -3,6 +3,8 @@ package race
 import (
 	"net/http"
 	"strconv"
+
+	"github.com/tutti-dev/tutti/internal/errs"
 )
 
 // The runner's extras pages (extras.go): team, donation, store. Each is
@@ -37,7 +39,7 @@ func (a *App) teamSave(w http.ResponseWriter, r *http.Request) {
 	}
 	name := r.PostForm.Get("team")
 	err := a.svc.SaveTeam(r.Context(), en, name)
-	if fe := fields(err); fe != nil {
+	if fe := errs.FieldsOf(err); fe != nil {
 		a.teamPage(w, r, en, http.StatusUnprocessableEntity, name, fe)
 		return
 	}
@@ -89,7 +91,7 @@ func (a *App) donationSave(w http.ResponseWriter, r *http.Request) {
 		choice = "other"
 	}
 	err := a.svc.SaveDonation(r.Context(), en, choice, other)
-	if fe := fields(err); fe != nil {
+	if fe := errs.FieldsOf(err); fe != nil {
 		a.donationPage(w, r, en, http.StatusUnprocessableEntity, choice, other, fe)
 		return
 	}
@@ -122,7 +124,7 @@ func (a *App) storeSave(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	err := a.svc.SaveStore(r.Context(), en, r.PostForm.Get)
-	if fe := fields(err); fe != nil {
+	if fe := errs.FieldsOf(err); fe != nil {
 		qty := map[int64]string{}
 		for _, it := range en.Race.Items {
 			qty[it.ID] = r.PostForm.Get("qty-" + strconv.FormatInt(it.ID, 10))

@@ -64,7 +64,7 @@ func (a *App) registerAccount(w http.ResponseWriter, r *http.Request) {
 	case "signup":
 		in := auth.Signup{Username: f.Get("username"), Email: f.Get("email"), Password: f.Get("password")}
 		_, err = a.Auth.SignupAndLogin(w, r, in)
-		if fe := fields(err); fe != nil {
+		if fe := errs.FieldsOf(err); fe != nil {
 			in.Password = ""
 			a.Site.Render(w, r, http.StatusUnprocessableEntity, AccountPage(a, race, ev, "", in, fe, "signup"))
 			return
@@ -118,8 +118,8 @@ func (a *App) started(w http.ResponseWriter, r *http.Request, race *Race, ev int
 	refused func(status int, msg string, fe map[string]string)) {
 	var already *AlreadyRegistered
 	switch {
-	case fields(err) != nil:
-		refused(http.StatusUnprocessableEntity, "", fields(err))
+	case errs.FieldsOf(err) != nil:
+		refused(http.StatusUnprocessableEntity, "", errs.FieldsOf(err))
 	case errors.As(err, &already):
 		a.redirect(w, r, doneURL(race.Slug, already.Registration.HoldID)+"?already=1")
 	case errors.Is(err, ErrSoldOut):

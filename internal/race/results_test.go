@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tutti-dev/tutti/internal/errs"
 )
 
 func TestParseFinish(t *testing.T) {
@@ -125,7 +127,7 @@ func TestParseResultsRefused(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rs, _, err := ParseResults(ctx, strings.NewReader(tc.file))
-			f := fields(err)
+			f := errs.FieldsOf(err)
 			if rs != nil || f == nil || !strings.Contains(f["file"], tc.want) || !strings.HasPrefix(f["file"], "Nothing was imported:\n") {
 				t.Errorf("got %d rows, %v %q; want a message with %q", len(rs), err, f["file"], tc.want)
 			}
@@ -134,7 +136,7 @@ func TestParseResultsRefused(t *testing.T) {
 	// At most maxProblems problems, said so.
 	bad := "bib,name,time\n" + strings.Repeat("1,A,soon\n", 50)
 	_, _, err := ParseResults(ctx, strings.NewReader(bad))
-	if msg := fields(err)["file"]; strings.Count(msg, "\n") != maxProblems+1 || !strings.Contains(msg, "there may be more") {
+	if msg := errs.FieldsOf(err)["file"]; strings.Count(msg, "\n") != maxProblems+1 || !strings.Contains(msg, "there may be more") {
 		t.Errorf("50 bad lines: %q", msg)
 	}
 	// A cancelled request stops the work.

@@ -129,12 +129,3 @@ func (a *App) form(w http.ResponseWriter, r *http.Request) bool {
 	}
 	return true
 }
-
-// fields is err's field messages if it is a form error to show on the
-// form again; nil otherwise.
-func fields(err error) map[string]string {
-	if e := errs.As(err); e != nil && e.Kind == errs.Invalid && len(e.Fields) > 0 {
-		return e.Fields
-	}
-	return nil
-}

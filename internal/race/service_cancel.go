@@ -46,10 +46,8 @@ func (s *Service) PreviewCancel(ctx context.Context, d *Directing, id int64) (Ca
 		return p, errCancelledAlready
 	}
 	p.Registration = reg
-	for _, e := range d.Race.Events {
-		if e.ID == reg.EventID {
-			p.EventName = e.Name
-		}
+	if e, ok := d.Race.Event(reg.EventID); ok {
+		p.EventName = e.Name
 	}
 	if reg.PaymentID != "" {
 		p.Refund = reg.Amount
@@ -68,10 +66,8 @@ func (s *Service) Cancel(ctx context.Context, d *Directing, id int64) (Registrat
 			return err
 		}
 		event := ""
-		for _, e := range d.Race.Events {
-			if e.ID == reg.EventID {
-				event = e.Name
-			}
+		if e, ok := d.Race.Event(reg.EventID); ok {
+			event = e.Name
 		}
 		body := "Hello " + reg.FirstName + ",\n\nyour registration for " + d.Race.Name + ", " + event + " (bib " + strconv.Itoa(reg.Bib) +
 			") was cancelled by the race's director. Your place is given up: there is no bib for you on race day."

@@ -160,7 +160,7 @@ func TestResultsImportPublishSearch(t *testing.T) {
 		}
 
 		// A bad file changes nothing; a good one replaces all.
-		if _, err := f.importResults("bib,name,time\n1,New,1:00:00\n2,Bad,later\n"); fields(err)["file"] == "" {
+		if _, err := f.importResults("bib,name,time\n1,New,1:00:00\n2,Bad,later\n"); errs.FieldsOf(err)["file"] == "" {
 			t.Fatalf("bad file: %v", err)
 		}
 		if e, _ := f.a.store.Event(ctx, ev); e.ResultsCount != 45 {

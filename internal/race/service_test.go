@@ -338,7 +338,7 @@ func TestPaymentsOnceAndSettled(t *testing.T) {
 		ann := f.user()
 		h := f.filled(ctx, ann)
 		err := f.pay(ctx, ann, h, pay.CardDeclined)
-		if err == nil || fields(err)["card"] == "" {
+		if err == nil || errs.FieldsOf(err)["card"] == "" {
 			t.Fatalf("declined card: %v; want a field message", err)
 		}
 		if got, _ := f.a.store.Hold(ctx, h.ID); got.Status != HoldOpen {
