@@ -2,6 +2,7 @@ package race
 
 import (
 	"context"
+	"database/sql"
 	"embed"
 	"errors"
 	"fmt"
@@ -226,74 +227,46 @@ func (a *App) confirmations(ctx context.Context, tx *db.Tx, regs []Registration)
 		starts                          int64
 	}
 	info := map[int64]about{}
-	// The origin of the request that made each hold: its links'.
-	holds := make([]any, len(regs))
-	for i, r := range regs {
-		holds[i] = r.HoldID
+	if _, err := db.All(ctx, a.DB, tx, func(rows *sql.Rows) (x about, err error) {
+		var id int64
+		err = rows.Scan(&id, &x.race, &x.slug, &x.event, &x.tz, &x.currency, &x.starts)
+		info[id] = x
+		return x, err
+	}, `SELECT e.id, r.name, r.slug, e.name, r.tz, r.currency, e.starts_at FROM race_events e
+		JOIN race_races r ON r.id = e.race_id WHERE e.id IN (`+db.Params(len(ids))+`)`, ids...); err != nil {
+		return err
 	}
-	// What the mail lists of each hold: its team, discount and store lines.
+	// What the mail lists of each hold: the origin of the request that
+	// made it (its links'), its team, discount and store lines.
 	type held struct {
 		base, team string
 		discount   int64
 		items      []string
 	}
+	holds := make([]any, len(regs))
+	for i, r := range regs {
+		holds[i] = r.HoldID
+	}
 	hs := map[string]*held{}
-	hrows, err := tx.Query(ctx, `SELECT h.id, h.base, h.discount, COALESCE(t.name, '') FROM race_holds h
-		LEFT JOIN race_teams t ON t.id = h.team_id WHERE h.id IN (`+db.Params(len(holds))+`)`, holds...)
-	if err != nil {
-		return err
-	}
-	for hrows.Next() {
+	if _, err := db.All(ctx, a.DB, tx, func(rows *sql.Rows) (h held, err error) {
 		var id string
-		var h held
-		if err := hrows.Scan(&id, &h.base, &h.discount, &h.team); err != nil {
-			hrows.Close()
-			return err
-		}
+		err = rows.Scan(&id, &h.base, &h.discount, &h.team)
 		hs[id] = &h
-	}
-	hrows.Close()
-	if err := hrows.Err(); err != nil {
+		return h, err
+	}, `SELECT h.id, h.base, h.discount, COALESCE(t.name, '') FROM race_holds h
+		LEFT JOIN race_teams t ON t.id = h.team_id WHERE h.id IN (`+db.Params(len(holds))+`)`, holds...); err != nil {
 		return err
 	}
-	irows, err := tx.Query(ctx, `SELECT hi.hold_id, i.name, hi.qty, hi.price FROM race_hold_items hi
-		JOIN race_items i ON i.id = hi.item_id WHERE hi.hold_id IN (`+db.Params(len(holds))+`) ORDER BY hi.hold_id, i.id`, holds...)
-	if err != nil {
-		return err
-	}
-	type line struct {
-		hold, name string
-		qty, price int64
-	}
-	var lines []line
-	for irows.Next() {
-		var l line
-		if err := irows.Scan(&l.hold, &l.name, &l.qty, &l.price); err != nil {
-			irows.Close()
-			return err
+	if _, err := db.All(ctx, a.DB, tx, func(rows *sql.Rows) (struct{}, error) {
+		var hold, name string
+		var qty, price int64
+		err := rows.Scan(&hold, &name, &qty, &price)
+		if h := hs[hold]; h != nil && err == nil {
+			h.items = append(h.items, fmt.Sprintf("%d × %s at %s", qty, name, Money(price, "")))
 		}
-		lines = append(lines, l)
-	}
-	irows.Close()
-	if err := irows.Err(); err != nil {
-		return err
-	}
-	rows, err := tx.Query(ctx, `SELECT e.id, r.name, r.slug, e.name, r.tz, r.currency, e.starts_at FROM race_events e
-		JOIN race_races r ON r.id = e.race_id WHERE e.id IN (`+db.Params(len(ids))+`)`, ids...)
-	if err != nil {
-		return err
-	}
-	for rows.Next() {
-		var id int64
-		var x about
-		if err := rows.Scan(&id, &x.race, &x.slug, &x.event, &x.tz, &x.currency, &x.starts); err != nil {
-			rows.Close()
-			return err
-		}
-		info[id] = x
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return struct{}{}, err
+	}, `SELECT hi.hold_id, i.name, hi.qty, hi.price FROM race_hold_items hi
+		JOIN race_items i ON i.id = hi.item_id WHERE hi.hold_id IN (`+db.Params(len(holds))+`) ORDER BY hi.hold_id, i.id`, holds...); err != nil {
 		return err
 	}
 	for _, r := range regs {
@@ -315,10 +288,8 @@ func (a *App) confirmations(ctx context.Context, tx *db.Tx, regs []Registration)
 		if h.team != "" {
 			b.WriteString("Team: " + h.team + "\n")
 		}
-		for _, l := range lines {
-			if l.hold == r.HoldID {
-				b.WriteString(fmt.Sprintf("Store: %d × %s at %s %s\n", l.qty, l.name, Money(l.price, ""), cur))
-			}
+		for _, it := range h.items {
+			b.WriteString("Store: " + it + " " + cur + "\n")
 		}
 		if r.Donation > 0 {
 			b.WriteString("Donation: " + Money(r.Donation, "") + " " + cur + "\n")
