@@ -69,7 +69,7 @@ func (s *Service) Cancel(ctx context.Context, d *Directing, id int64) (Registrat
 		if e, ok := d.Race.Event(reg.EventID); ok {
 			event = e.Name
 		}
-		body := "Hello " + reg.FirstName + ",\n\nyour registration for " + d.Race.Name + ", " + event + " (bib " + strconv.Itoa(reg.Bib) +
+		body := "Hello " + reg.FirstName + ",\n\nYour registration for " + d.Race.Name + ", " + event + " (bib " + strconv.Itoa(reg.Bib) +
 			") was cancelled by the race's director. Your place is given up: there is no bib for you on race day."
 		if reg.Amount > 0 && reg.PaymentID != "" {
 			body += "\n\nYour payment of " + Money(reg.Amount, d.Race.Currency) + " is refunded in full to the card you paid with; " +
