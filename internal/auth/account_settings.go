@@ -6,7 +6,7 @@ import (
 	"net/http"
 
 	"github.com/tutti-dev/tutti/internal/errs"
-	"github.com/tutti-dev/tutti/internal/files"
+	"github.com/tutti-dev/tutti/internal/web"
 )
 
 func (s *Service) settingsShow(w http.ResponseWriter, r *http.Request) {
@@ -32,7 +32,7 @@ func (s *Service) settingsPost(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	img, err := files.ReadImageForm(r, "avatar")
+	img, err := web.ReadImageForm(r, "avatar")
 	// Validate cleans p in place; a refused field keeps what was typed
 	// (text.Field.Clean), so the form shown again has it.
 	p := Profile{DisplayName: r.PostForm.Get("display_name"), Bio: r.PostForm.Get("bio"),

@@ -2,6 +2,7 @@ package files
 
 import (
 	"context"
+	"fmt"
 	"image"
 	"image/color"
 	"sync"
@@ -110,3 +111,20 @@ func (b *ImageBudget) Peak() int64 {
 	defer b.mu.Unlock()
 	return b.peak
 }
+
+// A form with a picture (a race's logo, an account's avatar) is read by
+// web.ReadImageForm within these bounds.
+
+const (
+	// MaxImageBytes is the largest picture a form takes: a phone's photo.
+	// It is scaled down and re-encoded by the app.
+	MaxImageBytes = 20 << 20
+	// ImageFormBody is the body limit of a route with a picture form: a
+	// picture over the limit is still read past, up to this, so that the
+	// form can be answered with its fields.
+	ImageFormBody = 64 << 20
+)
+
+// TooLargeMessage is what a form says beside a picture over MaxImageBytes
+// (and what forms.js says before it is sent).
+var TooLargeMessage = fmt.Sprintf("This picture is larger than %d MB: choose a smaller one (or a photo at a lower resolution).", MaxImageBytes>>20)

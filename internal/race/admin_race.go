@@ -7,7 +7,7 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/errs"
-	"github.com/tutti-dev/tutti/internal/files"
+	"github.com/tutti-dev/tutti/internal/web"
 )
 
 func raceInput(r *http.Request) RaceInput {
@@ -34,7 +34,7 @@ func (a *App) raceCreate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The logo may come with the basics (a multipart form).
-	img, err := files.ReadImageForm(r, "logo")
+	img, err := web.ReadImageForm(r, "logo")
 	in := raceInput(r)
 	var race *Race
 	if err == nil {

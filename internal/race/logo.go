@@ -16,6 +16,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/files"
+	"github.com/tutti-dev/tutti/internal/web"
 )
 
 // A race's logo (the wizard's first step): an uploaded picture, checked by
@@ -150,7 +151,7 @@ func (a *App) logoPost(w http.ResponseWriter, r *http.Request) {
 	if d == nil {
 		return
 	}
-	img, err := files.ReadImageForm(r, "logo")
+	img, err := web.ReadImageForm(r, "logo")
 	switch {
 	case err != nil:
 	case r.PostForm.Get("remove") == "1":

@@ -1,54 +1,42 @@
-package files
+package web
 
 import (
 	"errors"
-	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"net/url"
 
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/files"
 )
 
 // A form with a picture (a race's logo, an account's avatar) is read as a
 // stream, part by part: its text fields into the request's PostForm, the
-// picture into memory up to MaxImageBytes. A larger picture (a phone's
+// picture into memory up to files.MaxImageBytes. A larger picture (a phone's
 // photo of 30 MB) is read past and dropped, and the form is answered again
 // with a message beside the field and every other field kept, never with a
-// bare 413 page. Its route's body limit (ImageFormBody) leaves room for
+// bare 413 page. Its route's body limit (files.ImageFormBody) leaves room for
 // that.
 
+// maxImageFieldBytes and maxImageFieldsBytes bound a picture form's text
+// fields.
 const (
-	// MaxImageBytes is the largest picture a form takes: a phone's photo.
-	// It is scaled down and re-encoded by the app.
-	MaxImageBytes = 20 << 20
-	// ImageFormBody is the body limit of a route with a picture form: a
-	// picture over the limit is still read past, up to this, so that the
-	// form can be answered with its fields.
-	ImageFormBody = 64 << 20
-	// maxFieldBytes and maxFieldsBytes bound a picture form's text fields.
-	maxFieldBytes  = 64 << 10
-	maxFieldsBytes = 1 << 20
+	maxImageFieldBytes  = 64 << 10
+	maxImageFieldsBytes = 1 << 20
 )
-
-// TooLargeMessage is what a form says beside a picture over MaxImageBytes
-// (and what forms.js says before it is sent).
-var TooLargeMessage = fmt.Sprintf("This picture is larger than %d MB: choose a smaller one (or a photo at a lower resolution).", MaxImageBytes>>20)
 
 // ReadImageForm reads r's multipart form: its text fields into r.PostForm
 // (and r.Form), and the file sent as field, returned (nil when none was
-// chosen). A file over MaxImageBytes, or a body past the route's limit, is
-// a field error (field: TooLargeMessage) with the fields read kept in
+// chosen). A file over files.MaxImageBytes, or a body past the route's limit, is
+// a field error (field: files.TooLargeMessage) with the fields read kept in
 // r.PostForm; a body that is not a form is Invalid. A url-encoded form
 // (no file) is read as such.
 func ReadImageForm(r *http.Request, field string) ([]byte, error) {
-	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if ct != "multipart/form-data" && ct != "application/x-www-form-urlencoded" {
-		// Read as an empty form, such a body would save empty fields.
-		return nil, errs.E(errs.BadRequest, "The form could not be read: send it as a form.")
+	ct, err := formType(r)
+	if err != nil {
+		return nil, err
 	}
-	if ct != "multipart/form-data" {
+	if ct != multipartForm {
 		if err := r.ParseForm(); err != nil {
 			return nil, formError(err, field)
 		}
@@ -62,7 +50,7 @@ func ReadImageForm(r *http.Request, field string) ([]byte, error) {
 	r.PostForm, r.Form = vals, vals
 	var img []byte
 	var tooLarge bool
-	budget := int64(maxFieldsBytes)
+	budget := int64(maxImageFieldsBytes)
 	for {
 		p, err := mr.NextPart()
 		if err == io.EOF {
@@ -75,11 +63,11 @@ func ReadImageForm(r *http.Request, field string) ([]byte, error) {
 		switch {
 		case name == "":
 		case p.FileName() != "" && name == field:
-			b, err := io.ReadAll(io.LimitReader(p, MaxImageBytes+1))
+			b, err := io.ReadAll(io.LimitReader(p, files.MaxImageBytes+1))
 			if err != nil {
 				return nil, formError(err, field)
 			}
-			if int64(len(b)) > MaxImageBytes {
+			if int64(len(b)) > files.MaxImageBytes {
 				tooLarge, img = true, nil
 				if _, err := io.Copy(io.Discard, p); err != nil {
 					return nil, formError(err, field)
@@ -92,11 +80,11 @@ func ReadImageForm(r *http.Request, field string) ([]byte, error) {
 				return nil, formError(err, field)
 			}
 		default:
-			b, err := io.ReadAll(io.LimitReader(p, min(maxFieldBytes, budget)+1))
+			b, err := io.ReadAll(io.LimitReader(p, min(maxImageFieldBytes, budget)+1))
 			if err != nil {
 				return nil, formError(err, field)
 			}
-			if int64(len(b)) > min(maxFieldBytes, budget) {
+			if int64(len(b)) > min(maxImageFieldBytes, budget) {
 				return nil, errs.E(errs.TooLarge, "The form is too large.")
 			}
 			budget -= int64(len(b))
@@ -105,7 +93,7 @@ func ReadImageForm(r *http.Request, field string) ([]byte, error) {
 		p.Close()
 	}
 	if tooLarge {
-		return nil, errs.Fields(map[string]string{field: TooLargeMessage})
+		return nil, errs.Fields(map[string]string{field: files.TooLargeMessage})
 	}
 	return img, nil
 }
@@ -115,7 +103,7 @@ func ReadImageForm(r *http.Request, field string) ([]byte, error) {
 func formError(err error, field string) error {
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
-		return errs.Fields(map[string]string{field: TooLargeMessage})
+		return errs.Fields(map[string]string{field: files.TooLargeMessage})
 	}
 	return errs.E(errs.Invalid, "The form could not be read.")
 }

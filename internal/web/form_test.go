@@ -1,0 +1,48 @@
+package web
+
+import (
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/tutti-dev/tutti/internal/errs"
+)
+
+// A form (and a picture form) is read from a url-encoded or multipart body (or a body that
+// names no type); a body of another type is refused, not read as an empty
+// form whose empty fields a handler would save.
+func TestParseFormRefusesABodyThatIsNotAForm(t *testing.T) {
+	for _, tc := range []struct {
+		ctype string
+		want  errs.Kind
+		name  string // display_name read
+	}{
+		{"application/x-www-form-urlencoded", errs.None, "Erin"},
+		{"application/x-www-form-urlencoded; charset=utf-8", errs.None, "Erin"},
+		{"", errs.None, ""},
+		{"application/octet-stream", errs.BadRequest, ""},
+		{"text/plain", errs.BadRequest, ""},
+		{"application/json", errs.BadRequest, ""},
+		{"multipart/form-data", errs.Invalid, ""}, // no boundary
+	} {
+		r := httptest.NewRequest("POST", "/account/settings", strings.NewReader("display_name=Erin"))
+		if tc.ctype != "" {
+			r.Header.Set("Content-Type", tc.ctype)
+		}
+		err := ParseForm(r, 1<<20)
+		if got := errs.KindOf(err); got != tc.want {
+			t.Errorf("%q: %v (%v); want kind %v", tc.ctype, got, err, tc.want)
+		}
+		if err == nil && r.PostForm.Get("display_name") != tc.name {
+			t.Errorf("%q: display_name %q; want %q", tc.ctype, r.PostForm.Get("display_name"), tc.name)
+		}
+		// A picture form's reading follows the same rule.
+		r = httptest.NewRequest("POST", "/race/new", strings.NewReader("display_name=Erin"))
+		if tc.ctype != "" {
+			r.Header.Set("Content-Type", tc.ctype)
+		}
+		if _, err := ReadImageForm(r, "logo"); errs.KindOf(err) != tc.want {
+			t.Errorf("picture form %q: %v; want kind %v", tc.ctype, err, tc.want)
+		}
+	}
+}
