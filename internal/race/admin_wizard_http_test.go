@@ -95,13 +95,7 @@ func TestBrowserRaceZoneDefault(t *testing.T) {
 	m.Auth.SetLimits(noLimits)
 	base := m.URL()
 	if err := chromedp.Do(tokyo,
-		chromedp.Navigate(base+"/account/signup"),
-		chromedp.WaitVisible(`#username`),
-		chromedp.SendKeys(`#username`, "dora"),
-		chromedp.SendKeys(`#email`, "dora@example.com"),
-		chromedp.SendKeys(`#password`, "password-dora"),
-		chromedp.Submit(`#username`),
-		chromedp.WaitNotPresent(`#email`),
+		apptest.SignUp(base, "dora", "dora@example.com", "password-dora"),
 		chromedp.Navigate(base+"/race/new"),
 		chromedp.WaitVisible(`#name`),
 	); err != nil {

@@ -209,13 +209,7 @@ func directorCreates(t *testing.T, ctx context.Context, base, username, name str
 	day := time.Now().AddDate(0, 3, 0).Format(time.DateOnly)
 	opens := time.Now().In(mustZone(t, "Europe/Berlin")).Add(-time.Hour)
 	for i, step := range []chromedp.Action[chromedp.Void]{
-		chromedp.Navigate(base + "/account/signup"),
-		chromedp.WaitVisible(`#username`),
-		chromedp.SendKeys(`#username`, username),
-		chromedp.SendKeys(`#email`, username+"@example.com"),
-		chromedp.SendKeys(`#password`, "password-"+username),
-		chromedp.Submit(`#username`),
-		chromedp.WaitNotPresent(`#email`),
+		apptest.SignUp(base, username, username+"@example.com", "password-"+username),
 		chromedp.Navigate(base + "/race/"),
 		chromedp.Click(`a[href="/race/new"]`),
 		chromedp.WaitVisible(`#name`),

@@ -148,13 +148,7 @@ func TestBrowserPictureSizeCheckedBeforeSending(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := chromedp.Do(b,
-		chromedp.Navigate(base+"/account/signup"),
-		chromedp.WaitVisible(`#username`),
-		chromedp.SendKeys(`#username`, "dora"),
-		chromedp.SendKeys(`#email`, "dora@example.com"),
-		chromedp.SendKeys(`#password`, "password-dora"),
-		chromedp.Submit(`#username`),
-		chromedp.WaitNotPresent(`#email`),
+		apptest.SignUp(base, "dora", "dora@example.com", "password-dora"),
 		chromedp.Navigate(base+"/race/new"),
 		chromedp.WaitVisible(`#name`),
 		chromedp.SendKeys(`#name`, "Quay Mile"),
