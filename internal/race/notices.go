@@ -36,10 +36,7 @@ const mineURL = "/race/mine"
 // the request's or the site's: mail.Mailer.Base); the caller calls
 // s.mailed after the commit.
 func (s *Service) notify(ctx context.Context, tx *db.Tx, n Notice, to, base string) error {
-	nullable := func(v int64) sql.NullInt64 { return sql.NullInt64{Int64: v, Valid: v != 0} }
-	if _, err := tx.Exec(ctx, `INSERT INTO race_notices (user_id, race_id, event_id, registration_id, subject, body, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`, n.UserID, n.RaceID, nullable(n.EventID), nullable(n.RegistrationID), n.Subject, n.Body,
-		s.now().UnixMilli()); err != nil {
+	if err := s.store.AddNotice(ctx, tx, n, s.now()); err != nil {
 		return err
 	}
 	if s.mail == nil {
@@ -54,6 +51,15 @@ func (s *Service) mailed() {
 	if s.mail != nil {
 		s.mail.Notify()
 	}
+}
+
+// AddNotice stores n, told at at.
+func (s *Store) AddNotice(ctx context.Context, tx *db.Tx, n Notice, at time.Time) error {
+	nullable := func(v int64) sql.NullInt64 { return sql.NullInt64{Int64: v, Valid: v != 0} }
+	_, err := tx.Exec(ctx, `INSERT INTO race_notices (user_id, race_id, event_id, registration_id, subject, body, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, n.UserID, n.RaceID, nullable(n.EventID), nullable(n.RegistrationID), n.Subject, n.Body,
+		at.UnixMilli())
+	return err
 }
 
 // Notices is user's notices, newest first (the last 200).

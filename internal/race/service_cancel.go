@@ -35,7 +35,7 @@ type CancelPreview struct {
 // registration is a conflict.
 func (s *Service) PreviewCancel(ctx context.Context, d *Directing, id int64) (CancelPreview, error) {
 	var p CancelPreview
-	reg, err := scanReg(s.db.QueryRow(ctx, `SELECT `+regCols+` FROM race_registrations WHERE id = ? AND race_id = ?`, id, d.Race.ID))
+	reg, err := s.store.Registration(ctx, d.Race.ID, id)
 	if errors.Is(err, errs.ErrNotFound) {
 		return p, errs.E(errs.NotFound, "There is no such registration.")
 	}
@@ -129,19 +129,9 @@ func (s *Service) refund(ctx context.Context, j *jobs.Job) error {
 // runner (once: a refund job run again finds it recorded).
 func (s *Service) refunded(ctx context.Context, id, amount int64) error {
 	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
-		res, err := tx.Exec(ctx, `UPDATE race_registrations SET refunded = ? WHERE id = ? AND refunded <> ?`, amount, id, amount)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return nil // recorded already, or the registration is gone with its account
-		}
-		var reg Registration
-		var race, event, currency string
-		if err := db.Scan(tx.QueryRow(ctx, `SELECT g.user_id, g.race_id, g.event_id, g.first_name, g.email, r.name, e.name, r.currency
-			FROM race_registrations g JOIN race_races r ON r.id = g.race_id JOIN race_events e ON e.id = g.event_id WHERE g.id = ?`, id),
-			&reg.UserID, &reg.RaceID, &reg.EventID, &reg.FirstName, &reg.Email, &race, &event, &currency); err != nil {
-			return err
+		reg, race, event, currency, err := s.store.SetRefunded(ctx, tx, id, amount)
+		if err != nil || reg.ID == 0 {
+			return err // or recorded already, or the registration is gone with its account
 		}
 		return s.notify(ctx, tx, Notice{UserID: reg.UserID, RaceID: reg.RaceID, EventID: reg.EventID, RegistrationID: id,
 			Subject: "Refund done: " + race + " · " + event,

@@ -44,6 +44,31 @@ func (s *Store) regs(ctx context.Context, q string, args ...any) ([]Registration
 	return out, rows.Err()
 }
 
+// Registration is registration id of race raceID (ErrNotFound: none, or
+// another race's).
+func (s *Store) Registration(ctx context.Context, raceID, id int64) (Registration, error) {
+	return scanReg(s.db.QueryRow(ctx, `SELECT `+regCols+` FROM race_registrations WHERE id = ? AND race_id = ?`, id, raceID))
+}
+
+// SetRefunded records amount as given back on registration id and returns
+// what its runner is told of: the registration (its user, race, event,
+// first name, e-mail), the race's and event's names and the currency. A
+// zero registration: recorded already, or gone with its account.
+func (s *Store) SetRefunded(ctx context.Context, tx *db.Tx, id, amount int64) (reg Registration, race, event, currency string, err error) {
+	res, err := tx.Exec(ctx, `UPDATE race_registrations SET refunded = ? WHERE id = ? AND refunded <> ?`, amount, id, amount)
+	if err != nil {
+		return reg, "", "", "", err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return reg, "", "", "", nil
+	}
+	reg.ID = id
+	err = db.Scan(tx.QueryRow(ctx, `SELECT g.user_id, g.race_id, g.event_id, g.first_name, g.email, r.name, e.name, r.currency
+		FROM race_registrations g JOIN race_races r ON r.id = g.race_id JOIN race_events e ON e.id = g.event_id WHERE g.id = ?`, id),
+		&reg.UserID, &reg.RaceID, &reg.EventID, &reg.FirstName, &reg.Email, &race, &event, &currency)
+	return reg, race, event, currency, err
+}
+
 // RegistrationByHold is the registration written from hold id.
 func (s *Store) RegistrationByHold(ctx context.Context, holdID string) (Registration, error) {
 	r, err := scanReg(s.db.QueryRow(ctx, `SELECT `+regCols+` FROM race_registrations WHERE hold_id = ?`, holdID))
