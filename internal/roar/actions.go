@@ -23,6 +23,7 @@ func (a *App) postCreate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body := r.PostForm.Get("body")
+	from := origin(r.PostForm.Get("from"))
 	var replyTo int64
 	if s := r.PostForm.Get("reply_to"); s != "" {
 		id, err := strconv.ParseInt(s, 10, 64)
@@ -40,8 +41,9 @@ func (a *App) postCreate(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		// Re-render the page the form was on (a reply: the whole thread,
-		// its replies and counts as its own page shows them), with the
-		// text as typed and the message.
+		// its replies and counts as its own page shows them; a roar: the
+		// timeline, tag page or profile it was sent from), with the text
+		// as typed and the message.
 		ctx := r.Context()
 		var p *page
 		if replyTo != 0 {
@@ -53,16 +55,22 @@ func (a *App) postCreate(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if p == nil {
-			if p, err = a.timelineView(r, u, "public", Query{}); err != nil {
+			if p, err = a.originView(r, u, from); err != nil {
 				a.Site.Error(w, r, err)
 				return
 			}
 		}
-		prompt := "What is happening?"
-		if p.Compose != nil {
+		prompt, on := "What is happening?", ""
+		if p.Compose != nil && p.Compose.ReplyTo == replyTo {
 			prompt = p.Compose.Prompt
 		}
-		p.Compose = &compose{Body: body, ReplyTo: replyTo, Error: e.Fields["body"], Prompt: prompt}
+		if p.Compose != nil {
+			on = p.Compose.From
+		}
+		if on == "" && from != nil { // a profile: no form of its own
+			on = from.String()
+		}
+		p.Compose = &compose{Body: body, ReplyTo: replyTo, Error: e.Fields["body"], Prompt: prompt, From: on}
 		if p.Compose.Error == "" {
 			p.Compose.Error = e.Message
 		}
@@ -94,7 +102,11 @@ func (a *App) postCreate(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, roarURL(replyTo)+"#r-"+itoa(ro.ID), http.StatusSeeOther)
 		return
 	}
-	http.Redirect(w, r, back(r), http.StatusSeeOther)
+	to := back(r)
+	if from != nil {
+		to = from.String()
+	}
+	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
 // formOn reads the toggle's "on" field: true unless it says false.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -32,50 +33,60 @@ func (a *App) homePage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	p, err := a.homeView(r, u)
+	a.render(w, r, p, err)
+}
+
+func (a *App) homeView(r *http.Request, u *auth.User) (*page, error) {
 	before, err := queryID(r, "before")
 	if err != nil {
-		a.Site.Error(w, r, err)
-		return
+		return nil, err
 	}
-	p, err := a.timelineView(r, u, "home", Query{Home: u.ID, Before: before})
-	a.render(w, r, p, err)
+	return a.timelineView(r, u, "home", Query{Home: u.ID, Before: before})
 }
 
 func (a *App) tagPage(w http.ResponseWriter, r *http.Request) {
-	tag, ok := tagKey(r.PathValue("tag"))
-	if !ok {
-		a.Site.NotFound(w, r)
-		return
-	}
-	before, err := queryID(r, "before")
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
-	p, err := a.timelineView(r, auth.UserFrom(r.Context()), "tag", Query{Tag: tag, Before: before})
-	if p != nil {
-		p.Tag, p.Title = tag, "#"+tag
-	}
+	p, err := a.tagView(r, auth.UserFrom(r.Context()), r.PathValue("tag"))
 	a.render(w, r, p, err)
 }
 
-func (a *App) profilePage(w http.ResponseWriter, r *http.Request) {
-	u := auth.UserFrom(r.Context())
-	prof, err := a.svc.Profile(r.Context(), u, r.PathValue("name"))
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return
+// tagView is the page of the roars tagged tag (as in the path: any case).
+func (a *App) tagView(r *http.Request, u *auth.User, tag string) (*page, error) {
+	tag, ok := tagKey(tag)
+	if !ok {
+		return nil, errs.ErrNotFound
 	}
 	before, err := queryID(r, "before")
 	if err != nil {
-		a.Site.Error(w, r, err)
-		return
+		return nil, err
+	}
+	p, err := a.timelineView(r, u, "tag", Query{Tag: tag, Before: before})
+	if p != nil {
+		p.Tag, p.Title = tag, "#"+tag
+	}
+	return p, err
+}
+
+func (a *App) profilePage(w http.ResponseWriter, r *http.Request) {
+	p, err := a.profileView(r, auth.UserFrom(r.Context()), r.PathValue("name"))
+	a.render(w, r, p, err)
+}
+
+// profileView is the page of the user named name: their profile and roars.
+func (a *App) profileView(r *http.Request, u *auth.User, name string) (*page, error) {
+	prof, err := a.svc.Profile(r.Context(), u, name)
+	if err != nil {
+		return nil, err
+	}
+	before, err := queryID(r, "before")
+	if err != nil {
+		return nil, err
 	}
 	p, err := a.timelineView(r, u, "profile", Query{Author: prof.ID, Before: before})
 	if p != nil {
 		p.Profile, p.Title, p.Live, p.Compose = prof, prof.Name()+" (@"+prof.Username+")", "", nil
 	}
-	a.render(w, r, p, err)
+	return p, err
 }
 
 func (a *App) threadPage(w http.ResponseWriter, r *http.Request) {
@@ -119,7 +130,8 @@ func (a *App) threadView(r *http.Request, u *auth.User, focus *Roar, after int64
 		p.Older = roarURL(focus.ID) + "?after=" + itoa(th.Next)
 	}
 	if u != nil {
-		p.Compose = &compose{ReplyTo: focus.ID, Prompt: "Reply to @" + focus.Author.Username, Body: "@" + focus.Author.Username + " "}
+		p.Compose = &compose{ReplyTo: focus.ID, Prompt: "Reply to @" + focus.Author.Username, Body: "@" + focus.Author.Username + " ",
+			From: roarURL(focus.ID)}
 		if focus.Author.ID == u.ID {
 			p.Compose.Body = ""
 		}
@@ -141,7 +153,7 @@ func (a *App) timelineView(r *http.Request, u *auth.User, tab string, q Query) (
 		p.Live = tab
 	}
 	if u != nil && tab != "profile" {
-		p.Compose = &compose{Prompt: "What is happening?"}
+		p.Compose = &compose{Prompt: "What is happening?", From: r.URL.RequestURI()}
 		if tab == "tag" {
 			p.Compose.Body = "#" + q.Tag + " "
 		}

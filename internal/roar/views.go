@@ -34,6 +34,7 @@ type compose struct {
 	ReplyTo int64
 	Error   string
 	Prompt  string
+	From    string // the page the form is on (path and query): where a post returns
 }
 
 func roarURL(id int64) string    { return "/roar/r/" + strconv.FormatInt(id, 10) }
