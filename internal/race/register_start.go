@@ -185,10 +185,15 @@ func flashWait(r *http.Request, e *Event) string {
 	case "entered":
 		return "You are in the draw. We will e-mail you if the draw picks you."
 	case "left":
-		if e.Lottery {
+		switch {
+		case e.Lottery && e.DrawnAt == nil:
 			return "You have withdrawn from the lottery."
+		case e.Lottery:
+			return "You are off the list."
 		}
 		return "You are off the waiting list."
+	case "declined":
+		return "You gave up the place: it goes to the next runner on the list."
 	}
 	return ""
 }
@@ -206,7 +211,12 @@ func (a *App) waitlistPost(w http.ResponseWriter, r *http.Request) {
 	}
 	done := "joined"
 	if r.PostForm.Get("leave") == "1" {
-		err, done = a.svc.LeaveWaitlist(r.Context(), u, id), "left"
+		// A place kept for the runner is given up, not a place in line.
+		done = "left"
+		if we, werr := a.svc.WaitEntry(r.Context(), u, id); werr == nil && we != nil && we.Status == "invited" {
+			done = "declined"
+		}
+		err = a.svc.LeaveWaitlist(r.Context(), u, id)
 	} else {
 		err = a.svc.JoinWaitlist(r.Context(), u, race, id)
 	}

@@ -17,7 +17,8 @@ import (
 // The waiting list over HTTP, as runners walk it: the sold-out page offers
 // it (signed out: sign in first), a runner joins and sees her place; when
 // the holder of the last place gives it up, the sweep invites her and
-// mails her, and she takes the place and goes on to register.
+// mails her; she gives it up (told so), and the next runner takes it and
+// goes on to register.
 func TestWaitingListThroughTheSite(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, m *app.Main) {
 		dir := signedIn(t, m, "dora")
@@ -46,15 +47,25 @@ func TestWaitingListThroughTheSite(t *testing.T) {
 		if !strings.Contains(body, "You are on the waiting list") || !strings.Contains(body, "<strong>next</strong> in line") {
 			t.Fatalf("after joining: %.2000s", body)
 		}
+		cy := signedIn(t, m, "cy")
+		cy.to(cy.Post("/race/r/"+slug+"/events/"+ev[1]+"/waitlist", nil))
 		// Ann gives her place up; within a sweep (10 s) it is bea's.
 		ann.to(ann.Post(entry+"/leave", nil))
-		deadline := time.Now().Add(25 * time.Second)
-		for !strings.Contains(body, "Take my place") && time.Now().Before(deadline) {
-			time.Sleep(500 * time.Millisecond)
-			_, body = bea.Get(soldOut)
+		invited := func(p *person) string {
+			t.Helper()
+			var body string
+			deadline := time.Now().Add(25 * time.Second)
+			for !strings.Contains(body, "Take my place") && time.Now().Before(deadline) {
+				time.Sleep(500 * time.Millisecond)
+				_, body = p.Get(soldOut)
+			}
+			if !strings.Contains(body, "Take my place") {
+				t.Fatalf("not invited: %.2000s", body)
+			}
+			return body
 		}
-		if !strings.Contains(body, "Take my place") {
-			t.Fatalf("bea was not invited: %.2000s", body)
+		if body = invited(bea); !strings.Contains(body, "Give up this place") || strings.Contains(body, "Leave the waiting list") {
+			t.Errorf("bea invited: the way out does not say she gives up a place: %.2000s", body)
 		}
 		mailed := false
 		for deadline := time.Now().Add(15 * time.Second); !mailed && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
@@ -69,16 +80,21 @@ func TestWaitingListThroughTheSite(t *testing.T) {
 		if !mailed {
 			t.Error("no invitation mail to bea")
 		}
-		// Nobody else gets in meanwhile, nor takes bea's invitation.
+		// Bea gives the place up, and is told so; it goes to cy.
+		if _, body = bea.to(bea.Post("/race/r/"+slug+"/events/"+ev[1]+"/waitlist", url.Values{"leave": {"1"}})); !strings.Contains(body, "You gave up the place") {
+			t.Errorf("bea after giving up her place: %.2000s", body)
+		}
+		invited(cy)
+		// Nobody else gets in meanwhile, nor takes cy's invitation.
 		res, body = ann.Post("/race/r/"+slug+"/register", url.Values{"event": {ev[1]}})
 		if apptest.WantRedirect(t, res, body) != soldOut {
-			t.Errorf("ann while bea is invited: not sold out")
+			t.Errorf("ann while cy is invited: not sold out")
 		}
 		res, body = ann.Post("/race/r/"+slug+"/events/"+ev[1]+"/invitation", nil)
 		apptest.WantStatus(t, res, body, http.StatusConflict)
-		path, _ = bea.to(bea.Post("/race/r/"+slug+"/events/"+ev[1]+"/invitation", nil))
+		path, _ = cy.to(cy.Post("/race/r/"+slug+"/events/"+ev[1]+"/invitation", nil))
 		if !strings.HasSuffix(path, "/details") {
-			t.Errorf("bea taking her place: %s", path)
+			t.Errorf("cy taking her place: %s", path)
 		}
 	})
 }

@@ -2,6 +2,7 @@ package race
 
 import (
 	"context"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -102,6 +103,9 @@ func TestLotteryReadsAsALottery(t *testing.T) {
 		}
 		wantWords(t, "the race page before the draw", card(), []string{"Lottery", "The draw for 1 place is on", "lottery: entries open"}, append(never, "drawn"))
 		wantWords(t, "an entrant's page before the draw", page(ann), []string{"<title>The lottery · ", "You are in the draw.", "Withdraw from the lottery", "The draw for 1 place"}, append(never, "drawn"))
+		if _, e := lottery(); flashWait(httptest.NewRequest("GET", "/?done=left", nil), e) != "You have withdrawn from the lottery." {
+			t.Error("withdrawing before the draw is not told as such")
+		}
 
 		f.clock.Add(25 * time.Hour) // the draw is due, not yet made
 		wantWords(t, "the race page at the draw", card(), []string{"Lottery: drawing now", "lottery: drawing now"}, never)
@@ -116,13 +120,25 @@ func TestLotteryReadsAsALottery(t *testing.T) {
 		if we, _ := f.a.svc.WaitEntry(ctx, ann, e.ID); we != nil && we.Status == "invited" {
 			lost = bo
 		}
-		wantWords(t, "the page of the entrant not drawn", page(lost), []string{"You were not drawn.", "<strong>next</strong> in line", "Withdraw from the lottery"}, never)
+		wantWords(t, "the page of the entrant not drawn", page(lost), []string{"You were not drawn.", "<strong>next</strong> in line", "Leave the list"},
+			append(never, "Withdraw", "lottery.</button>"))
+		won := ann
+		if lost == ann {
+			won = bo
+		}
+		wantWords(t, "the page of the entrant drawn", page(won), []string{"is yours", "Take my place and register", "Give up this place"},
+			append(never, "Withdraw", "Leave"))
+		r, e = lottery()
+		wantWords(t, "the messages after the draw", flashWait(httptest.NewRequest("GET", "/?done=left", nil), e)+
+			flashWait(httptest.NewRequest("GET", "/?done=declined", nil), e), []string{"You are off the list.", "You gave up the place"},
+			append(never, "withdrawn"))
 		late := f.user()
 		wantWords(t, "the page of a runner after the draw", page(late), []string{"The places were drawn", "Join the list after the draw"}, never)
 		r, e = lottery()
 		if err := f.a.svc.JoinWaitlist(ctx, late, r, e.ID); err != nil {
 			t.Fatal(err)
 		}
-		wantWords(t, "the page of a runner who joined after the draw", page(late), []string{"You are on the list after the draw:", "<strong>1</strong> runner before you"}, append(never, "not drawn."))
+		wantWords(t, "the page of a runner who joined after the draw", page(late), []string{"You are on the list after the draw:", "<strong>1</strong> runner before you", "Leave the list"},
+			append(never, "not drawn.", "Withdraw"))
 	}, sets()...)
 }
