@@ -61,6 +61,16 @@ func rows(page string) []string {
 	return out
 }
 
+// notYet fails the test unless res is the page that says the results
+// are not published yet, and when the race is.
+func notYet(t *testing.T, res *http.Response, body, what string) {
+	t.Helper()
+	apptest.WantStatus(t, res, body, http.StatusOK)
+	if !strings.Contains(body, "The results are not published yet.") || !strings.Contains(body, "The race is on ") {
+		t.Errorf("%s: not the page saying the results are to come: %.2000s", what, body)
+	}
+}
+
 // A director imports results (a bad file refused whole, naming its line
 // and column), previews and publishes them; runners page through them,
 // search them by name or bib and get suggestions; a new import shows on
@@ -76,7 +86,13 @@ func TestResultsOverHTTP(t *testing.T) {
 		results := "/race/r/" + slug + "/results/" + ev
 
 		res, body := visitor.Get(results)
-		apptest.WantStatus(t, res, body, http.StatusNotFound)
+		notYet(t, res, body, "before any import")
+		res, body = visitor.Get("/race/r/" + slug + "/results")
+		notYet(t, res, body, "the race's, before any import")
+		for _, path := range []string{"/race/r/" + slug + "/results/999999", "/race/r/no-such-race/results", "/race/r/no-such-race/results/" + ev} {
+			res, body = visitor.Get(path)
+			apptest.WantStatus(t, res, body, http.StatusNotFound)
+		}
 		res, body = dir.Get("/race/r/" + slug + "/admin")
 		apptest.WantStatus(t, res, body, http.StatusOK)
 		if !strings.Contains(body, `href="`+admin+`"`) {
@@ -90,7 +106,7 @@ func TestResultsOverHTTP(t *testing.T) {
 			t.Errorf("bad file's page: %.3000s", body)
 		}
 		res, body = dir.Get(results)
-		apptest.WantStatus(t, res, body, http.StatusNotFound)
+		notYet(t, res, body, "the director's, after a bad file")
 
 		names := map[int]string{3: "Zoë Ångström", 17: "Zoe Adams", 22: "Ann Zorn"}
 		path, body := dir.to(dir.upload(admin, finishers(25, names)))
@@ -103,7 +119,10 @@ func TestResultsOverHTTP(t *testing.T) {
 		otto := signedIn(t, m, "otto")
 		for _, p := range []*person{visitor, otto} {
 			res, body = p.Get(results)
-			apptest.WantStatus(t, res, body, http.StatusNotFound)
+			notYet(t, res, body, "imported, not published")
+			if strings.Contains(body, "Zorn") {
+				t.Errorf("results not published shown: %.2000s", body)
+			}
 			res, body = p.Get(results + "/names?q=zo")
 			apptest.WantStatus(t, res, body, http.StatusNotFound)
 		}
@@ -239,7 +258,7 @@ func TestResultsOverHTTP(t *testing.T) {
 		// Unpublished: gone for runners at once.
 		dir.to(dir.Post(admin+"/unpublish", nil))
 		res, body = visitor.Get(results)
-		apptest.WantStatus(t, res, body, http.StatusNotFound)
+		notYet(t, res, body, "unpublished")
 		_, page = visitor.Get("/race/r/" + slug)
 		if strings.Contains(page, `href="`+results+`"`) {
 			t.Errorf("race page still links unpublished results")

@@ -75,9 +75,34 @@ func (a *App) resultsShow(w http.ResponseWriter, r *http.Request) {
 		return web.NewPage("text/html; charset=utf-8", buf.Bytes(), ""), resultsTTL, nil
 	}
 	err = a.cachedResults(w, r, slug, resultsPageKey(id, q), render)
+	if errors.Is(err, errNoResults) {
+		a.resultsNotYet(w, r, slug, id)
+		return
+	}
 	if err != nil {
 		a.Site.Error(w, r, err)
 	}
+}
+
+// resultsNotYet answers a results page of a published race whose results
+// (of event id; 0: of any event) are not out: a page that says so, and
+// when the race is (200: the address is right, the results are to come).
+// A race or an event that is not there is a 404.
+func (a *App) resultsNotYet(w http.ResponseWriter, r *http.Request, slug string, id int64) {
+	race, err := a.svc.Race(r.Context(), slug)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	var e *Event
+	if id != 0 {
+		var ok bool
+		if e, ok = race.Event(id); !ok {
+			a.Site.Error(w, r, errs.ErrNotFound)
+			return
+		}
+	}
+	a.Site.Render(w, r, http.StatusOK, ResultsNotYetPage(a, race, e, a.Now()))
 }
 
 // resultsEvent reads a results page's {eid}: "" is 0, the race's first

@@ -142,3 +142,26 @@ func TestLotteryReadsAsALottery(t *testing.T) {
 			append(never, "not drawn.", "Withdraw"))
 	}, sets()...)
 }
+
+// A results page before the results: the race's time, to come or gone by.
+func TestResultsNotYetSaysWhen(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		f := newFixture(t, d, 10, 2000)
+		core, err := web.NewAssets(web.StaticFS(), "/static/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.a.Site = &web.Site{Assets: core}
+		r, err := f.a.svc.Race(context.Background(), f.race.Slug)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := &r.Events[0]
+		wantWords(t, "before the race", render(t, ResultsNotYetPage(f.a, r, e, e.StartsAt.Add(-time.Hour))),
+			[]string{"Results: 10K", "The results are not published yet.", "The race is on Saturday 10 April 2027, 09:30 (Europe/Berlin time) at Riverside."},
+			[]string{"was on"})
+		wantWords(t, "after the race", render(t, ResultsNotYetPage(f.a, r, nil, e.StartsAt.Add(time.Hour))),
+			[]string{"Results: Spring 10K", "The race was on Saturday 10 April 2027, 09:30 (Europe/Berlin time)", "as soon as its directors publish them"},
+			[]string{"is on"})
+	}, sets()...)
+}
