@@ -33,7 +33,7 @@ func apiUser(a Author) APIUser {
 // apiRoar converts r; v (nil for nobody) adds the caller's liked/reposted marks.
 func apiRoar(r *Roar, v *Viewer) *APIRoar {
 	out := &APIRoar{ID: r.ID, URL: roarURL(r.ID), Author: apiUser(r.Author), Body: r.Body, ReplyTo: r.ReplyTo,
-		Likes: r.Likes, Replies: r.Replies, Reposts: r.Reposts, CreatedAt: r.CreatedAt}
+		Likes: r.Likes, Replies: v.replies(r), Reposts: r.Reposts, CreatedAt: r.CreatedAt}
 	if r.RepostOf != nil {
 		out.RepostOf = apiRoar(r.RepostOf, v)
 	}

@@ -51,6 +51,10 @@ func fragmentKey(r *Roar, v *Viewer, class string) string {
 			b.WriteByte('0')
 		}
 	}
+	if n := v.hiddenReplies(t.ID); n > 0 {
+		b.WriteString("|h")
+		b.WriteString(strconv.FormatInt(n, 36))
+	}
 	return b.String()
 }
 

@@ -100,6 +100,10 @@ type Viewer struct {
 	Reposted map[int64]bool
 	Rel      *Relations
 	Unseen   int64
+	// HiddenReplies are, by roar, its replies by authors the viewer does
+	// not see (Rel.Hidden): its count less these is what its thread shows
+	// them. Only for the roars the viewer was loaded with.
+	HiddenReplies map[int64]int64
 }
 
 func (v *Viewer) id() int64 {
@@ -116,6 +120,17 @@ func (v *Viewer) username() string {
 		return ""
 	}
 	return v.User.Username
+}
+
+// replies is roar t's reply count as the viewer sees its thread: without
+// the replies of authors they do not see.
+func (v *Viewer) replies(t *Roar) int64 { return max(t.Replies-v.hiddenReplies(t.ID), 0) }
+
+func (v *Viewer) hiddenReplies(id int64) int64 {
+	if v == nil {
+		return 0
+	}
+	return v.HiddenReplies[id]
 }
 
 func (v *Viewer) liked(id int64) bool    { return v != nil && v.Liked[id] }

@@ -198,6 +198,13 @@ func (s *Service) Viewer(ctx context.Context, u *auth.User, roars ...[]Roar) (*V
 		return nil, err
 	}
 	v.User = u
+	// Counts as the viewer sees the threads: one more query, only for a
+	// viewer who does not see someone.
+	if len(v.Rel.Hidden) > 0 && len(ids) > 0 {
+		if v.HiddenReplies, err = s.store.HiddenReplies(ctx, u.ID, ids); err != nil {
+			return nil, err
+		}
+	}
 	return v, nil
 }
 

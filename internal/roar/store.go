@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -296,6 +297,36 @@ func (rel *Relations) add(kind string, id int64) {
 	case "mute":
 		rel.Mutes[id] = true
 	}
+}
+
+// HiddenReplies counts, for each of the roars ids, its replies by the
+// authors viewer does not see (relationsQuery's users), in one query;
+// roars without any are left out.
+func (s *Store) HiddenReplies(ctx context.Context, viewer int64, ids []int64) (map[int64]int64, error) {
+	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
+	args := make([]any, 0, len(ids)+2)
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	args = append(args, viewer, viewer)
+	rows, err := s.db.Query(ctx, `SELECT reply_to, count(*) FROM roars
+		WHERE reply_to IN (`+strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", ")+`)
+		AND author_id IN (SELECT target_id FROM roar_blocks WHERE user_id = ?
+			UNION SELECT user_id FROM roar_blocks WHERE target_id = ? AND kind = 'block')
+		GROUP BY reply_to`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("roar: hidden replies: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64]int64{}
+	for rows.Next() {
+		var id, n int64
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, fmt.Errorf("roar: hidden replies: %w", err)
+		}
+		out[id] = n
+	}
+	return out, rows.Err()
 }
 
 // Relations loads the viewer's blocks and mutes and who blocks the viewer.

@@ -131,10 +131,11 @@ func replyCount(page, id string) string {
 	if !ok {
 		return ""
 	}
-	_, rest, ok := strings.Cut(art, `class="n reply-count">`)
+	_, rest, ok := strings.Cut(art, `class="n reply-count"`)
 	if !ok {
 		return ""
 	}
+	_, rest, _ = strings.Cut(rest, ">") // after its attributes (data-hidden)
 	n, _, _ := strings.Cut(rest, "<")
 	return n
 }

@@ -29,8 +29,15 @@ function dress(root) {
   }
 }
 
+// shown is count n as element el shows it: a reply count less the replies
+// (data-hidden, counted when the page was made) of authors the viewer does
+// not see.
+function shown(el, n) {
+  return Math.max(0, n - (Number(el.dataset.hidden) || 0));
+}
+
 function setCount(target, cls, n) {
-  for (const el of document.querySelectorAll(`[data-target="${target}"] .${cls}`)) el.textContent = n;
+  for (const el of document.querySelectorAll(`[data-target="${target}"] .${cls}`)) el.textContent = shown(el, n);
 }
 
 // setCounts shows roar r's counts (an API Roar) wherever it is on the page:
@@ -41,7 +48,10 @@ function setCounts(r) {
   setCount(r.id, "repost-count", r.reposts);
   setCount(r.id, "reply-count", r.replies);
   const h = document.getElementById("replies-h");
-  if (h && h.dataset.of === String(r.id)) h.textContent = r.replies === 1 ? "1 reply" : r.replies + " replies";
+  if (h && h.dataset.of === String(r.id)) {
+    const n = shown(h, r.replies);
+    h.textContent = n === 1 ? "1 reply" : n + " replies";
+  }
 }
 
 async function send(form) {
