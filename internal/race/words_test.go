@@ -39,18 +39,26 @@ func wantWords(t *testing.T, what, page string, want, not []string) {
 	}
 }
 
+// pageFixture is newFixture (10 places at 20.00) with the site's layout,
+// for rendering whole pages.
+func pageFixture(t *testing.T, d *db.DB) *fixture {
+	t.Helper()
+	f := newFixture(t, d, 10, 2000)
+	core, err := web.NewAssets(web.StaticFS(), "/static/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.a.Site = &web.Site{Assets: core} // the layout's
+	return f
+}
+
 // A lottery event reads as a lottery at every stage, on the race page, the
 // event choice and its own page: never "Sold out" or "waiting list", never
 // "drawn" before its draw, "1 place" for one; an entrant the draw did not
 // pick is told so, and a runner joining after the draw is told where.
 func TestLotteryReadsAsALottery(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
-		f := newFixture(t, d, 10, 2000)
-		core, err := web.NewAssets(web.StaticFS(), "/static/")
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.a.Site = &web.Site{Assets: core} // the layout's
+		f := pageFixture(t, d)
 		ctx := context.Background()
 		dir, err := f.a.svc.Directed(ctx, &auth.User{ID: f.race.OwnerID}, f.race.Slug)
 		if err != nil {
@@ -146,12 +154,7 @@ func TestLotteryReadsAsALottery(t *testing.T) {
 // A results page before the results: the race's time, to come or gone by.
 func TestResultsNotYetSaysWhen(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
-		f := newFixture(t, d, 10, 2000)
-		core, err := web.NewAssets(web.StaticFS(), "/static/")
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.a.Site = &web.Site{Assets: core}
+		f := pageFixture(t, d)
 		r, err := f.a.svc.Race(context.Background(), f.race.Slug)
 		if err != nil {
 			t.Fatal(err)

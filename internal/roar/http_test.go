@@ -444,15 +444,7 @@ func streams(m *app.Main) int {
 func TestNoNPlusOne(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, m *app.Main) {
 		ann, bob := user(t, m, "ann"), user(t, m, "bob")
-		count := func() int64 {
-			// Another page first: in embedded mode the session and the
-			// user then come from memory for both counts (auth's memo).
-			ann.get("/")
-			q0 := apptest.Queries(m)
-			res, _ := ann.get("/roar/?before=1000000")
-			wantStatus(t, res, 200, "timeline")
-			return apptest.Queries(m) - q0
-		}
+		count := func() int64 { return statements(t, m, ann, "/roar/?before=1000000") }
 		for i := range 3 {
 			bob.roar(fmt.Sprint("b", i), "")
 		}
@@ -471,6 +463,18 @@ func TestNoNPlusOne(t *testing.T) {
 			t.Fatalf("statements: %d with 3 roars, %d with 60; want the same", small, big)
 		}
 	})
+}
+
+// statements is how many statements b's page at path costs.
+func statements(t *testing.T, m *app.Main, b *browser, path string) int64 {
+	t.Helper()
+	// Another page first: in embedded mode the session and the user then
+	// come from memory for every count (auth's memo).
+	b.get("/")
+	q0 := apptest.Queries(m)
+	res, _ := b.get(path)
+	wantStatus(t, res, 200, path)
+	return apptest.Queries(m) - q0
 }
 
 // TestConcurrentPostsAllLand: many concurrent posts are group-committed

@@ -57,13 +57,7 @@ func TestReplyCountsMatchWhatTheViewerSees(t *testing.T) {
 		}
 
 		// One query for the counts, whatever the page's length.
-		count := func() int64 {
-			cal.get("/")
-			q0 := apptest.Queries(m)
-			res, _ := cal.get("/roar/?before=1000000")
-			wantStatus(t, res, 200, "timeline")
-			return apptest.Queries(m) - q0
-		}
+		count := func() int64 { return statements(t, m, cal, "/roar/?before=1000000") }
 		small := count()
 		for i := range 8 {
 			id := dan.roar(fmt.Sprint("question ", i), "")
