@@ -1,0 +1,84 @@
+package race
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/db"
+)
+
+// The SQL behind telling runners (service_tell.go): who an event's
+// runners are, what its notices name, and a change's "before".
+
+// EventAbout is what a notice or a mail about an event names.
+type EventAbout struct {
+	RaceID                          int64
+	Race, Slug, Event, TZ, Currency string
+	StartsAt                        time.Time
+}
+
+// EventsAbout is what notices name of events ids (repeats allowed), read
+// in q (a transaction, or the database).
+func (s *Store) EventsAbout(ctx context.Context, q db.Querier, ids []int64) (map[int64]EventAbout, error) {
+	seen := map[int64]bool{}
+	var args []any
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			args = append(args, id)
+		}
+	}
+	out := make(map[int64]EventAbout, len(args))
+	if len(args) == 0 {
+		return out, nil
+	}
+	_, err := db.All(ctx, s.db, q, func(rows *sql.Rows) (x EventAbout, err error) {
+		var id, starts int64
+		err = rows.Scan(&id, &x.RaceID, &x.Race, &x.Slug, &x.Event, &x.TZ, &x.Currency, &starts)
+		x.StartsAt = ms(starts)
+		out[id] = x
+		return x, err
+	}, `SELECT e.id, r.id, r.name, r.slug, e.name, r.tz, r.currency, e.starts_at FROM race_events e
+		JOIN race_races r ON r.id = e.race_id WHERE e.id IN (`+db.Params(len(args))+`)`, args...)
+	return out, err
+}
+
+// ActiveRegistrants are up to limit confirmed registrations of event after
+// registration id after, in id order (a keyset page: the index
+// race_registrations_event), each with what a letter needs: its id, user,
+// first name and e-mail.
+func (s *Store) ActiveRegistrants(ctx context.Context, tx *db.Tx, eventID, after int64, limit int) ([]Registration, error) {
+	return db.All(ctx, s.db, tx, func(rows *sql.Rows) (r Registration, err error) {
+		r.EventID = eventID
+		return r, rows.Scan(&r.ID, &r.UserID, &r.FirstName, &r.Email)
+	}, `SELECT id, user_id, first_name, email FROM race_registrations
+		WHERE event_id = ? AND id > ? AND status = 'confirmed' ORDER BY id LIMIT ?`, eventID, after, limit)
+}
+
+// forUpdate ends a read in a transaction that is about to change what it
+// read: on PostgreSQL the rows stay locked until the commit, so that two
+// directors saving at once are told of in turn ("before" is the other's
+// "after"); SQLite's write transaction holds the whole database already.
+func forUpdate(tx *db.Tx) string {
+	if tx.Dialect() == db.Postgres {
+		return " FOR UPDATE"
+	}
+	return ""
+}
+
+// LockedStart is when event id of race raceID starts, read in tx before
+// it changes (forUpdate).
+func (s *Store) LockedStart(ctx context.Context, tx *db.Tx, raceID, id int64) (time.Time, error) {
+	var at int64
+	err := db.Scan(tx.QueryRow(ctx, `SELECT starts_at FROM race_events WHERE id = ? AND race_id = ?`+forUpdate(tx), id, raceID), &at)
+	return ms(at), err
+}
+
+// LockedLocation is where race id takes place, read in tx before it
+// changes (forUpdate).
+func (s *Store) LockedLocation(ctx context.Context, tx *db.Tx, id int64) (string, error) {
+	var where string
+	err := db.Scan(tx.QueryRow(ctx, `SELECT location FROM race_races WHERE id = ?`+forUpdate(tx), id), &where)
+	return where, err
+}
