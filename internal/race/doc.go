@@ -28,6 +28,7 @@
 //	GET  .../admin/events/{eid}/entrants[.csv]     registrants: search, export
 //	POST .../admin/registrations/{rid}/cancel      cancel (frees the place) and refund (a job)
 //	GET  .../admin/events/{eid}/checkin?q=         race day: the bib pickup list (a phone's)
+//	GET|POST .../admin/events/{eid}/message         write to its registrants: the form, the page that asks first, the sending
 //	POST .../admin/registrations/{rid}/checkin     bib picked up (undo=1: not)
 //	GET  /race/r/{slug}/results[/{eid}]?q=&page=   results, 10 a page; search by name or bib (cached)
 //	GET  /race/r/{slug}/results/{eid}/names?q=     the search box's suggestions (JSON)
