@@ -24,7 +24,18 @@ func (a *App) messageShow(w http.ResponseWriter, r *http.Request) {
 	if d == nil {
 		return
 	}
-	a.Site.Render(w, r, http.StatusOK, MessagePage(a, d.User, d.Race, e, MessageInput{}, nil, sentFlash(r)))
+	a.renderMessage(w, r, d, e, http.StatusOK, MessageInput{}, nil, sentFlash(r))
+}
+
+// renderMessage is the message page with status: the form (in as typed,
+// fs its refusals), flash, and the messages sent before.
+func (a *App) renderMessage(w http.ResponseWriter, r *http.Request, d *Directing, e *Event, status int, in MessageInput, fs map[string]string, flash string) {
+	sent, err := a.svc.Messages(r.Context(), d, e.ID)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	a.Site.Render(w, r, status, MessagePage(a, d.User, d.Race, e, in, fs, flash, sent))
 }
 
 // sentFlash is what the message page says after a sending (?sent=).
@@ -55,13 +66,13 @@ func (a *App) messagePost(w http.ResponseWriter, r *http.Request) {
 	f := r.PostForm
 	in := MessageInput{Subject: f.Get("subject"), Body: f.Get("body")}
 	if f.Get("edit") != "" {
-		a.Site.Render(w, r, http.StatusOK, MessagePage(a, d.User, d.Race, e, in, nil, ""))
+		a.renderMessage(w, r, d, e, http.StatusOK, in, nil, "")
 		return
 	}
 	if f.Get("confirm") == "" {
 		m, n, err := a.svc.PreviewMessage(r.Context(), d, e.ID, in)
 		if fs := refusal(err); fs != nil {
-			a.Site.Render(w, r, refusalStatus(err), MessagePage(a, d.User, d.Race, e, in, fs, ""))
+			a.renderMessage(w, r, d, e, refusalStatus(err), in, fs, "")
 			return
 		}
 		if err != nil {
@@ -81,7 +92,7 @@ func (a *App) messagePost(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, errs.ErrRepeated):
 		a.redirect(w, r, messageURL(d.Race.Slug, e.ID)+"?sent=again")
 	case fs != nil:
-		a.Site.Render(w, r, refusalStatus(err), MessagePage(a, d.User, d.Race, e, in, fs, ""))
+		a.renderMessage(w, r, d, e, refusalStatus(err), in, fs, "")
 	case err != nil:
 		a.Site.Error(w, r, err)
 	default:

@@ -147,6 +147,9 @@ func New(d Deps) (*App, error) {
 	}
 	if d.Jobs != nil {
 		d.Jobs.Handle(refundKind, a.svc.refund)
+		if d.Mail != nil {
+			d.Jobs.Handle(messageKind, a.svc.mailMessage)
+		}
 	}
 	if err := a.svc.writer.Start(); err != nil {
 		return nil, err

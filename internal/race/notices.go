@@ -27,9 +27,12 @@ type Notice struct {
 	// Link is what to do next, a path on the site ("" for nothing), shown
 	// as a link labelled LinkText.
 	Link, LinkText string
-	CreatedAt      time.Time
-	RaceName       string // read where shown
-	When           string // CreatedAt on the race's wall clock (walltime.Clock)
+	// MessageID is the directors' message the notice is (its Body read
+	// from it); 0 for none.
+	MessageID int64
+	CreatedAt time.Time
+	RaceName  string // read where shown
+	When      string // CreatedAt on the race's wall clock (walltime.Clock)
 }
 
 // mineURL is the runner's registrations page, where notices show.
@@ -126,31 +129,32 @@ func (s *Store) AddNotices(ctx context.Context, tx *db.Tx, ns []Notice, at time.
 		return nil
 	}
 	nullable := func(v int64) sql.NullInt64 { return sql.NullInt64{Int64: v, Valid: v != 0} }
-	args := make([]any, 0, 9*len(ns))
+	args := make([]any, 0, 10*len(ns))
 	for _, n := range ns {
 		args = append(args, n.UserID, n.RaceID, nullable(n.EventID), nullable(n.RegistrationID), n.Subject, n.Body, n.Link, n.LinkText,
-			at.UnixMilli())
+			nullable(n.MessageID), at.UnixMilli())
 	}
-	_, err := tx.Exec(ctx, `INSERT INTO race_notices (user_id, race_id, event_id, registration_id, subject, body, link, link_text, created_at)
-		VALUES `+db.Values(len(ns), 9), args...)
+	_, err := tx.Exec(ctx, `INSERT INTO race_notices (user_id, race_id, event_id, registration_id, subject, body, link, link_text, message_id,
+		created_at) VALUES `+db.Values(len(ns), 10), args...)
 	return err
 }
 
 // Notices is user's notices, newest first (the last 200).
 func (s *Store) Notices(ctx context.Context, userID int64) ([]Notice, error) {
 	return db.All(ctx, s.db, s.db, func(rows *sql.Rows) (n Notice, err error) {
-		var ev, reg sql.NullInt64
+		var ev, reg, msg sql.NullInt64
 		var at int64
 		var tz string
-		err = rows.Scan(&n.ID, &n.UserID, &n.RaceID, &ev, &reg, &n.Subject, &n.Body, &n.Link, &n.LinkText, &at, &n.RaceName, &tz)
-		n.EventID, n.RegistrationID, n.CreatedAt = ev.Int64, reg.Int64, ms(at)
+		err = rows.Scan(&n.ID, &n.UserID, &n.RaceID, &ev, &reg, &n.Subject, &n.Body, &n.Link, &n.LinkText, &msg, &at, &n.RaceName, &tz)
+		n.EventID, n.RegistrationID, n.MessageID, n.CreatedAt = ev.Int64, reg.Int64, msg.Int64, ms(at)
 		loc, lerr := walltime.Location(tz)
 		if lerr != nil {
 			loc = time.UTC
 		}
 		n.When = walltime.Clock(n.CreatedAt, loc, "2 Jan 2006, 15:04 MST")
 		return n, err
-	}, `SELECT n.id, n.user_id, n.race_id, n.event_id, n.registration_id, n.subject, n.body, n.link, n.link_text, n.created_at, r.name, r.tz
-		FROM race_notices n JOIN race_races r ON r.id = n.race_id
+	}, `SELECT n.id, n.user_id, n.race_id, n.event_id, n.registration_id, n.subject, coalesce(m.body, n.body), n.link, n.link_text,
+			n.message_id, n.created_at, r.name, r.tz
+		FROM race_notices n JOIN race_races r ON r.id = n.race_id LEFT JOIN race_messages m ON m.id = n.message_id
 		WHERE n.user_id = ? ORDER BY n.id DESC LIMIT 200`, userID)
 }

@@ -2,9 +2,11 @@ package race
 
 import (
 	"context"
+	"errors"
 
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/jobs"
 	"github.com/tutti-dev/tutti/internal/text"
 )
 
@@ -62,32 +64,103 @@ func (s *Service) PreviewMessage(ctx context.Context, d *Directing, eventID int6
 	return m, e.Confirmed, nil
 }
 
+// messageKind is the job that mails a directors' message to one runner:
+// the message is stored once (race_messages), and each runner's mail is
+// written out when it is sent, at the outbox's rate (a job of a few
+// bytes, not a copy of the message, per runner).
+const messageKind = "race.message"
+
+type messageJob struct {
+	Message      int64 `json:"message"`
+	Registration int64 `json:"registration"`
+}
+
 // WriteToRegistrants sends the message to every runner registered for
-// event eventID now (their registration confirmed): a notice and a mail
-// each, in one transaction. It returns how many it went to.
+// event eventID now (their registration confirmed), in one transaction:
+// the message stored once, then for each runner a notice pointing to it
+// and the job that mails it, noticeRows a statement. It returns how many
+// it went to.
 func (s *Service) WriteToRegistrants(ctx context.Context, d *Directing, eventID int64, in MessageInput) (int, error) {
 	e, ok := d.Race.Event(eventID)
 	if !ok {
 		return 0, errs.ErrNotFound
 	}
-	m, f := in.Validate()
+	v, f := in.Validate()
 	if len(f) > 0 {
 		return 0, errs.Fields(f)
 	}
 	r := d.Race
-	var sent int
+	m := Message{RaceID: r.ID, EventID: e.ID, UserID: d.User.ID, Subject: r.Name + " · " + e.Name + ": " + v.Subject,
+		Body: v.Body + "\n\n(From the directors of " + r.Name + ", to everyone registered for " + e.Name + ".)"}
+	if s.mail != nil {
+		m.Base = s.mail.Base(ctx, "")
+	}
+	mails := s.mail != nil && s.jobs != nil
 	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
-		var err error
-		sent, err = s.tellRegistrants(ctx, tx, e.ID, func(reg Registration) letter {
-			return letter{Notice{UserID: reg.UserID, RaceID: r.ID, EventID: e.ID, RegistrationID: reg.ID,
-				Subject: r.Name + " · " + e.Name + ": " + m.Subject,
-				Body: "Hello " + reg.FirstName + ",\n\n" + m.Body + "\n\n(From the directors of " + r.Name + ", to everyone registered for " +
-					e.Name + ".)", Link: raceURL(r.Slug), LinkText: "The race"}, reg.Email, ""}
-		})
-		if err == nil && sent == 0 {
-			err = errNobodyToWrite
+		now := s.now()
+		m.Sent = 0
+		if err := s.store.AddMessage(ctx, tx, &m, now); err != nil {
+			return err
 		}
-		return err
+		for after := int64(0); ; {
+			regs, err := s.store.ActiveRegistrants(ctx, tx, e.ID, after, noticeRows)
+			if err != nil {
+				return err
+			}
+			ns := make([]Notice, len(regs))
+			for i, reg := range regs {
+				ns[i] = Notice{UserID: reg.UserID, RaceID: r.ID, EventID: e.ID, RegistrationID: reg.ID, Subject: m.Subject, MessageID: m.ID,
+					Link: raceURL(r.Slug), LinkText: "The race"}
+			}
+			if err := s.store.AddNotices(ctx, tx, ns, now); err != nil {
+				return err
+			}
+			if mails {
+				if err := s.jobs.EnqueueMany(ctx, tx, messageKind, len(regs), func(i int) any { return messageJob{m.ID, regs[i].ID} }); err != nil {
+					return err
+				}
+			}
+			m.Sent += len(regs)
+			if len(regs) < noticeRows {
+				break
+			}
+			after = regs[len(regs)-1].ID
+		}
+		if m.Sent == 0 {
+			return errNobodyToWrite
+		}
+		if mails {
+			tx.AfterCommit(s.jobs.Notify)
+		}
+		return s.store.SetMessageSent(ctx, tx, m.ID, m.Sent)
 	})
-	return sent, err
+	return m.Sent, err
+}
+
+// mailMessage is the message job: the message as its runner reads it,
+// their greeting first, sent at the outbox's rate; a message or a runner
+// gone meanwhile (the race deleted, the account) is nobody to mail.
+func (s *Service) mailMessage(ctx context.Context, j *jobs.Job) error {
+	var in messageJob
+	if err := j.Decode(&in); err != nil {
+		return err
+	}
+	m, slug, reg, err := s.store.MessageTo(ctx, in.Message, in.Registration)
+	if errors.Is(err, errs.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return s.mail.Send(ctx, s.letterMail(ctx, letter{Notice{Subject: m.Subject, Body: "Hello " + reg.FirstName + ",\n\n" + m.Body,
+		Link: raceURL(slug), LinkText: "The race"}, reg.Email, m.Base}))
+}
+
+// Messages are the last messages sent to event eventID's registrants of
+// the directed race, the newest first.
+func (s *Service) Messages(ctx context.Context, d *Directing, eventID int64) ([]Message, error) {
+	if _, ok := d.Race.Event(eventID); !ok {
+		return nil, errs.ErrNotFound
+	}
+	return s.store.Messages(ctx, eventID, 20)
 }

@@ -82,3 +82,48 @@ func (s *Store) LockedLocation(ctx context.Context, tx *db.Tx, id int64) (string
 	err := db.Scan(tx.QueryRow(ctx, `SELECT location FROM race_races WHERE id = ?`+forUpdate(tx), id), &where)
 	return where, err
 }
+
+// Message is a directors' message to the registrants of an event, stored
+// once (its notices point to it; its mails are written out when sent).
+type Message struct {
+	ID, RaceID, EventID, UserID int64
+	Subject                     string // as runners read it, after the race's and event's names
+	Body                        string // after the greeting, the directors' words and who they are from
+	Base                        string // the origin of the director's request: the mails' links
+	Sent                        int    // how many runners it went to
+	CreatedAt                   time.Time
+}
+
+// AddMessage stores m, written at at, and sets its ID.
+func (s *Store) AddMessage(ctx context.Context, tx *db.Tx, m *Message, at time.Time) error {
+	m.CreatedAt = at
+	return db.Scan(tx.QueryRow(ctx, `INSERT INTO race_messages (race_id, event_id, user_id, subject, body, base, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`, m.RaceID, m.EventID, m.UserID, m.Subject, m.Body, m.Base, at.UnixMilli()), &m.ID)
+}
+
+// SetMessageSent records that message id went to n runners.
+func (s *Store) SetMessageSent(ctx context.Context, tx *db.Tx, id int64, n int) error {
+	_, err := tx.Exec(ctx, `UPDATE race_messages SET sent = ? WHERE id = ?`, n, id)
+	return err
+}
+
+// Messages are the last limit messages sent to event's registrants, the
+// newest first.
+func (s *Store) Messages(ctx context.Context, eventID int64, limit int) ([]Message, error) {
+	return db.All(ctx, s.db, s.db, func(rows *sql.Rows) (m Message, err error) {
+		var at int64
+		err = rows.Scan(&m.ID, &m.RaceID, &m.EventID, &m.Subject, &m.Sent, &at)
+		m.CreatedAt = ms(at)
+		return m, err
+	}, `SELECT id, race_id, event_id, subject, sent, created_at FROM race_messages WHERE event_id = ? ORDER BY id DESC LIMIT ?`, eventID, limit)
+}
+
+// MessageTo is message id, its race's slug, and registration reg (its
+// first name and e-mail), for the mail to reg's runner. Not found: the
+// message, or the registration (with its runner's account), is gone.
+func (s *Store) MessageTo(ctx context.Context, id, reg int64) (m Message, slug string, r Registration, err error) {
+	err = db.Scan(s.db.QueryRow(ctx, `SELECT m.subject, m.body, m.base, r.slug, g.first_name, g.email
+		FROM race_messages m JOIN race_races r ON r.id = m.race_id JOIN race_registrations g ON g.id = ? AND g.event_id = m.event_id
+		WHERE m.id = ?`, reg, id), &m.Subject, &m.Body, &m.Base, &slug, &r.FirstName, &r.Email)
+	return m, slug, r, err
+}

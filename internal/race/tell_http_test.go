@@ -95,8 +95,9 @@ func TestDirectorWritesToRegistrants(t *testing.T) {
 			t.Errorf("after sending: %s; want %s?sent=2", res.Header.Get("Location"), write)
 		}
 		_, body = dir.Get(write + "?sent=2")
-		if !strings.Contains(body, "Sent to 2 registrants") {
-			t.Errorf("the page after sending: %.1500s", body)
+		if !strings.Contains(body, "Sent to 2 registrants") || !strings.Contains(body, "Sent before") ||
+			!strings.Contains(body, "Harbour Run · 5K: Parking moved</strong> <span class=\"muted\">· ") || !strings.Contains(body, " · to 2 runners") {
+			t.Errorf("the page after sending: %.3000s", body)
 		}
 		// The same button again (a double click, a reload): not sent twice.
 		res, body = dir.Post(write, send)
@@ -108,12 +109,15 @@ func TestDirectorWritesToRegistrants(t *testing.T) {
 			first string
 		}{{ann, "Ann"}, {bea, "Bea"}} {
 			msg := awaitMail(t, m, strings.ToLower(p.first)+"@example.com", "Harbour Run · 5K: Parking moved")
-			if !strings.Contains(msg.Text, "Hello "+p.first+",") || !strings.Contains(msg.Text, "The car park is on Pier Road this year.") {
-				t.Errorf("%s's mail: %s", p.first, msg.Text)
+			for _, want := range []string{"Hello " + p.first + ",\n\nThe car park is on Pier Road this year.\n\nBring a pin for your bib.",
+				"(From the directors of Harbour Run, to everyone registered for 5K.)", "The race: " + m.URL() + "/race/r/" + slug} {
+				if !strings.Contains(strings.ReplaceAll(msg.Text, "\r\n", "\n"), want) {
+					t.Errorf("%s's mail lacks %q:\n%s", p.first, want, msg.Text)
+				}
 			}
 			_, mine := p.who.Get("/race/mine")
-			if n := strings.Count(mine, "Harbour Run · 5K: Parking moved"); n != 1 {
-				t.Errorf("%s's page shows the message %d times; want once: %.3000s", p.first, n, mine)
+			if n := strings.Count(mine, "Harbour Run · 5K: Parking moved"); n != 1 || !strings.Contains(mine, "<p>Bring a pin for your bib.</p>") {
+				t.Errorf("%s's page shows the message %d times; want once, with its words: %.3000s", p.first, n, mine)
 			}
 		}
 		if _, mine := cat.Get("/race/mine"); strings.Contains(mine, "Parking moved") {
