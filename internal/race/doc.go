@@ -48,7 +48,9 @@
 // PostgreSQL), and the extras (extras.go): race_teams, race_items (taken:
 // units sold and held; CHECK taken <= stock) and race_hold_items (a hold's
 // store lines, claimed with it and given back when it is released);
-// race_codes (codes.go: uses claimed like places) and race_waitlist
+// race_codes (codes.go: uses claimed like places), race_waitlist
 // (waitlist.go; race_events.waiting keeps others' claims off the places
-// that come back while anyone waits).
+// that come back while anyone waits), race_notices (what each runner was
+// told, notices.go) and race_messages (a directors' message to an event's
+// registrants, stored once: service_message.go).
 package race

@@ -64,6 +64,16 @@ func (s *Service) PreviewMessage(ctx context.Context, d *Directing, eventID int6
 	return m, e.Confirmed, nil
 }
 
+// messageSubject is a message's subject as runners read it.
+func messageSubject(r *Race, e *Event, m MessageInput) string {
+	return r.Name + " · " + e.Name + ": " + m.Subject
+}
+
+// signOff ends a message: who it is from, and to whom.
+func signOff(r *Race, e *Event) string {
+	return "(From the directors of " + r.Name + ", to everyone registered for " + e.Name + ".)"
+}
+
 // messageKind is the job that mails a directors' message to one runner:
 // the message is stored once (race_messages), and each runner's mail is
 // written out when it is sent, at the outbox's rate (a job of a few
@@ -90,8 +100,7 @@ func (s *Service) WriteToRegistrants(ctx context.Context, d *Directing, eventID 
 		return 0, errs.Fields(f)
 	}
 	r := d.Race
-	m := Message{RaceID: r.ID, EventID: e.ID, UserID: d.User.ID, Subject: r.Name + " · " + e.Name + ": " + v.Subject,
-		Body: v.Body + "\n\n(From the directors of " + r.Name + ", to everyone registered for " + e.Name + ".)"}
+	m := Message{RaceID: r.ID, EventID: e.ID, UserID: d.User.ID, Subject: messageSubject(r, e, v), Body: v.Body + "\n\n" + signOff(r, e)}
 	if s.mail != nil {
 		m.Base = s.mail.Base(ctx, "")
 	}
