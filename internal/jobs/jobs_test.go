@@ -393,3 +393,47 @@ func TestDefaultBackoffGrowsWithJitter(t *testing.T) {
 		}
 	}
 }
+
+// EnqueueMany writes every job once, in the order given, across its
+// statements' boundary (manyRows), in the caller's transaction: rolled
+// back with it, it leaves none.
+func TestEnqueueManyWritesEachJobOnceInOrder(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		q := New(d, Options{})
+		const n = 2*manyRows + 3
+		boom := errors.New("the change failed")
+		if err := d.WithTx(ctx, func(tx *db.Tx) error {
+			if err := q.EnqueueMany(ctx, tx, "note", n, func(i int) any { return i }); err != nil {
+				return err
+			}
+			return boom
+		}); !errors.Is(err, boom) {
+			t.Fatalf("got %v; want the change's error", err)
+		}
+		if c := count(t, q); c != (Counts{}) {
+			t.Fatalf("after rollback: %+v; want no job", c)
+		}
+		if err := d.WithTx(ctx, func(tx *db.Tx) error {
+			return q.EnqueueMany(ctx, tx, "note", n, func(i int) any { return i })
+		}); err != nil {
+			t.Fatal(err)
+		}
+		list, err := q.List(ctx, Ready, 2*n)
+		if err != nil || len(list) != n {
+			t.Fatalf("listed %d ready jobs, %v; want %d", len(list), err, n)
+		}
+		for k, j := range list { // newest first
+			var i int
+			if err := j.Decode(&i); err != nil || j.Kind != "note" || i != n-1-k {
+				t.Fatalf("job %d: %s %d, %v; want note %d (the order given)", j.ID, j.Kind, i, err, n-1-k)
+			}
+		}
+		// They run: the first one claimed is the first given.
+		var first = -1
+		q.Handle("note", func(ctx context.Context, j *Job) error { return j.Decode(&first) })
+		if ran, err := q.RunOne(ctx); !ran || err != nil || first != 0 {
+			t.Errorf("first run: ran %v, %v, payload %d; want 0", ran, err, first)
+		}
+	}, Migrations)
+}

@@ -193,6 +193,18 @@ func (m *Mailer) Enqueue(ctx context.Context, tx *db.Tx, msg Message) error {
 	return err
 }
 
+// EnqueueMany puts msgs in the outbox within tx, a few hundred a
+// statement (jobs.Queue.EnqueueMany): one message refused (a bad
+// recipient) enqueues none.
+func (m *Mailer) EnqueueMany(ctx context.Context, tx *db.Tx, msgs []Message) error {
+	for _, msg := range msgs {
+		if _, err := mail.ParseAddress(msg.To); err != nil {
+			return fmt.Errorf("mail: recipient %q: %w", msg.To, err)
+		}
+	}
+	return m.q.EnqueueMany(ctx, tx, Kind, len(msgs), func(i int) any { return msgs[i] })
+}
+
 // Notify wakes the workers after a commit that enqueued mail.
 func (m *Mailer) Notify() { m.q.Notify() }
 

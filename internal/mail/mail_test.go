@@ -330,3 +330,26 @@ func TestBaseOfLinks(t *testing.T) {
 		}
 	}
 }
+
+// EnqueueMany puts every message in the outbox, or none when one
+// recipient is not an address.
+func TestEnqueueManyAllOrNone(t *testing.T) {
+	d, q := newQueue(t)
+	m, _ := mail.New(mail.Config{Dir: t.TempDir()}, q)
+	ctx := context.Background()
+	msgs := []mail.Message{{To: "a@example.com", Subject: "one", Text: "1"}, {To: "not an address", Subject: "two"}}
+	if err := d.WithTx(ctx, func(tx *db.Tx) error { return m.EnqueueMany(ctx, tx, msgs) }); err == nil {
+		t.Error("enqueued mail to a bad address")
+	}
+	if c, _ := q.Counts(ctx); c != (jobs.Counts{}) {
+		t.Errorf("jobs %+v; want none", c)
+	}
+	msgs[1].To = "b@example.com"
+	if err := d.WithTx(ctx, func(tx *db.Tx) error { return m.EnqueueMany(ctx, tx, msgs) }); err != nil {
+		t.Fatal(err)
+	}
+	runAll(t, q)
+	if list, err := m.List(10); err != nil || len(list) != 2 {
+		t.Errorf("stored %v, %v; want both messages", list, err)
+	}
+}

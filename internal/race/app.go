@@ -131,7 +131,7 @@ func New(d Deps) (*App, error) {
 	a.results = cache.NewPages(d.Cache, "race:results", resultsTTL, 16<<20)
 	a.svc = &Service{store: a.store, db: d.DB, batch: d.DB.Batch(), pay: d.Pay, jobs: d.Jobs, users: d.Auth.ByUsername, usersGone: d.Auth.Forget, now: d.Now,
 		holdFor: d.HoldFor, log: d.Log, changed: a.changed, versions: a.versions, races: newRaceCache()}
-	a.svc.inviteFor, a.svc.invited = d.InviteFor, a.invitations
+	a.svc.inviteFor = d.InviteFor
 	a.svc.mail = d.Mail
 	a.svc.files, a.svc.images = d.Files, d.Images
 	a.svc.bg, a.svc.stop = context.WithCancel(context.Background())
@@ -144,10 +144,12 @@ func New(d Deps) (*App, error) {
 	a.svc.writer.also = a.confirmations
 	if d.Mail != nil {
 		a.svc.writer.after = func([]Registration) { d.Mail.Notify() }
-		a.svc.writer.invitedMail = d.Mail.Notify
 	}
 	if d.Jobs != nil {
 		d.Jobs.Handle(refundKind, a.svc.refund)
+		if d.Mail != nil {
+			d.Jobs.Handle(messageKind, a.svc.mailMessage)
+		}
 	}
 	if err := a.svc.writer.Start(); err != nil {
 		return nil, err
@@ -180,33 +182,6 @@ func (a *App) changed(slug string, v int64) {
 	a.versions.Raise(versionScope, slug, version.Stamp{V: v})
 }
 
-// invitations queues each waiting list invitation's mail in the
-// inviting transaction.
-func (a *App) invitations(tx *db.Tx, inv []Invitation) error {
-	if a.Mail == nil {
-		return nil
-	}
-	ctx := context.Background()
-	for _, in := range inv {
-		var race, slug, event, tz string
-		if err := db.Scan(tx.QueryRow(ctx, `SELECT r.name, r.slug, e.name, r.tz FROM race_events e JOIN race_races r ON r.id = e.race_id
-			WHERE e.id = ?`, in.EventID), &race, &slug, &event, &tz); err != nil {
-			return err
-		}
-		loc, err := walltime.Location(tz)
-		if err != nil {
-			loc = time.UTC
-		}
-		text := "Hello,\n\nA place in " + race + ", " + event + " has come free, and it is kept for you until " +
-			walltime.Clock(in.ExpiresAt, loc, "Monday 2 January 2006, 15:04") + " (" + tz + ").\n\n" +
-			"Take it here: " + a.Mail.Link(ctx, in.Base, soldOutURL(slug, in.EventID)) + "\n\nIf you do not want it, do nothing: it goes to the next runner on the list.\n"
-		if err := a.Mail.Enqueue(ctx, tx, mail.Message{To: in.Email, Subject: "A place for you: " + race + " · " + event, Text: text}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // confirmations queues each registration's confirmation mail in the
 // writer's transaction: the outbox's worker sends them at the configured
 // rate, and a crash loses none.
@@ -214,26 +189,12 @@ func (a *App) confirmations(ctx context.Context, tx *db.Tx, regs []Registration)
 	if a.Mail == nil {
 		return nil
 	}
-	events := map[int64]bool{}
-	var ids []any
-	for _, r := range regs {
-		if !events[r.EventID] {
-			events[r.EventID] = true
-			ids = append(ids, r.EventID)
-		}
+	ids := make([]int64, len(regs))
+	for i, r := range regs {
+		ids[i] = r.EventID
 	}
-	type about struct {
-		race, slug, event, tz, currency string
-		starts                          int64
-	}
-	info := map[int64]about{}
-	if _, err := db.All(ctx, a.DB, tx, func(rows *sql.Rows) (x about, err error) {
-		var id int64
-		err = rows.Scan(&id, &x.race, &x.slug, &x.event, &x.tz, &x.currency, &x.starts)
-		info[id] = x
-		return x, err
-	}, `SELECT e.id, r.name, r.slug, e.name, r.tz, r.currency, e.starts_at FROM race_events e
-		JOIN race_races r ON r.id = e.race_id WHERE e.id IN (`+db.Params(len(ids))+`)`, ids...); err != nil {
+	info, err := a.store.EventsAbout(ctx, tx, ids)
+	if err != nil {
 		return err
 	}
 	// What the mail lists of each hold: the origin of the request that
@@ -271,20 +232,20 @@ func (a *App) confirmations(ctx context.Context, tx *db.Tx, regs []Registration)
 	}
 	for _, r := range regs {
 		x := info[r.EventID]
-		loc, err := walltime.Location(x.tz)
+		loc, err := walltime.Location(x.TZ)
 		if err != nil {
 			loc = time.UTC
 		}
 		var b strings.Builder
 		b.WriteString("Hello " + r.FirstName + ",\n\n")
-		b.WriteString("You are registered for " + x.race + ", " + x.event + ".\n\n")
+		b.WriteString("You are registered for " + x.Race + ", " + x.Event + ".\n\n")
 		b.WriteString("Bib number: " + strconv.Itoa(r.Bib) + "\n")
-		b.WriteString("Start: " + ms(x.starts).In(loc).Format("Monday 2 January 2006, 15:04 MST") + "\n")
+		b.WriteString("Start: " + x.StartsAt.In(loc).Format("Monday 2 January 2006, 15:04 MST") + "\n")
 		h := hs[r.HoldID]
 		if h == nil {
 			h = &held{}
 		}
-		cur := strings.ToUpper(x.currency)
+		cur := strings.ToUpper(x.Currency)
 		if h.team != "" {
 			b.WriteString("Team: " + h.team + "\n")
 		}
@@ -298,10 +259,10 @@ func (a *App) confirmations(ctx context.Context, tx *db.Tx, regs []Registration)
 			b.WriteString("Discount: -" + Money(h.discount, "") + " " + cur + "\n")
 		}
 		b.WriteString("Total paid: " + Money(r.Amount, "") + " " + cur + "\n\n")
-		b.WriteString("Your registration: " + a.Mail.Link(ctx, h.base, doneURL(x.slug, r.HoldID)) + "\n")
+		b.WriteString("Your registration: " + a.Mail.Link(ctx, h.base, doneURL(x.Slug, r.HoldID)) + "\n")
 		b.WriteString("Manage your registrations: " + a.Mail.Link(ctx, h.base, mineURL) + "\n\nSee you at the start!\n")
 		if err := a.Mail.Enqueue(ctx, tx, mail.Message{To: r.Email,
-			Subject: "You're registered: " + x.race + " · " + x.event + " (bib " + strconv.Itoa(r.Bib) + ")", Text: b.String()}); err != nil {
+			Subject: "You're registered: " + x.Race + " · " + x.Event + " (bib " + strconv.Itoa(r.Bib) + ")", Text: b.String()}); err != nil {
 			return err
 		}
 	}

@@ -28,6 +28,7 @@
 //	GET  .../admin/events/{eid}/entrants[.csv]     registrants: search, export
 //	POST .../admin/registrations/{rid}/cancel      cancel (frees the place) and refund (a job)
 //	GET  .../admin/events/{eid}/checkin?q=         race day: the bib pickup list (a phone's)
+//	GET|POST .../admin/events/{eid}/message         write to its registrants: the form, the page that asks first, the sending
 //	POST .../admin/registrations/{rid}/checkin     bib picked up (undo=1: not)
 //	GET  /race/r/{slug}/results[/{eid}]?q=&page=   results, 10 a page; search by name or bib (cached)
 //	GET  /race/r/{slug}/results/{eid}/names?q=     the search box's suggestions (JSON)
@@ -47,7 +48,9 @@
 // PostgreSQL), and the extras (extras.go): race_teams, race_items (taken:
 // units sold and held; CHECK taken <= stock) and race_hold_items (a hold's
 // store lines, claimed with it and given back when it is released);
-// race_codes (codes.go: uses claimed like places) and race_waitlist
+// race_codes (codes.go: uses claimed like places), race_waitlist
 // (waitlist.go; race_events.waiting keeps others' claims off the places
-// that come back while anyone waits).
+// that come back while anyone waits), race_notices (what each runner was
+// told, notices.go) and race_messages (a directors' message to an event's
+// registrants, stored once: service_message.go).
 package race

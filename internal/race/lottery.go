@@ -21,7 +21,14 @@ import (
 
 // draw draws every lottery whose draw time has come at now.
 func (s *Service) draw(ctx context.Context) (int, error) {
-	return s.store.Draw(ctx, s.now(), shuffler())
+	return s.drawWith(ctx, shuffler())
+}
+
+// drawWith is draw in the order shuffle gives: each draw's winners are
+// invited, and every entrant told, in its transaction (tellDrawn).
+func (s *Service) drawWith(ctx context.Context, shuffle func(n int, swap func(i, j int))) (int, error) {
+	now := s.now()
+	return s.store.Draw(ctx, now, now.Add(s.inviteFor), shuffle, func(tx *db.Tx, d Drawn) error { return s.tellDrawn(ctx, tx, d) })
 }
 
 // shuffler is a random order from the system's secure source: a draw
@@ -33,11 +40,30 @@ func shuffler() func(n int, swap func(i, j int)) {
 	return r.Shuffle
 }
 
+// DrawEntry is a lottery's entrant as the draw tells them.
+type DrawEntry struct {
+	UserID      int64
+	Email, Base string // the join's (its mail's address and links)
+	Entered     bool   // before the draw time: in the draw (else on the list after it)
+}
+
+// Drawn is one event's draw: its entries in the drawn order, of which the
+// first Invited are invited (their places kept until Until).
+type Drawn struct {
+	EventID int64
+	DrawAt  time.Time
+	Entries []DrawEntry
+	Invited int
+	Until   time.Time
+}
+
 // Draw ranks the entries of every lottery event whose draw is due at now
-// in the order shuffle gives, marks it drawn, and returns how many events
-// it drew. Each event is drawn in its own transaction, once (drawn_at is
-// set under the statement that checks it is not).
-func (s *Store) Draw(ctx context.Context, now time.Time, shuffle func(n int, swap func(i, j int))) (int, error) {
+// in the order shuffle gives, marks it drawn, invites the first entrants
+// to the places free (each kept until until), runs also (nil: nothing)
+// in the same transaction, and returns how many events it drew. Each
+// event is drawn in its own transaction, once (drawn_at is set under the
+// statement that checks it is not).
+func (s *Store) Draw(ctx context.Context, now, until time.Time, shuffle func(n int, swap func(i, j int)), also func(tx *db.Tx, d Drawn) error) (int, error) {
 	due, err := db.All(ctx, s.db, s.db, func(rows *sql.Rows) (id int64, err error) { return id, rows.Scan(&id) },
 		`SELECT id FROM race_events WHERE lottery = ? AND drawn_at IS NULL AND draw_at <= ?`, true, now.UnixMilli())
 	if err != nil {
@@ -56,34 +82,55 @@ func (s *Store) Draw(ctx context.Context, now time.Time, shuffle func(n int, swa
 			// The entries made before the draw time are drawn; any made
 			// between it and this sweep come after them, in turn.
 			type entry struct {
-				id      int64
-				entered bool
+				id int64
+				DrawEntry
 			}
-			entries, err := db.All(ctx, s.db, tx, func(rows *sql.Rows) (e entry, err error) { return e, rows.Scan(&e.id, &e.entered) },
-				`SELECT w.id, w.created_at < e.draw_at FROM race_waitlist w JOIN race_events e ON e.id = w.event_id
+			d := Drawn{EventID: ev, Until: until}
+			var drawAt int64
+			entries, err := db.All(ctx, s.db, tx, func(rows *sql.Rows) (e entry, err error) {
+				return e, rows.Scan(&e.id, &e.UserID, &e.Email, &e.Base, &e.Entered, &drawAt)
+			}, `SELECT w.id, w.user_id, w.email, w.base, w.created_at < e.draw_at, e.draw_at FROM race_waitlist w JOIN race_events e ON e.id = w.event_id
 				WHERE w.event_id = ? AND w.status = 'waiting' ORDER BY w.id`, ev)
 			if err != nil {
 				return err
 			}
-			var ids, late []int64
+			d.DrawAt = ms(drawAt)
+			var in, late []entry
 			for _, e := range entries {
-				if e.entered {
-					ids = append(ids, e.id)
+				if e.Entered {
+					in = append(in, e)
 				} else {
-					late = append(late, e.id)
+					late = append(late, e)
 				}
 			}
-			shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
-			ids = append(ids, late...)
+			if shuffle != nil {
+				shuffle(len(in), func(i, j int) { in[i], in[j] = in[j], in[i] })
+			}
+			entries = append(in, late...)
+			ids := make([]int64, len(entries))
+			d.Entries = make([]DrawEntry, len(entries))
+			for i, e := range entries {
+				ids[i], d.Entries[i] = e.id, e.DrawEntry
+			}
 			if err := setRanks(ctx, tx, ids); err != nil {
 				return err
 			}
-			n++
+			// The winners: the first entries, in rank order, to the places
+			// free (all of them, nobody claims one before the draw).
+			inv, err := inviteFree(ctx, tx, ev, now, until)
+			if err != nil {
+				return err
+			}
+			d.Invited = len(inv)
+			if also != nil {
+				return also(tx, d)
+			}
 			return nil
 		})
 		if err != nil {
 			return n, err
 		}
+		n++
 	}
 	return n, nil
 }

@@ -77,7 +77,7 @@ func TestDrawRanksEveryEntrant(t *testing.T) {
 			}
 		}
 		ctx := context.Background()
-		if k, err := NewStore(d).Draw(ctx, time.UnixMilli(1_000_000), reverse); err != nil || k != 1 {
+		if k, err := NewStore(d).Draw(ctx, time.UnixMilli(1_000_000), time.UnixMilli(1_100_000), reverse, nil); err != nil || k != 1 {
 			t.Fatalf("drew %d events: %v", k, err)
 		}
 		users, err := db.All(ctx, d, d, func(rows *sql.Rows) (u int64, err error) { return u, rows.Scan(&u) },
@@ -114,7 +114,7 @@ func BenchmarkDraw(b *testing.B) {
 				b.StopTimer()
 				l.event(b)
 				b.StartTimer()
-				if k, err := s.Draw(context.Background(), time.UnixMilli(1_000_000), shuffler()); err != nil || k != 1 {
+				if k, err := s.Draw(context.Background(), time.UnixMilli(1_000_000), time.UnixMilli(1_100_000), shuffler(), nil); err != nil || k != 1 {
 					b.Fatalf("drew %d events: %v", k, err)
 				}
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -60,7 +61,7 @@ func TestLotteryDrawsInTheDrawnOrder(t *testing.T) {
 			t.Errorf("a claim before the draw: %v; want refused", err)
 		}
 		// Not yet due: nothing drawn.
-		if n, err := f.a.store.Draw(ctx, f.clock.Now(), nil); err != nil || n != 0 {
+		if n, err := f.a.svc.drawWith(ctx, nil); err != nil || n != 0 {
 			t.Fatalf("a draw before its time: %d, %v", n, err)
 		}
 		f.clock.Add(25 * time.Hour)
@@ -69,10 +70,10 @@ func TestLotteryDrawsInTheDrawnOrder(t *testing.T) {
 				swap(i, n-1-i)
 			}
 		}
-		if n, err := f.a.store.Draw(ctx, f.clock.Now(), reverse); err != nil || n != 1 {
+		if n, err := f.a.svc.drawWith(ctx, reverse); err != nil || n != 1 {
 			t.Fatalf("the draw: %d, %v; want 1 event", n, err)
 		}
-		if n, err := f.a.store.Draw(ctx, f.clock.Now(), reverse); err != nil || n != 0 {
+		if n, err := f.a.svc.drawWith(ctx, reverse); err != nil || n != 0 {
 			t.Fatalf("a second draw: %d, %v; want none", n, err)
 		}
 		if _, err := f.a.svc.invite(ctx); err != nil {
@@ -160,14 +161,40 @@ func TestLotteryEntryAfterTheDrawTimeIsNotDrawn(t *testing.T) {
 				swap(i, n-1-i)
 			}
 		}
-		if n, err := f.a.store.Draw(ctx, f.clock.Now(), reverse); err != nil || n != 1 {
+		if n, err := f.a.svc.drawWith(ctx, reverse); err != nil || n != 1 {
 			t.Fatalf("the draw: %d, %v", n, err)
 		}
-		if we, err := f.a.svc.WaitEntry(ctx, tardy, lot.ID); err != nil || we == nil || we.Ahead != 2 {
-			t.Errorf("the entry after the draw time: %+v, %v; want 2 ahead", we, err)
+		// Bo, drawn first by the reverse order, is invited to the one place
+		// by the draw; ann waits next, and the tardy runner behind her.
+		if we, err := f.a.svc.WaitEntry(ctx, tardy, lot.ID); err != nil || we == nil || we.Status != "waiting" || we.Ahead != 1 {
+			t.Errorf("the entry after the draw time: %+v, %v; want waiting, 1 ahead", we, err)
 		}
-		if we, err := f.a.svc.WaitEntry(ctx, bo, lot.ID); err != nil || we == nil || we.Ahead != 0 {
-			t.Errorf("bo, drawn first by the reverse order: %+v, %v; want 0 ahead", we, err)
+		if we, err := f.a.svc.WaitEntry(ctx, ann, lot.ID); err != nil || we == nil || we.Status != "waiting" || we.Ahead != 0 {
+			t.Errorf("ann, drawn second: %+v, %v; want waiting, next in line", we, err)
+		}
+		if we, err := f.a.svc.WaitEntry(ctx, bo, lot.ID); err != nil || we == nil || we.Status != "invited" {
+			t.Errorf("bo, drawn first by the reverse order: %+v, %v; want invited by the draw", we, err)
+		}
+		// Each is told, in the draw's transaction, what the draw made of
+		// them (the mails: TestDrawAndInvitationsTellTheRunners).
+		for _, c := range []struct {
+			who  *auth.User
+			want []string
+		}{
+			{bo, []string{"You were drawn: Spring 10K · Marathon", "kept for you until Wednesday 3 March 2027, 14:00 CET (Europe/Berlin)", "Take your place"}},
+			{ann, []string{"Not drawn: Spring 10K · Marathon", "you were not drawn", "you are next in line."}},
+			{tardy, []string{"On the list after the draw: Spring 10K · Marathon", "entered by Tuesday 2 March 2027, 12:00 CET (Europe/Berlin)", "1 runner before you."}},
+		} {
+			ns, err := f.a.store.Notices(ctx, c.who.ID)
+			if err != nil || len(ns) != 1 {
+				t.Fatalf("%s's notices: %+v, %v; want one", c.who.Username, ns, err)
+			}
+			got := ns[0].Subject + "\n" + ns[0].Body + "\n" + ns[0].LinkText + " " + ns[0].Link
+			for _, w := range c.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("%s was told %q; want it to say %q", c.who.Username, got, w)
+				}
+			}
 		}
 	}, sets()...)
 }

@@ -119,8 +119,9 @@ func follow(t *testing.T, p *person, u string) (int, string) {
 }
 
 // Every kind of mail the site sends (every app's: auth's and race's, the
-// runner's notices included; meet
-// and roar send none), with no --base-url set: each is triggered over
+// runner's notices included: a start or place changed, a directors'
+// message, an invitation and its expiry, a draw's outcomes; meet and roar
+// send none), with no --base-url set: each is triggered over
 // HTTP, read from the outbox, and every link in it is absolute, on the
 // address the request that began the flow used, and answers 200 to its
 // reader (following redirects, as a browser does); no link is a bare path.
@@ -129,28 +130,55 @@ func TestEveryMailHasAbsoluteWorkingLinks(t *testing.T) {
 		dir := signedIn(t, m, "dora")
 		slug := publishRace(t, dir, "1")
 		ann, bea, cat := signedIn(t, m, "ann"), signedIn(t, m, "bea"), signedIn(t, m, "cat")
+		dan, eve := signedIn(t, m, "dan"), signedIn(t, m, "eve")
+		people := map[string]*person{"dan": dan, "eve": eve}
 		visitor := &person{apptest.NewWeb(t, m), t}
 		_, page := visitor.Get("/race/r/" + slug)
 		ev := eventID.FindStringSubmatch(page)[1]
+		admin := "/race/r/" + slug + "/admin"
+		var won, lost string // the draw's, known once it is made
 		kinds := []struct {
 			name, to, subject string
 			reader            *person
 			trigger           func()
-			links             int // at least
+			links             int     // at least
+			who               *string // set: the mail is to this one of people (to and reader unset)
 		}{
 			{"password reset", "cat@example.com", "Reset your tutti password", visitor, func() {
 				postOK(t, visitor, "/account/reset", url.Values{"email": {"cat@example.com"}})
-			}, 1},
+			}, 1, nil},
 			{"e-mail change: confirm the new address", "cat.new@example.com", "Confirm your new e-mail address", cat, func() {
 				postOK(t, cat, "/account/email", url.Values{"new_email": {"cat.new@example.com"}, "current_password": {"password-cat"}})
-			}, 1},
-			{"e-mail change: notice to the old address", "cat@example.com", "A change of your tutti e-mail address", cat, func() {}, 1},
+			}, 1, nil},
+			{"e-mail change: notice to the old address", "cat@example.com", "A change of your tutti e-mail address", cat, func() {}, 1, nil},
 			{"e-mail change: address taken", "bea@example.com", "Your address was entered", cat, func() {
 				postOK(t, cat, "/account/email", url.Values{"new_email": {"bea@example.com"}, "current_password": {"password-cat"}})
-			}, 0},
+			}, 0, nil},
 			{"race: registration confirmed", "ann@example.com", "You're registered", ann, func() {
 				register(t, ann, slug, ev, "Ann")
-			}, 1},
+			}, 1, nil},
+			{"race: start time changed", "ann@example.com", "Start time changed", ann, func() {
+				f := eventForm(t, "5K", "25.50", "1")
+				f.Set("start_time", "09:30")
+				postOK(t, dir, admin+"/events/"+ev, f)
+			}, 2, nil},
+			{"race: place changed", "ann@example.com", "Place changed", ann, func() {
+				_, basics := dir.Get(admin + "/basics")
+				date, _ := inputValue(basics, "date")
+				postOK(t, dir, admin+"/basics", url.Values{"name": {"Harbour Run"}, "location": {"New Pier"}, "date": {date},
+					"tz": {"America/New_York"}, "currency": {"usd"}})
+			}, 2, nil},
+			{"race: a message from the directors", "ann@example.com", "Harbour Run · 5K: Parking", ann, func() {
+				form := url.Values{"subject": {"Parking"}, "body": {"Park on Pier Road."}}
+				_, body := dir.Post(admin+"/events/"+ev+"/message", form)
+				key := sendKey.FindStringSubmatch(body)
+				if key == nil {
+					t.Fatalf("no send key: %.2000s", body)
+				}
+				form.Set("key", key[1])
+				form.Set("confirm", "1")
+				postOK(t, dir, admin+"/events/"+ev+"/message", form)
+			}, 2, nil},
 			{"race: waiting list invitation", "bea@example.com", "A place for you", bea, func() {
 				path, _ := bea.to(bea.Post("/race/r/"+slug+"/register", url.Values{"event": {ev}}))
 				if !strings.HasSuffix(path, "/sold-out") {
@@ -163,14 +191,32 @@ func TestEveryMailHasAbsoluteWorkingLinks(t *testing.T) {
 					t.Fatalf("no cancel link for ann on the entrants page: %.2000s", body)
 				}
 				postOK(t, dir, "/race/r/"+slug+"/admin/registrations/"+rid[1]+"/cancel", nil)
-			}, 1},
-			{"race: registration cancelled", "ann@example.com", "Registration cancelled", ann, func() {}, 1},
-			{"race: refund done", "ann@example.com", "Refund done", ann, func() {}, 1},
+			}, 1, nil},
+			{"race: registration cancelled", "ann@example.com", "Registration cancelled", ann, func() {}, 1, nil},
+			{"race: refund done", "ann@example.com", "Refund done", ann, func() {}, 1, nil},
+			{"race: invitation expired", "bea@example.com", "Invitation expired", bea, func() { expireNow(t, m, ev) }, 2, nil},
+			{"race: lottery drawn", "", "You were drawn", nil, func() {
+				drawNow(t, m, lotteryOf(t, dir, slug, "1", dan, eve))
+				for name := range people {
+					if msg := awaitMail(t, m, name+"@example.com", "Harbour Run · Marathon"); strings.HasPrefix(msg.Subject, "You were drawn") {
+						won = name
+					} else {
+						lost = name
+					}
+				}
+				if won == "" || lost == "" {
+					t.Fatalf("drawn %q, not drawn %q; want one each", won, lost)
+				}
+			}, 2, &won},
+			{"race: lottery not drawn", "", "Not drawn", nil, func() {}, 2, &lost},
 		}
 		origin := strings.TrimRight(m.URL(), "/")
 		for _, k := range kinds {
 			t.Run(k.name, func(t *testing.T) {
 				k.trigger()
+				if k.who != nil {
+					k.to, k.reader = *k.who+"@example.com", people[*k.who]
+				}
 				msg := awaitMail(t, m, k.to, k.subject)
 				if bare := barePath.FindAllString(msg.Text, -1); len(bare) > 0 {
 					t.Errorf("bare paths %q in %q:\n%s", bare, msg.Subject, msg.Text)

@@ -65,6 +65,8 @@ func (a *App) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET "+admin+"/events/{eid}/entrants", a.entrantsShow)
 	mux.HandleFunc("GET "+admin+"/events/{eid}/entrants.csv", a.entrantsCSV)
 	mux.HandleFunc("GET "+admin+"/events/{eid}/checkin", a.checkinShow)
+	mux.HandleFunc("GET "+admin+"/events/{eid}/message", a.messageShow)
+	mux.HandleFunc("POST "+admin+"/events/{eid}/message", a.messagePost)
 	mux.HandleFunc("GET "+admin+"/registrations/{rid}/cancel", a.registrationCancelShow)
 	mux.HandleFunc("POST "+admin+"/registrations/{rid}/cancel", a.registrationCancel)
 	mux.HandleFunc("GET "+admin+"/extras", a.extrasShow)

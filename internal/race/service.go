@@ -35,11 +35,8 @@ type Service struct {
 	usersGone func() // after users were removed here: auth's memory of them goes
 	now       func() time.Time
 	holdFor   time.Duration
-	// inviteFor is how long a waiting list's invitation keeps its place;
-	// invited queues the invitations' mails in their transaction (nil:
-	// none).
+	// inviteFor is how long a waiting list's invitation keeps its place.
 	inviteFor time.Duration
-	invited   func(tx *db.Tx, inv []Invitation) error
 	log       *slog.Logger
 	// changed is told after a commit that changed what race slug shows.
 	changed func(slug string, v int64)
@@ -143,8 +140,9 @@ func (s *Service) editRace(ctx context.Context, id int64, slug string, write fun
 	return nil
 }
 
-// UpdateBasics stores the basics form. The race day and zone may change
-// only before any event exists (event times are stored as instants).
+// UpdateBasics stores the basics form (a place changed is told to the
+// runners: updateBasics). The race day and zone may change only before
+// any event exists (event times are stored as instants).
 func (s *Service) UpdateBasics(ctx context.Context, d *Directing, in RaceInput) error {
 	r := d.Race
 	nr, f := in.Validate(s.now())
@@ -154,7 +152,7 @@ func (s *Service) UpdateBasics(ctx context.Context, d *Directing, in RaceInput) 
 	if len(f) > 0 {
 		return errs.Fields(f)
 	}
-	return s.edit(ctx, d, func(tx *db.Tx) error { return s.store.UpdateBasics(ctx, tx, r.ID, nr) })
+	return s.edit(ctx, d, func(tx *db.Tx) error { return s.updateBasics(ctx, tx, r, nr) })
 }
 
 // UpdateText stores the information and the waiver.
@@ -176,7 +174,8 @@ func (s *Service) AddEvent(ctx context.Context, d *Directing, in EventInput) err
 	return s.edit(ctx, d, func(tx *db.Tx) error { return s.store.AddEvent(ctx, tx, &e, s.now()) })
 }
 
-// UpdateEvent changes an event from its form.
+// UpdateEvent changes an event from its form; a start moved is told to
+// its runners (updateEvent).
 func (s *Service) UpdateEvent(ctx context.Context, d *Directing, id int64, in EventInput) error {
 	if _, ok := d.Race.Event(id); !ok {
 		return errs.ErrNotFound
@@ -186,7 +185,7 @@ func (s *Service) UpdateEvent(ctx context.Context, d *Directing, id int64, in Ev
 		return errs.Fields(f)
 	}
 	e.ID, e.RaceID = id, d.Race.ID
-	return s.edit(ctx, d, func(tx *db.Tx) error { return s.store.UpdateEvent(ctx, tx, e) })
+	return s.edit(ctx, d, func(tx *db.Tx) error { return s.updateEvent(ctx, tx, d.Race, e) })
 }
 
 // DeleteEvent deletes an event nobody is registered for.

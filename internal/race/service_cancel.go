@@ -81,11 +81,8 @@ func (s *Service) Cancel(ctx context.Context, d *Directing, id int64) (Registrat
 	if errors.Is(err, errs.ErrNotFound) {
 		return reg, errs.E(errs.NotFound, "There is no such registration.")
 	}
-	if err == nil {
-		if s.jobs != nil {
-			s.jobs.Notify()
-		}
-		s.mailed()
+	if err == nil && s.jobs != nil {
+		s.jobs.Notify()
 	}
 	return reg, err
 }
@@ -128,7 +125,7 @@ func (s *Service) refund(ctx context.Context, j *jobs.Job) error {
 // refunded records what was given back on registration id and tells its
 // runner (once: a refund job run again finds it recorded).
 func (s *Service) refunded(ctx context.Context, id, amount int64) error {
-	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
+	return s.db.WithTx(ctx, func(tx *db.Tx) error {
 		reg, race, event, currency, err := s.store.SetRefunded(ctx, tx, id, amount)
 		if err != nil || reg.ID == 0 {
 			return err // or recorded already, or the registration is gone with its account
@@ -138,10 +135,6 @@ func (s *Service) refunded(ctx context.Context, id, amount int64) error {
 			Body: "Hello " + reg.FirstName + ",\n\n" + Money(amount, currency) + " for your cancelled registration for " + race + ", " + event +
 				" was refunded to the card you paid with. Your bank may take a few days to show it."}, reg.Email, "")
 	})
-	if err == nil {
-		s.mailed()
-	}
-	return err
 }
 
 // CheckIn marks registration id of d's race as its bib picked up now, or

@@ -93,7 +93,8 @@ func (s *Store) LeaveWaitlist(ctx context.Context, tx *db.Tx, eventID, userID in
 	return err
 }
 
-// Invitation is a waiting runner invited to take a kept place.
+// Invitation is a waiting runner invited to take a kept place (or whose
+// invitation expired).
 type Invitation struct {
 	EventID   int64
 	UserID    int64
@@ -105,28 +106,25 @@ type Invitation struct {
 // Invite expires invitations that ran out at now (their places come back)
 // and invites the next waiting runners of every event with places free,
 // each invitation keeping a place until until; also runs in the same
-// transaction (the invitations' mails). It returns the invitations made.
-func (s *Store) Invite(ctx context.Context, now, until time.Time, also func(tx *db.Tx, inv []Invitation) error) ([]Invitation, error) {
+// transaction, told of the invitations expired and made (their notices
+// and mails). It returns the invitations made.
+func (s *Store) Invite(ctx context.Context, now, until time.Time, also func(tx *db.Tx, expired, invited []Invitation) error) ([]Invitation, error) {
 	var out []Invitation
 	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
 		out = out[:0]
-		rows, err := tx.Query(ctx, `UPDATE race_waitlist SET status = 'expired' WHERE status = 'invited' AND expires_at <= ?
-			RETURNING event_id`, now.UnixMilli())
+		expired, err := db.All(ctx, s.db, tx, func(rows *sql.Rows) (in Invitation, err error) {
+			var exp int64
+			err = rows.Scan(&in.EventID, &in.UserID, &in.Email, &in.Base, &exp)
+			in.ExpiresAt = ms(exp)
+			return in, err
+		}, `UPDATE race_waitlist SET status = 'expired' WHERE status = 'invited' AND expires_at <= ?
+			RETURNING event_id, user_id, email, base, expires_at`, now.UnixMilli())
 		if err != nil {
 			return err
 		}
 		back := map[int64]int{}
-		for rows.Next() {
-			var ev int64
-			if err := rows.Scan(&ev); err != nil {
-				rows.Close()
-				return err
-			}
-			back[ev]++
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
+		for _, in := range expired {
+			back[in.EventID]++
 		}
 		for ev, k := range back {
 			if _, err := tx.Exec(ctx, `UPDATE race_events SET taken = taken - ? WHERE id = ?`, k, ev); err != nil {
@@ -134,54 +132,20 @@ func (s *Store) Invite(ctx context.Context, now, until time.Time, also func(tx *
 			}
 		}
 		type free struct{ event, n int64 }
-		var frees []free
-		rows, err = tx.Query(ctx, `SELECT id, CASE WHEN cap - taken < waiting THEN cap - taken ELSE waiting END
-			FROM race_events WHERE waiting > 0 AND taken < cap AND closes_at > ? AND (drawn_at IS NOT NULL OR NOT lottery)`,
-			now.UnixMilli())
+		frees, err := db.All(ctx, s.db, tx, func(rows *sql.Rows) (f free, err error) { return f, rows.Scan(&f.event, &f.n) },
+			`SELECT id, `+freeForList+` FROM race_events WHERE `+listHasFree+` AND (drawn_at IS NOT NULL OR NOT lottery)`, now.UnixMilli())
 		if err != nil {
 			return err
 		}
-		for rows.Next() {
-			var f free
-			if err := rows.Scan(&f.event, &f.n); err != nil {
-				rows.Close()
-				return err
-			}
-			frees = append(frees, f)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
 		for _, f := range frees {
-			rows, err := tx.Query(ctx, `UPDATE race_waitlist SET status = 'invited', invited_at = ?, expires_at = ?
-				WHERE id IN (SELECT id FROM race_waitlist WHERE event_id = ? AND status = 'waiting' ORDER BY rank, id LIMIT ?)
-				AND status = 'waiting'
-				RETURNING user_id, email, base`, now.UnixMilli(), until.UnixMilli(), f.event, f.n)
+			inv, err := inviteNext(ctx, tx, f.event, f.n, now, until)
 			if err != nil {
 				return err
 			}
-			k := 0
-			for rows.Next() {
-				inv := Invitation{EventID: f.event, ExpiresAt: until}
-				if err := rows.Scan(&inv.UserID, &inv.Email, &inv.Base); err != nil {
-					rows.Close()
-					return err
-				}
-				out = append(out, inv)
-				k++
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return err
-			}
-			// The CHECK (taken <= cap) stands behind the count.
-			if _, err := tx.Exec(ctx, `UPDATE race_events SET taken = taken + ?, waiting = waiting - ? WHERE id = ?`, k, k, f.event); err != nil {
-				return fmt.Errorf("race: keep invited places: %w", err)
-			}
+			out = append(out, inv...)
 		}
-		if also != nil && len(out) > 0 {
-			return also(tx, out)
+		if also != nil && len(expired)+len(out) > 0 {
+			return also(tx, expired, out)
 		}
 		return nil
 	})
@@ -189,6 +153,48 @@ func (s *Store) Invite(ctx context.Context, now, until time.Time, also func(tx *
 		return nil, err
 	}
 	return out, nil
+}
+
+// An event's places free for its waiting list at a time (the parameter):
+// listHasFree says it has some, freeForList how many.
+const (
+	listHasFree = `waiting > 0 AND taken < cap AND closes_at > ?`
+	freeForList = `CASE WHEN cap - taken < waiting THEN cap - taken ELSE waiting END`
+)
+
+// inviteFree invites the next waiting runners of event ev to its places
+// free at now, each invitation keeping a place until until.
+func inviteFree(ctx context.Context, tx *db.Tx, ev int64, now, until time.Time) ([]Invitation, error) {
+	var n int64
+	err := db.Scan(tx.QueryRow(ctx, `SELECT `+freeForList+` FROM race_events WHERE id = ? AND `+listHasFree, ev, now.UnixMilli()), &n)
+	if errors.Is(err, errs.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return inviteNext(ctx, tx, ev, n, now, until)
+}
+
+// inviteNext invites the next n waiting runners of event ev, in their
+// order on the list, each invitation keeping a place until until.
+func inviteNext(ctx context.Context, tx *db.Tx, ev, n int64, now, until time.Time) ([]Invitation, error) {
+	inv, err := db.All(ctx, nil, tx, func(rows *sql.Rows) (in Invitation, err error) {
+		in.EventID, in.ExpiresAt = ev, until
+		return in, rows.Scan(&in.UserID, &in.Email, &in.Base)
+	}, `UPDATE race_waitlist SET status = 'invited', invited_at = ?, expires_at = ?
+		WHERE id IN (SELECT id FROM race_waitlist WHERE event_id = ? AND status = 'waiting' ORDER BY rank, id LIMIT ?)
+		AND status = 'waiting'
+		RETURNING user_id, email, base`, now.UnixMilli(), until.UnixMilli(), ev, n)
+	if err != nil {
+		return nil, err
+	}
+	// The CHECK (taken <= cap) stands behind the count.
+	k := len(inv)
+	if _, err := tx.Exec(ctx, `UPDATE race_events SET taken = taken + ?, waiting = waiting - ? WHERE id = ?`, k, k, ev); err != nil {
+		return nil, fmt.Errorf("race: keep invited places: %w", err)
+	}
+	return inv, nil
 }
 
 // errNoInvitation: the runner has no invitation that still runs.

@@ -109,8 +109,11 @@ func (s *Service) StartInvited(ctx context.Context, u *auth.User, r *Race, event
 }
 
 // invite is the sweeper's turn of the waiting lists: expired invitations
-// go, the next runners are invited (their mails queued with them).
+// go, the next runners are invited, and each runner is told in the same
+// transaction (tellWaitlist).
 func (s *Service) invite(ctx context.Context) ([]Invitation, error) {
 	now := s.now()
-	return s.store.Invite(ctx, now, now.Add(s.inviteFor), s.invited)
+	return s.store.Invite(ctx, now, now.Add(s.inviteFor), func(tx *db.Tx, expired, invited []Invitation) error {
+		return s.tellWaitlist(ctx, tx, expired, invited)
+	})
 }

@@ -3,6 +3,7 @@ package race
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,6 +108,23 @@ func TestWaitingListInvitesInOrder(t *testing.T) {
 		}
 		if _, err := f.a.svc.StartInvited(ctx, dee, race(), f.event().ID); !errors.Is(err, errNoInvitation) {
 			t.Errorf("dee after her invitation ran out: %v; want none", err)
+		}
+		// Dee was told of both, each in the sweep that made it, newest
+		// first; cy of her invitation alone.
+		ns, err := f.a.store.Notices(ctx, dee.ID)
+		if err != nil || len(ns) != 2 {
+			t.Fatalf("dee's notices %+v, %v; want two", ns, err)
+		}
+		if n := ns[0]; n.Subject != "Invitation expired: Spring 10K · 10K" || !strings.Contains(n.Body, "ran out on Tuesday 2 March 2027, 13:21 CET (Europe/Berlin)") ||
+			!strings.Contains(n.Body, "went to the next runner") {
+			t.Errorf("dee's expiry notice: %+v", n)
+		}
+		if n := ns[1]; n.Subject != "A place for you: Spring 10K · 10K" || !strings.Contains(n.Body, "kept for you until Tuesday 2 March 2027, 13:21 CET (Europe/Berlin)") ||
+			n.Link != soldOutURL(f.race.Slug, f.event().ID) || n.LinkText != "Take your place" {
+			t.Errorf("dee's invitation notice: %+v", n)
+		}
+		if ns, err := f.a.store.Notices(ctx, cy.ID); err != nil || len(ns) != 1 || ns[0].Subject != "A place for you: Spring 10K · 10K" {
+			t.Errorf("cy's notices %+v, %v; want her invitation", ns, err)
 		}
 		if _, err := f.a.svc.Start(ctx, eve, race(), f.event().ID); err != nil {
 			t.Errorf("eve once nobody waits: %v", err)

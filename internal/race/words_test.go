@@ -117,7 +117,7 @@ func TestLotteryReadsAsALottery(t *testing.T) {
 
 		f.clock.Add(25 * time.Hour) // the draw is due, not yet made
 		wantWords(t, "the race page at the draw", card(), []string{"Lottery: drawing now", "lottery: drawing now"}, never)
-		if n, err := f.a.store.Draw(ctx, f.clock.Now(), shuffler()); err != nil || n != 1 {
+		if n, err := f.a.svc.drawWith(ctx, shuffler()); err != nil || n != 1 {
 			t.Fatalf("the draw: %d, %v", n, err)
 		}
 		if _, err := f.a.svc.invite(ctx); err != nil {

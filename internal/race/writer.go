@@ -26,9 +26,7 @@ type writer struct {
 	also func(ctx context.Context, tx *db.Tx, regs []Registration) error
 	// after runs after each batch's commit.
 	after func(regs []Registration)
-	// invitedMail runs after the sweep invited runners from waiting lists.
-	invitedMail func()
-	bus         *pubsub.Bus
+	bus   *pubsub.Bus
 
 	kick  chan struct{}
 	stop  chan struct{}
@@ -217,9 +215,6 @@ func (w *writer) sweep() {
 		w.log.Error("race: inviting from the waiting lists", "err", err)
 	} else if len(inv) > 0 {
 		w.log.Info("race: invited from the waiting lists", "n", len(inv))
-		if w.invitedMail != nil {
-			w.invitedMail()
-		}
 	}
 	if n, err := w.svc.refundRehearsals(ctx); err != nil {
 		w.log.Error("race: refunding rehearsals' registrations", "err", err)
