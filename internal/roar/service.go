@@ -9,6 +9,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/cache"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/social"
 	"github.com/tutti-dev/tutti/internal/version"
 )
 
@@ -79,8 +80,9 @@ var (
 	errSignIn     = errs.E(errs.Unauthorized, "Please sign in first.")
 	errModerators = errs.E(errs.Forbidden, "Only moderators can do that.")
 	errNotYours   = errs.E(errs.Forbidden, "Only its author or a moderator can delete this roar.")
-	// errBlocked is checked by the Store inside the write's transaction.
-	errBlocked = errs.E(errs.Forbidden, "You cannot do that: one of you has blocked the other.")
+	// errBlocked is checked by the Store inside the write's transaction
+	// (the core's rule for users who block one another).
+	errBlocked = social.ErrBlocked
 )
 
 // paced refuses u's roar, reply or repost past the rate limit (429 with the

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/social"
 )
 
 // Store is roar's SQL, the same statements on SQLite and PostgreSQL. Reads
@@ -18,11 +19,34 @@ type Store struct {
 	db    *db.DB
 	now   func() time.Time
 	reads db.Querier // Timeline's and Profile's reads: db, or see Lagging and At
+
+	// The core's social pieces over roar's tables (see doc.go), and the
+	// statements that join them to roar's, built once.
+	graph *social.Graph
+	sql   storeSQL
+}
+
+// storeSQL is the Store's statements that are built from the core's
+// fragments.
+type storeSQL struct {
+	home    string // Timeline's condition for a home timeline
+	marks   string // Marks
+	profile string // Profile
 }
 
 // NewStore is roar's store on d, its clock now.
 func NewStore(d *db.DB, now func() time.Time) *Store {
-	return &Store{db: d, now: now, reads: d}
+	s := &Store{db: d, now: now, reads: d,
+		graph: social.NewGraph(social.GraphTables{Follows: "roar_follows", Blocks: "roar_blocks"}, now)}
+	s.sql.home = "(r.author_id = ? OR r.author_id IN (" + s.graph.FolloweesSQL() + "))"
+	s.sql.marks = `SELECT 'like', roar_id FROM roar_likes WHERE user_id = ? AND roar_id BETWEEN ? AND ?
+		UNION ALL SELECT 'repost', repost_of FROM roars WHERE author_id = ? AND repost_of BETWEEN ? AND ?
+		UNION ALL ` + s.graph.RelationsSQL() + `
+		UNION ALL SELECT 'unseen', count(*) FROM roar_notifications WHERE user_id = ? AND seen = 0`
+	s.sql.profile = `SELECT u.id, u.username, u.display_name, u.avatar, u.bio, u.created_at,
+			(SELECT count(*) FROM roars WHERE author_id = u.id)` + s.graph.StandingCols("u.id") + `
+		FROM users u WHERE u.username_key = ?`
+	return s
 }
 
 // Lagging is the store whose Timeline and Profile read from the database's
@@ -100,7 +124,7 @@ func (s *Store) Timeline(ctx context.Context, q Query) ([]Roar, error) {
 		where, args = append(where, "r.author_id = ?"), append(args, q.Author)
 	}
 	if q.Home > 0 {
-		where = append(where, "(r.author_id = ? OR r.author_id IN (SELECT followee_id FROM roar_follows WHERE follower_id = ?))")
+		where = append(where, s.sql.home)
 		args = append(args, q.Home, q.Home)
 	}
 	if q.Tag != "" {
@@ -178,10 +202,7 @@ func (s *Store) Marks(ctx context.Context, userID int64, ids []int64) (*Viewer, 
 		return v, nil
 	}
 	lo, hi, want := span(ids)
-	err := s.kinds(ctx, "marks", `SELECT 'like', roar_id FROM roar_likes WHERE user_id = ? AND roar_id BETWEEN ? AND ?
-		UNION ALL SELECT 'repost', repost_of FROM roars WHERE author_id = ? AND repost_of BETWEEN ? AND ?
-		UNION ALL `+relationsQuery+`
-		UNION ALL SELECT 'unseen', count(*) FROM roar_notifications WHERE user_id = ? AND seen = 0`,
+	err := s.kinds(ctx, "marks", s.sql.marks,
 		[]any{userID, lo, hi, userID, lo, hi, userID, userID, userID}, func(kind string, id int64) {
 			switch kind {
 			case "like": // in the range of ids, but is it one of them?
@@ -195,7 +216,7 @@ func (s *Store) Marks(ctx context.Context, userID int64, ids []int64) (*Viewer, 
 			case "unseen":
 				v.Unseen = id
 			default:
-				v.Rel.add(kind, id)
+				v.Rel.Add(kind, id)
 			}
 		})
 	if err != nil {
@@ -277,67 +298,34 @@ func (s *Store) idSet(ctx context.Context, q string, args ...any) (map[int64]boo
 	return out, rows.Err()
 }
 
-// relationsQuery is the viewer's relations as (kind, user id) rows: its
-// blocks and mutes, and 'blocked-by' those who block it; two parameters,
-// the viewer's id twice.
-const relationsQuery = `SELECT kind, target_id FROM roar_blocks WHERE user_id = ?
-		UNION ALL SELECT 'blocked-by', user_id FROM roar_blocks WHERE target_id = ? AND kind = 'block'`
-
-func newRelations() *Relations {
-	return &Relations{Hidden: map[int64]bool{}, Blocks: map[int64]bool{}, Mutes: map[int64]bool{}}
-}
-
-// add notes a row of relationsQuery.
-func (rel *Relations) add(kind string, id int64) {
-	rel.Hidden[id] = true
-	switch kind {
-	case "block":
-		rel.Blocks[id] = true
-	case "mute":
-		rel.Mutes[id] = true
-	}
-}
-
 // Relations loads the viewer's blocks and mutes and who blocks the viewer.
 func (s *Store) Relations(ctx context.Context, viewer int64) (*Relations, error) {
-	rel := newRelations()
-	if viewer == 0 {
-		return rel, nil
-	}
-	if err := s.kinds(ctx, "relations", relationsQuery, []any{viewer, viewer}, rel.add); err != nil {
+	rel, err := s.graph.Relations(ctx, s.db, viewer)
+	if err != nil {
 		return nil, err
 	}
-	return rel, nil
+	return &Relations{rel}, nil
 }
 
 // Following returns the ids userID follows.
 func (s *Store) Following(ctx context.Context, userID int64) (map[int64]bool, error) {
-	return s.idSet(ctx, "SELECT followee_id FROM roar_follows WHERE follower_id = ?", userID)
+	return s.graph.Following(ctx, s.db, userID)
 }
 
 // Profile returns username's profile as viewer sees it: one query.
 func (s *Store) Profile(ctx context.Context, username string, viewer int64) (*Profile, error) {
 	var p Profile
 	var joined int64
-	var follows, followsMe, blocked, muted, blocksMe int64
-	err := db.Scan(s.reads.QueryRow(ctx, `SELECT u.id, u.username, u.display_name, u.avatar, u.bio, u.created_at,
-			(SELECT count(*) FROM roars WHERE author_id = u.id),
-			(SELECT count(*) FROM roar_follows WHERE followee_id = u.id),
-			(SELECT count(*) FROM roar_follows WHERE follower_id = u.id),
-			(SELECT count(*) FROM roar_follows WHERE follower_id = ? AND followee_id = u.id),
-			(SELECT count(*) FROM roar_follows WHERE follower_id = u.id AND followee_id = ?),
-			(SELECT count(*) FROM roar_blocks WHERE user_id = ? AND target_id = u.id AND kind = 'block'),
-			(SELECT count(*) FROM roar_blocks WHERE user_id = ? AND target_id = u.id AND kind = 'mute'),
-			(SELECT count(*) FROM roar_blocks WHERE user_id = u.id AND target_id = ? AND kind = 'block')
-		FROM users u WHERE u.username_key = ?`, viewer, viewer, viewer, viewer, viewer, strings.ToLower(username)),
-		&p.ID, &p.Username, &p.DisplayName, &p.Avatar, &p.Bio, &joined, &p.Roars, &p.Followers, &p.Following,
-		&follows, &followsMe, &blocked, &muted, &blocksMe)
+	var st social.Standing
+	err := db.Scan(s.reads.QueryRow(ctx, s.sql.profile, append(s.graph.StandingArgs(viewer), strings.ToLower(username))...),
+		append([]any{&p.ID, &p.Username, &p.DisplayName, &p.Avatar, &p.Bio, &joined, &p.Roars}, st.Dest(s.graph)...)...)
 	if err != nil {
 		return nil, fmt.Errorf("roar: profile %s: %w", username, err)
 	}
 	p.Joined = time.Unix(joined, 0).UTC()
 	p.Me = viewer == p.ID
-	p.Follows, p.FollowsMe, p.Blocked, p.Muted, p.BlocksMe = follows > 0, followsMe > 0, blocked > 0, muted > 0, blocksMe > 0
+	p.Followers, p.Following = st.Followers, st.Following
+	p.Follows, p.FollowsMe, p.Blocked, p.Muted, p.BlocksMe = st.Follows, st.FollowsMe, st.Blocked, st.Muted, st.BlocksMe
 	return &p, nil
 }
 

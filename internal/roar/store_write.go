@@ -43,17 +43,6 @@ func bump(ctx context.Context, tx *db.Tx) (int64, error) {
 // metaKey is bump's key in a transaction.
 const metaKey = "roar_meta"
 
-// blockedBetween reports whether a and b block each other in either direction.
-func blockedBetween(ctx context.Context, tx *db.Tx, a, b int64) (bool, error) {
-	if a == b {
-		return false, nil
-	}
-	var n int64
-	err := db.Scan(tx.QueryRow(ctx, `SELECT count(*) FROM roar_blocks WHERE kind = 'block'
-		AND ((user_id = ? AND target_id = ?) OR (user_id = ? AND target_id = ?))`, a, b, b, a), &n)
-	return n > 0, err
-}
-
 // notified collects the users a write notified, for the live badge; nil
 // collects nothing.
 type notified []int64
@@ -123,7 +112,7 @@ func (s *Store) insert(ctx context.Context, tx *db.Tx, p Post, sent *notified) (
 		if origin != 0 {
 			return 0, errs.E(errs.Invalid, "Reply to or repost the original roar, not a repost of it.")
 		}
-		if blocked, err := blockedBetween(ctx, tx, p.Author, author); err != nil || blocked {
+		if blocked, err := s.graph.BlockedBetween(ctx, tx, p.Author, author); err != nil || blocked {
 			return 0, orErr(err, errBlocked)
 		}
 		*ref.dst, parentAuthor = ref.id, author
@@ -242,7 +231,7 @@ func (s *Store) like(ctx context.Context, tx *db.Tx, id, user int64, on bool, se
 	}
 	var changed int64
 	if on {
-		if blocked, err := blockedBetween(ctx, tx, user, author); err != nil || blocked {
+		if blocked, err := s.graph.BlockedBetween(ctx, tx, user, author); err != nil || blocked {
 			return 0, orErr(err, errBlocked)
 		}
 		now := s.now().UnixMilli()
@@ -277,41 +266,24 @@ func (s *Store) like(ctx context.Context, tx *db.Tx, id, user int64, on bool, se
 }
 
 // relate sets or clears a relation of user to target: "follow", "block" or
-// "mute" (idempotent). Blocking also removes follows both ways.
+// "mute" (idempotent; social.Graph's rules: a block ends the follows both
+// ways). A new follow notifies target.
 func (s *Store) relate(ctx context.Context, tx *db.Tx, user, target int64, kind string, on bool, sent *notified) error {
-	if user == target {
-		return errs.E(errs.Invalid, "You cannot %s yourself.", kind)
-	}
-	now := s.now().UnixMilli()
+	var changed bool
 	var err error
-	switch {
-	case kind == "follow" && on:
-		blocked, berr := blockedBetween(ctx, tx, user, target)
-		if berr != nil || blocked {
-			return orErr(berr, errBlocked)
+	switch kind {
+	case "follow":
+		if changed, err = s.graph.Follow(ctx, tx, user, target, on); err == nil && changed && on {
+			err = notify(ctx, tx, sent, s.now().UnixMilli(), target, "follow", user, 0)
 		}
-		var res interface{ RowsAffected() (int64, error) }
-		res, err = tx.Exec(ctx, insertIgnore(tx, "roar_follows (follower_id, followee_id, created_at) VALUES (?, ?, ?)"), user, target, now)
-		if err == nil {
-			if n, _ := res.RowsAffected(); n > 0 {
-				err = notify(ctx, tx, sent, now, target, "follow", user, 0)
-			}
-		}
-	case kind == "follow":
-		_, err = tx.Exec(ctx, "DELETE FROM roar_follows WHERE follower_id = ? AND followee_id = ?", user, target)
-	case on:
-		_, err = tx.Exec(ctx, insertIgnore(tx, "roar_blocks (user_id, target_id, kind, created_at) VALUES (?, ?, ?, ?)"), user, target, kind, now)
-		if err == nil && kind == "block" {
-			_, err = tx.Exec(ctx, `DELETE FROM roar_follows WHERE (follower_id = ? AND followee_id = ?)
-				OR (follower_id = ? AND followee_id = ?)`, user, target, target, user)
-		}
+	case "block":
+		_, err = s.graph.Block(ctx, tx, user, target, on)
+	case "mute":
+		_, err = s.graph.Mute(ctx, tx, user, target, on)
 	default:
-		_, err = tx.Exec(ctx, "DELETE FROM roar_blocks WHERE user_id = ? AND target_id = ? AND kind = ?", user, target, kind)
+		err = fmt.Errorf("roar: no relation %q (the Service checks)", kind)
 	}
-	if err != nil {
-		return fmt.Errorf("roar: %s: %w", kind, err)
-	}
-	return nil
+	return err
 }
 
 // report files user's report of roar id (once per user and roar).
