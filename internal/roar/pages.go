@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/tags"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -42,7 +43,7 @@ func (a *App) homePage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) tagPage(w http.ResponseWriter, r *http.Request) {
-	tag, ok := tagKey(r.PathValue("tag"))
+	tag, ok := tags.Key(r.PathValue("tag"))
 	if !ok {
 		a.Site.NotFound(w, r)
 		return

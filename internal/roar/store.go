@@ -11,6 +11,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/social"
+	"github.com/tutti-dev/tutti/internal/tags"
 )
 
 // Store is roar's SQL, the same statements on SQLite and PostgreSQL. Reads
@@ -23,6 +24,7 @@ type Store struct {
 	// The core's social pieces over roar's tables (see doc.go), and the
 	// statements that join them to roar's, built once.
 	graph *social.Graph
+	tags  *tags.Index
 	sql   storeSQL
 }
 
@@ -30,6 +32,7 @@ type Store struct {
 // fragments.
 type storeSQL struct {
 	home    string // Timeline's condition for a home timeline
+	tag     string // Timeline's condition for a tag timeline
 	marks   string // Marks
 	profile string // Profile
 }
@@ -37,8 +40,10 @@ type storeSQL struct {
 // NewStore is roar's store on d, its clock now.
 func NewStore(d *db.DB, now func() time.Time) *Store {
 	s := &Store{db: d, now: now, reads: d,
-		graph: social.NewGraph(social.GraphTables{Follows: "roar_follows", Blocks: "roar_blocks"}, now)}
+		graph: social.NewGraph(social.GraphTables{Follows: "roar_follows", Blocks: "roar_blocks"}, now),
+		tags:  tags.NewIndex("roar_tags", "roar_id")}
 	s.sql.home = "(r.author_id = ? OR r.author_id IN (" + s.graph.FolloweesSQL() + "))"
+	s.sql.tag = "r.id IN (" + s.tags.FilterSQL() + ")"
 	s.sql.marks = `SELECT 'like', roar_id FROM roar_likes WHERE user_id = ? AND roar_id BETWEEN ? AND ?
 		UNION ALL SELECT 'repost', repost_of FROM roars WHERE author_id = ? AND repost_of BETWEEN ? AND ?
 		UNION ALL ` + s.graph.RelationsSQL() + `
@@ -128,7 +133,7 @@ func (s *Store) Timeline(ctx context.Context, q Query) ([]Roar, error) {
 		args = append(args, q.Home, q.Home)
 	}
 	if q.Tag != "" {
-		where, args = append(where, "r.id IN (SELECT roar_id FROM roar_tags WHERE tag = ?)"), append(args, q.Tag)
+		where, args = append(where, s.sql.tag), append(args, q.Tag)
 	}
 	order := " ORDER BY r.id DESC"
 	if q.Thread > 0 {
@@ -327,32 +332,6 @@ func (s *Store) Profile(ctx context.Context, username string, viewer int64) (*Pr
 	p.Followers, p.Following = st.Followers, st.Following
 	p.Follows, p.FollowsMe, p.Blocked, p.Muted, p.BlocksMe = st.Follows, st.FollowsMe, st.Blocked, st.Muted, st.BlocksMe
 	return &p, nil
-}
-
-// UserIDs maps lower-case usernames to user ids (those that exist).
-func userIDs(ctx context.Context, tx *db.Tx, names []string) (map[string]int64, error) {
-	out := map[string]int64{}
-	if len(names) == 0 {
-		return out, nil
-	}
-	args := make([]any, len(names))
-	for i, n := range names {
-		args[i] = n
-	}
-	rows, err := tx.Query(ctx, "SELECT username_key, id FROM users WHERE username_key IN ("+db.Params(len(names))+")", args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var k string
-		var id int64
-		if err := rows.Scan(&k, &id); err != nil {
-			return nil, err
-		}
-		out[k] = id
-	}
-	return out, rows.Err()
 }
 
 // Unseen counts userID's unseen notifications (every signed-in page asks:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/tags"
 )
 
 // The writes below run inside a transaction of the app's Batcher, many to a
@@ -142,13 +143,11 @@ func (s *Store) insert(ctx context.Context, tx *db.Tx, p Post, sent *notified) (
 			return 0, err
 		}
 	}
-	for _, tag := range Tags(p.Body) {
-		if _, err := tx.Exec(ctx, "INSERT INTO roar_tags (tag, roar_id) VALUES (?, ?)", tag, id); err != nil {
-			return 0, err
-		}
+	if err := s.tags.Add(ctx, tx, id, tags.Tags(p.Body)); err != nil {
+		return 0, err
 	}
-	if names := Mentions(p.Body); len(names) > 0 {
-		ids, err := userIDs(ctx, tx, names)
+	if names := tags.Mentions(p.Body); len(names) > 0 {
+		ids, err := tags.Mentioned(ctx, tx, names)
 		if err != nil {
 			return 0, err
 		}
