@@ -7,21 +7,9 @@ import (
 	"github.com/tutti-dev/tutti/internal/social"
 )
 
-// Author is who wrote a roar, as a timeline shows it.
-type Author struct {
-	ID          int64
-	Username    string
-	DisplayName string
-	Avatar      string // storage key; empty: none
-}
-
-// Name is what to show for the author.
-func (a Author) Name() string {
-	if a.DisplayName != "" {
-		return a.DisplayName
-	}
-	return a.Username
-}
+// Author is who wrote a roar, as a timeline shows it (the core's person:
+// id, username, display name, avatar; Name).
+type Author = social.Person
 
 // Roar is one message, with what a timeline shows of it.
 type Roar struct {

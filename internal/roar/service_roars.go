@@ -7,6 +7,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/social"
 )
 
 // Post writes a roar (or a reply) by u and returns it: u signed in, the body
@@ -80,7 +81,7 @@ func (s *Service) reposts(ctx context.Context, id int64) (int64, error) {
 func (s *Service) insert(ctx context.Context, by *auth.User, p Post) (*Roar, error) {
 	p.Author, p.At = by.ID, s.store.now().UnixMilli()
 	var id int64
-	var sent notified
+	var sent social.Sent
 	if err := s.write(ctx, func(ctx context.Context, tx *db.Tx) (err error) {
 		sent = sent[:0] // a batch that failed runs its writes again
 		id, err = s.store.insert(ctx, tx, p, &sent)
@@ -115,7 +116,7 @@ func (s *Service) Like(ctx context.Context, u *auth.User, id int64, on bool) (in
 		return 0, errSignIn
 	}
 	var likes int64
-	var sent notified
+	var sent social.Sent
 	err := s.write(ctx, func(ctx context.Context, tx *db.Tx) (err error) {
 		sent = sent[:0]
 		likes, err = s.store.like(ctx, tx, id, u.ID, on, &sent)

@@ -24,6 +24,7 @@ type Store struct {
 	// The core's social pieces over roar's tables (see doc.go), and the
 	// statements that join them to roar's, built once.
 	graph *social.Graph
+	notes *social.Notifications
 	tags  *tags.Index
 	sql   storeSQL
 }
@@ -42,12 +43,14 @@ func NewStore(d *db.DB, now func() time.Time) *Store {
 	s := &Store{db: d, now: now, reads: d,
 		graph: social.NewGraph(social.GraphTables{Follows: "roar_follows", Blocks: "roar_blocks"}, now),
 		tags:  tags.NewIndex("roar_tags", "roar_id")}
+	s.notes = social.NewNotifications(social.NotificationsConfig{Table: "roar_notifications", Subject: "roar_id",
+		Graph: s.graph, Once: []string{"like", "repost", "follow"}, Excerpt: &social.Excerpt{Table: "roars", Column: "body"}})
 	s.sql.home = "(r.author_id = ? OR r.author_id IN (" + s.graph.FolloweesSQL() + "))"
 	s.sql.tag = "r.id IN (" + s.tags.FilterSQL() + ")"
 	s.sql.marks = `SELECT 'like', roar_id FROM roar_likes WHERE user_id = ? AND roar_id BETWEEN ? AND ?
 		UNION ALL SELECT 'repost', repost_of FROM roars WHERE author_id = ? AND repost_of BETWEEN ? AND ?
 		UNION ALL ` + s.graph.RelationsSQL() + `
-		UNION ALL SELECT 'unseen', count(*) FROM roar_notifications WHERE user_id = ? AND seen = 0`
+		UNION ALL ` + s.notes.UnseenSQL("unseen")
 	s.sql.profile = `SELECT u.id, u.username, u.display_name, u.avatar, u.bio, u.created_at,
 			(SELECT count(*) FROM roars WHERE author_id = u.id)` + s.graph.StandingCols("u.id") + `
 		FROM users u WHERE u.username_key = ?`
@@ -337,71 +340,30 @@ func (s *Store) Profile(ctx context.Context, username string, viewer int64) (*Pr
 // Unseen counts userID's unseen notifications (every signed-in page asks:
 // one row, no map).
 func (s *Store) Unseen(ctx context.Context, userID int64) (int64, error) {
-	var n int64
-	err := db.Scan(s.db.QueryRow(ctx, "SELECT count(*) FROM roar_notifications WHERE user_id = ? AND seen = 0", userID), &n)
-	return n, err
+	return s.notes.Unseen(ctx, s.db, userID)
 }
 
 // UnseenOf is Unseen of each of users, in one query (a user with none is
 // 0 in the map), for the badges a write changed.
 func (s *Store) UnseenOf(ctx context.Context, users []int64) (map[int64]int64, error) {
-	out := make(map[int64]int64, len(users))
-	if len(users) == 0 {
-		return out, nil
-	}
-	args := make([]any, len(users))
-	for i, id := range users {
-		args[i] = id
-		out[id] = 0
-	}
-	rows, err := s.db.Query(ctx, "SELECT user_id, count(*) FROM roar_notifications WHERE seen = 0 AND user_id IN ("+
-		db.Params(len(users))+") GROUP BY user_id", args...)
-	if err != nil {
-		return nil, fmt.Errorf("roar: unseen counts: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id, n int64
-		if err := rows.Scan(&id, &n); err != nil {
-			return nil, err
-		}
-		out[id] = n
-	}
-	return out, rows.Err()
+	return s.notes.UnseenOf(ctx, s.db, users)
 }
 
 // Notifications returns userID's notifications, newest first, before the id
 // cursor: one query.
 func (s *Store) Notifications(ctx context.Context, userID, before int64, limit int) ([]Notification, error) {
-	q := `SELECT n.id, n.kind, n.seen, n.created_at, a.id, a.username, a.display_name, a.avatar,
-			COALESCE(r.id, 0), COALESCE(r.body, '')
-		FROM roar_notifications n JOIN users a ON a.id = n.actor_id LEFT JOIN roars r ON r.id = n.roar_id
-		WHERE n.user_id = ?`
-	args := []any{userID}
-	if before > 0 {
-		q, args = q+" AND n.id < ?", append(args, before)
-	}
-	rows, err := s.db.Query(ctx, q+" ORDER BY n.id DESC LIMIT ?", append(args, limit)...)
+	notes, err := s.notes.List(ctx, s.db, userID, before, limit)
 	if err != nil {
-		return nil, fmt.Errorf("roar: notifications: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
-	var out []Notification
-	for rows.Next() {
-		var n Notification
-		var seen, created, rid int64
-		var body string
-		if err := rows.Scan(&n.ID, &n.Kind, &seen, &created, &n.Actor.ID, &n.Actor.Username, &n.Actor.DisplayName,
-			&n.Actor.Avatar, &rid, &body); err != nil {
-			return nil, err
+	out := make([]Notification, len(notes))
+	for i, n := range notes {
+		out[i] = Notification{ID: n.ID, Kind: n.Kind, Seen: n.Seen, CreatedAt: n.CreatedAt, Actor: n.Actor}
+		if n.Subject != 0 {
+			out[i].Roar = &Roar{ID: n.Subject, Body: n.Excerpt}
 		}
-		n.Seen, n.CreatedAt = seen != 0, time.UnixMilli(created).UTC()
-		if rid != 0 {
-			n.Roar = &Roar{ID: rid, Body: body}
-		}
-		out = append(out, n)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // Reports returns the open reports, one row per reported roar, most reported first.

@@ -3,11 +3,11 @@ package roar
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/social"
 	"github.com/tutti-dev/tutti/internal/tags"
 )
 
@@ -44,41 +44,6 @@ func bump(ctx context.Context, tx *db.Tx) (int64, error) {
 // metaKey is bump's key in a transaction.
 const metaKey = "roar_meta"
 
-// notified collects the users a write notified, for the live badge; nil
-// collects nothing.
-type notified []int64
-
-func (n *notified) add(user int64) {
-	if n != nil && !slices.Contains(*n, user) {
-		*n = append(*n, user)
-	}
-}
-
-// notify notifies user of what actor did; sent collects user if it was.
-func notify(ctx context.Context, tx *db.Tx, sent *notified, now int64, user int64, kind string, actor int64, roar int64) error {
-	if user == actor {
-		return nil
-	}
-	var rid any
-	if roar != 0 {
-		rid = roar
-	}
-	// Nobody is notified by someone they blocked or muted, nor twice of one
-	// like, repost or follow (liking, unliking and liking again).
-	res, err := tx.Exec(ctx, `INSERT INTO roar_notifications (user_id, kind, actor_id, roar_id, created_at)
-		SELECT ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM roar_blocks WHERE user_id = ? AND target_id = ?)
-		AND NOT EXISTS (SELECT 1 FROM roar_notifications WHERE user_id = ? AND kind = ? AND actor_id = ?
-			AND kind IN ('like', 'repost', 'follow') AND COALESCE(roar_id, 0) = ?)`,
-		user, kind, actor, rid, now, user, actor, user, kind, actor, roar)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n > 0 {
-		sent.add(user)
-	}
-	return nil
-}
-
 // insert writes p and returns its id: the roar, its hashtags, the parent's
 // reply count, and notifications for the replied-to and mentioned users.
 //
@@ -87,7 +52,7 @@ func notify(ctx context.Context, tx *db.Tx, sent *notified, now int64, user int6
 // several instances write to one PostgreSQL. Readers that ask for what is new
 // "since" an id (polling, a stream catching up) then never miss a roar that
 // committed late with a smaller id.
-func (s *Store) insert(ctx context.Context, tx *db.Tx, p Post, sent *notified) (int64, error) {
+func (s *Store) insert(ctx context.Context, tx *db.Tx, p Post, sent *social.Sent) (int64, error) {
 	if _, err := bump(ctx, tx); err != nil {
 		return 0, err
 	}
@@ -132,14 +97,14 @@ func (s *Store) insert(ctx context.Context, tx *db.Tx, p Post, sent *notified) (
 		if _, err := tx.Exec(ctx, "UPDATE roars SET replies = replies + 1 WHERE id = ?", p.ReplyTo); err != nil {
 			return 0, err
 		}
-		if err := notify(ctx, tx, sent, now, parentAuthor, "reply", p.Author, id); err != nil {
+		if err := s.notes.Add(ctx, tx, sent, now, parentAuthor, "reply", p.Author, id); err != nil {
 			return 0, err
 		}
 	case p.RepostOf != 0:
 		if _, err := tx.Exec(ctx, "UPDATE roars SET reposts = reposts + 1 WHERE id = ?", p.RepostOf); err != nil {
 			return 0, err
 		}
-		if err := notify(ctx, tx, sent, now, parentAuthor, "repost", p.Author, p.RepostOf); err != nil {
+		if err := s.notes.Add(ctx, tx, sent, now, parentAuthor, "repost", p.Author, p.RepostOf); err != nil {
 			return 0, err
 		}
 	}
@@ -153,7 +118,7 @@ func (s *Store) insert(ctx context.Context, tx *db.Tx, p Post, sent *notified) (
 		}
 		for _, n := range names {
 			if uid, ok := ids[n]; ok && uid != parentAuthor {
-				if err := notify(ctx, tx, sent, now, uid, "mention", p.Author, id); err != nil {
+				if err := s.notes.Add(ctx, tx, sent, now, uid, "mention", p.Author, id); err != nil {
 					return 0, err
 				}
 			}
@@ -220,7 +185,7 @@ func (s *Store) unrepost(ctx context.Context, tx *db.Tx, id, by int64) (int64, e
 }
 
 // like sets whether user likes roar id (idempotent) and returns its like count.
-func (s *Store) like(ctx context.Context, tx *db.Tx, id, user int64, on bool, sent *notified) (int64, error) {
+func (s *Store) like(ctx context.Context, tx *db.Tx, id, user int64, on bool, sent *social.Sent) (int64, error) {
 	var author, repostOf int64
 	if err := db.Scan(tx.QueryRow(ctx, "SELECT author_id, COALESCE(repost_of, 0) FROM roars WHERE id = ?", id), &author, &repostOf); err != nil {
 		return 0, err
@@ -242,7 +207,7 @@ func (s *Store) like(ctx context.Context, tx *db.Tx, id, user int64, on bool, se
 			if _, err := tx.Exec(ctx, "UPDATE roars SET likes = likes + 1 WHERE id = ?", id); err != nil {
 				return 0, err
 			}
-			if err := notify(ctx, tx, sent, now, author, "like", user, id); err != nil {
+			if err := s.notes.Add(ctx, tx, sent, now, author, "like", user, id); err != nil {
 				return 0, err
 			}
 		}
@@ -267,13 +232,13 @@ func (s *Store) like(ctx context.Context, tx *db.Tx, id, user int64, on bool, se
 // relate sets or clears a relation of user to target: "follow", "block" or
 // "mute" (idempotent; social.Graph's rules: a block ends the follows both
 // ways). A new follow notifies target.
-func (s *Store) relate(ctx context.Context, tx *db.Tx, user, target int64, kind string, on bool, sent *notified) error {
+func (s *Store) relate(ctx context.Context, tx *db.Tx, user, target int64, kind string, on bool, sent *social.Sent) error {
 	var changed bool
 	var err error
 	switch kind {
 	case "follow":
 		if changed, err = s.graph.Follow(ctx, tx, user, target, on); err == nil && changed && on {
-			err = notify(ctx, tx, sent, s.now().UnixMilli(), target, "follow", user, 0)
+			err = s.notes.Add(ctx, tx, sent, s.now().UnixMilli(), target, "follow", user, 0)
 		}
 	case "block":
 		_, err = s.graph.Block(ctx, tx, user, target, on)
@@ -300,8 +265,7 @@ func (s *Store) dismiss(ctx context.Context, tx *db.Tx, id int64) error {
 
 // markSeen marks user's notifications up to id as seen.
 func (s *Store) markSeen(ctx context.Context, tx *db.Tx, user, upTo int64) error {
-	_, err := tx.Exec(ctx, "UPDATE roar_notifications SET seen = 1 WHERE user_id = ? AND id <= ? AND seen = 0", user, upTo)
-	return err
+	return s.notes.MarkSeen(ctx, tx, user, upTo)
 }
 
 // forgetUser runs inside the account deletion: the counters of the roars the

@@ -72,6 +72,17 @@ func (g *Graph) HiddenSQL(col string) string {
 		col + " NOT IN (SELECT user_id FROM " + g.t.Blocks + " WHERE target_id = ? AND kind = 'block')"
 }
 
+// SeesSQL is a condition without parameters that holds when the user
+// whose id is the SQL expression viewer sees the user whose id is user:
+// not muted or blocked by viewer, not blocking viewer (Relations's rule, in
+// a query over many viewers, such as notifications').
+func (g *Graph) SeesSQL(viewer, user string) string {
+	has(g.q.block, "blocks")
+	b := g.t.Blocks
+	return "NOT EXISTS (SELECT 1 FROM " + b + " WHERE user_id = " + viewer + " AND kind IN ('block', 'mute') AND target_id = " + user + ")" +
+		" AND NOT EXISTS (SELECT 1 FROM " + b + " WHERE user_id = " + user + " AND kind = 'block' AND target_id = " + viewer + ")"
+}
+
 // HiddenArgs are HiddenSQL's parameters.
 func HiddenArgs(viewer int64) []any { return []any{viewer, viewer} }
 

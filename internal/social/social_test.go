@@ -55,6 +55,17 @@ CREATE TABLE t_requests (
     CHECK (from_id <> to_id)
 );
 CREATE INDEX t_requests_to ON t_requests (to_id, created_at);
+CREATE TABLE t_notes (
+    id         AUTOID,
+    user_id    BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    kind       TEXT NOT NULL,
+    actor_id   BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    post_id    BIGINT REFERENCES t_posts(id) ON DELETE CASCADE,
+    seen       BIGINT NOT NULL DEFAULT 0,
+    created_at BIGINT NOT NULL
+);
+CREATE INDEX t_notes_user ON t_notes (user_id, id);
+CREATE INDEX t_notes_unseen ON t_notes (user_id) WHERE seen = 0;
 `
 
 // fixture is a migrated database with the t_ tables, four users and a
