@@ -25,6 +25,7 @@ type Store struct {
 	// statements that join them to roar's, built once.
 	graph *social.Graph
 	notes *social.Notifications
+	likes *social.Likes
 	tags  *tags.Index
 	sql   storeSQL
 }
@@ -43,11 +44,13 @@ func NewStore(d *db.DB, now func() time.Time) *Store {
 	s := &Store{db: d, now: now, reads: d,
 		graph: social.NewGraph(social.GraphTables{Follows: "roar_follows", Blocks: "roar_blocks"}, now),
 		tags:  tags.NewIndex("roar_tags", "roar_id")}
+	s.likes = social.NewLikes(social.LikesConfig{Table: "roar_likes", Subject: "roar_id",
+		Counter: &social.Counter{Table: "roars", Column: "likes"}, Now: now})
 	s.notes = social.NewNotifications(social.NotificationsConfig{Table: "roar_notifications", Subject: "roar_id",
 		Graph: s.graph, Once: []string{"like", "repost", "follow"}, Excerpt: &social.Excerpt{Table: "roars", Column: "body"}})
 	s.sql.home = "(r.author_id = ? OR r.author_id IN (" + s.graph.FolloweesSQL() + "))"
 	s.sql.tag = "r.id IN (" + s.tags.FilterSQL() + ")"
-	s.sql.marks = `SELECT 'like', roar_id FROM roar_likes WHERE user_id = ? AND roar_id BETWEEN ? AND ?
+	s.sql.marks = s.likes.LikedSQL("like") + `
 		UNION ALL SELECT 'repost', repost_of FROM roars WHERE author_id = ? AND repost_of BETWEEN ? AND ?
 		UNION ALL ` + s.graph.RelationsSQL() + `
 		UNION ALL ` + s.notes.UnseenSQL("unseen")
@@ -209,7 +212,7 @@ func (s *Store) Marks(ctx context.Context, userID int64, ids []int64) (*Viewer, 
 	if userID == 0 {
 		return v, nil
 	}
-	lo, hi, want := span(ids)
+	lo, hi, want := social.Span(ids)
 	err := s.kinds(ctx, "marks", s.sql.marks,
 		[]any{userID, lo, hi, userID, lo, hi, userID, userID, userID}, func(kind string, id int64) {
 			switch kind {
@@ -231,20 +234,6 @@ func (s *Store) Marks(ctx context.Context, userID int64, ids []int64) (*Viewer, 
 		return nil, err
 	}
 	return v, nil
-}
-
-// span is the range of ids (0, 0 if none: roar ids start at 1) and the
-// set of them, for a range scan whose rows are then kept to the set.
-func span(ids []int64) (lo, hi int64, want map[int64]bool) {
-	want = make(map[int64]bool, len(ids))
-	if len(ids) > 0 {
-		lo, hi = ids[0], ids[0]
-	}
-	for _, id := range ids {
-		lo, hi = min(lo, id), max(hi, id)
-		want[id] = true
-	}
-	return lo, hi, want
 }
 
 // kinds runs q, whose rows are (kind, id), and hands each row to fn.
@@ -275,7 +264,7 @@ func (s *Store) among(ctx context.Context, q string, userID int64, ids []int64) 
 	if userID == 0 || len(ids) == 0 {
 		return map[int64]bool{}, nil
 	}
-	lo, hi, want := span(ids)
+	lo, hi, want := social.Span(ids)
 	found, err := s.idSet(ctx, q, userID, lo, hi)
 	if err != nil {
 		return nil, err

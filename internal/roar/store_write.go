@@ -193,40 +193,21 @@ func (s *Store) like(ctx context.Context, tx *db.Tx, id, user int64, on bool, se
 	if repostOf != 0 {
 		return 0, errs.E(errs.Invalid, "Like the original roar, not a repost of it.")
 	}
-	var changed int64
 	if on {
 		if blocked, err := s.graph.BlockedBetween(ctx, tx, user, author); err != nil || blocked {
 			return 0, orErr(err, errBlocked)
 		}
-		now := s.now().UnixMilli()
-		res, err := tx.Exec(ctx, insertIgnore(tx, "roar_likes (roar_id, user_id, created_at) VALUES (?, ?, ?)"), id, user, now)
-		if err != nil {
-			return 0, err
-		}
-		if changed, _ = res.RowsAffected(); changed > 0 {
-			if _, err := tx.Exec(ctx, "UPDATE roars SET likes = likes + 1 WHERE id = ?", id); err != nil {
-				return 0, err
-			}
-			if err := s.notes.Add(ctx, tx, sent, now, author, "like", user, id); err != nil {
-				return 0, err
-			}
-		}
-	} else {
-		res, err := tx.Exec(ctx, "DELETE FROM roar_likes WHERE roar_id = ? AND user_id = ?", id, user)
-		if err != nil {
-			return 0, err
-		}
-		if changed, _ = res.RowsAffected(); changed > 0 {
-			if _, err := tx.Exec(ctx, "UPDATE roars SET likes = likes - 1 WHERE id = ? AND likes > 0", id); err != nil {
-				return 0, err
-			}
-		}
 	}
-	var likes int64
-	if err := db.Scan(tx.QueryRow(ctx, "SELECT likes FROM roars WHERE id = ?", id), &likes); err != nil {
+	changed, err := s.likes.Set(ctx, tx, id, user, on)
+	if err != nil {
 		return 0, err
 	}
-	return likes, nil
+	if changed && on {
+		if err := s.notes.Add(ctx, tx, sent, s.now().UnixMilli(), author, "like", user, id); err != nil {
+			return 0, err
+		}
+	}
+	return s.likes.Count(ctx, tx, id)
 }
 
 // relate sets or clears a relation of user to target: "follow", "block" or
@@ -271,8 +252,10 @@ func (s *Store) markSeen(ctx context.Context, tx *db.Tx, user, upTo int64) error
 // forgetUser runs inside the account deletion: the counters of the roars the
 // user liked, replied to or reposted are lowered before their rows cascade away.
 func (s *Store) forgetUser(ctx context.Context, tx *db.Tx, user int64) error {
+	if err := s.likes.ForgetUser(ctx, tx, user); err != nil {
+		return err
+	}
 	for _, q := range []string{
-		"UPDATE roars SET likes = likes - 1 WHERE id IN (SELECT roar_id FROM roar_likes WHERE user_id = ?) AND likes > 0",
 		`UPDATE roars SET replies = (SELECT count(*) FROM roars c WHERE c.reply_to = roars.id AND c.author_id <> ?)
 			WHERE id IN (SELECT reply_to FROM roars WHERE author_id = ? AND reply_to IS NOT NULL)`,
 		"UPDATE roars SET reposts = reposts - 1 WHERE id IN (SELECT repost_of FROM roars WHERE author_id = ? AND repost_of IS NOT NULL) AND reposts > 0",

@@ -66,6 +66,13 @@ CREATE TABLE t_notes (
 );
 CREATE INDEX t_notes_user ON t_notes (user_id, id);
 CREATE INDEX t_notes_unseen ON t_notes (user_id) WHERE seen = 0;
+CREATE TABLE t_likes (
+    post_id    BIGINT NOT NULL REFERENCES t_posts(id) ON DELETE CASCADE,
+    user_id    BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    created_at BIGINT NOT NULL,
+    PRIMARY KEY (post_id, user_id)
+);
+CREATE INDEX t_likes_user ON t_likes (user_id, post_id);
 `
 
 // fixture is a migrated database with the t_ tables, four users and a
