@@ -23,11 +23,12 @@ type Store struct {
 
 	// The core's social pieces over roar's tables (see doc.go), and the
 	// statements that join them to roar's, built once.
-	graph *social.Graph
-	notes *social.Notifications
-	likes *social.Likes
-	tags  *tags.Index
-	sql   storeSQL
+	graph   *social.Graph
+	notes   *social.Notifications
+	likes   *social.Likes
+	reports *social.Reports
+	tags    *tags.Index
+	sql     storeSQL
 }
 
 // storeSQL is the Store's statements that are built from the core's
@@ -46,6 +47,8 @@ func NewStore(d *db.DB, now func() time.Time) *Store {
 		tags:  tags.NewIndex("roar_tags", "roar_id")}
 	s.likes = social.NewLikes(social.LikesConfig{Table: "roar_likes", Subject: "roar_id",
 		Counter: &social.Counter{Table: "roars", Column: "likes"}, Now: now})
+	s.reports = social.NewReports(social.ReportsConfig{Table: "roar_reports", Subject: "roar_id",
+		Empty: "Say what is wrong with this roar.", Now: now})
 	s.notes = social.NewNotifications(social.NotificationsConfig{Table: "roar_notifications", Subject: "roar_id",
 		Graph: s.graph, Once: []string{"like", "repost", "follow"}, Excerpt: &social.Excerpt{Table: "roars", Column: "body"}})
 	s.sql.home = "(r.author_id = ? OR r.author_id IN (" + s.graph.FolloweesSQL() + "))"
@@ -355,29 +358,16 @@ func (s *Store) Notifications(ctx context.Context, userID, before int64, limit i
 	return out, nil
 }
 
-// Reports returns the open reports, one row per reported roar, most reported first.
+// Reports returns the open reports, one row per reported roar, most
+// reported first, with their roars: two queries.
 func (s *Store) Reports(ctx context.Context, limit int) ([]Report, error) {
-	rows, err := s.db.Query(ctx, `SELECT MIN(rp.id), COUNT(*), MIN(rp.reason), MIN(ru.username), MIN(rp.created_at), rp.roar_id
-		FROM roar_reports rp JOIN users ru ON ru.id = rp.reporter_id
-		GROUP BY rp.roar_id ORDER BY COUNT(*) DESC, MIN(rp.id) ASC LIMIT ?`, limit)
-	if err != nil {
-		return nil, fmt.Errorf("roar: reports: %w", err)
+	open, err := s.reports.Open(ctx, s.db, limit)
+	if err != nil || len(open) == 0 {
+		return nil, err
 	}
-	defer rows.Close()
-	var out []Report
-	var ids []any
-	for rows.Next() {
-		var rp Report
-		var created int64
-		if err := rows.Scan(&rp.ID, &rp.Count, &rp.Reason, &rp.Reporter, &created, &rp.Roar.ID); err != nil {
-			return nil, err
-		}
-		rp.CreatedAt = time.UnixMilli(created).UTC()
-		out = append(out, rp)
-		ids = append(ids, rp.Roar.ID)
-	}
-	if err := rows.Err(); err != nil || len(out) == 0 {
-		return out, err
+	ids := make([]any, len(open))
+	for i, rp := range open {
+		ids[i] = rp.Subject
 	}
 	rrows, err := s.db.Query(ctx, "SELECT "+roarCols+roarFrom+" WHERE r.id IN ("+db.Params(len(ids))+")", ids...)
 	if err != nil {
@@ -391,8 +381,10 @@ func (s *Store) Reports(ctx context.Context, limit int) ([]Report, error) {
 	for _, r := range roars {
 		byID[r.ID] = r
 	}
-	for i := range out {
-		out[i].Roar = byID[out[i].Roar.ID]
+	out := make([]Report, len(open))
+	for i, rp := range open {
+		out[i] = Report{ID: rp.ID, Roar: byID[rp.Subject], Reporter: rp.Reporter, Reason: rp.Reason, Count: rp.Count,
+			CreatedAt: rp.CreatedAt}
 	}
 	return out, nil
 }

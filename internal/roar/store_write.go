@@ -233,15 +233,13 @@ func (s *Store) relate(ctx context.Context, tx *db.Tx, user, target int64, kind 
 
 // report files user's report of roar id (once per user and roar).
 func (s *Store) report(ctx context.Context, tx *db.Tx, id, user int64, reason string) error {
-	_, err := tx.Exec(ctx, insertIgnore(tx, "roar_reports (roar_id, reporter_id, reason, created_at) VALUES (?, ?, ?, ?)"),
-		id, user, reason, s.now().UnixMilli())
+	_, err := s.reports.File(ctx, tx, id, user, reason)
 	return err
 }
 
 // dismiss closes the reports of roar id without removing it.
 func (s *Store) dismiss(ctx context.Context, tx *db.Tx, id int64) error {
-	_, err := tx.Exec(ctx, "DELETE FROM roar_reports WHERE roar_id = ?", id)
-	return err
+	return s.reports.Dismiss(ctx, tx, id)
 }
 
 // markSeen marks user's notifications up to id as seen.
@@ -270,14 +268,6 @@ func (s *Store) forgetUser(ctx context.Context, tx *db.Tx, user int64) error {
 	}
 	_, err := bump(ctx, tx)
 	return err
-}
-
-// insertIgnore is "INSERT ... that does nothing if the row exists" in tx's dialect.
-func insertIgnore(tx *db.Tx, rest string) string {
-	if tx.Dialect() == db.Postgres {
-		return "INSERT INTO " + rest + " ON CONFLICT DO NOTHING"
-	}
-	return "INSERT OR IGNORE INTO " + rest
 }
 
 func orErr(err, otherwise error) error {

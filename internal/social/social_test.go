@@ -73,6 +73,14 @@ CREATE TABLE t_likes (
     PRIMARY KEY (post_id, user_id)
 );
 CREATE INDEX t_likes_user ON t_likes (user_id, post_id);
+CREATE TABLE t_reports (
+    id          AUTOID,
+    post_id     BIGINT NOT NULL REFERENCES t_posts(id) ON DELETE CASCADE,
+    reporter_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    reason      TEXT NOT NULL,
+    created_at  BIGINT NOT NULL,
+    UNIQUE (post_id, reporter_id)
+);
 `
 
 // fixture is a migrated database with the t_ tables, four users and a
