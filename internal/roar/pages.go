@@ -141,6 +141,9 @@ func (a *App) timelineView(r *http.Request, u *auth.User, tab string, q Query) (
 	if q.Before == 0 && (tab == "public" || tab == "home") {
 		p.Live = tab
 	}
+	if tab != "profile" {
+		p.Trending = a.svc.Trending()
+	}
 	if u != nil && tab != "profile" {
 		p.Compose = &compose{Prompt: "What is happening?"}
 		if tab == "tag" {

@@ -115,6 +115,7 @@ func Seed(ctx context.Context, d *db.DB, size SeedSize, password, idsPath string
 	}
 	rows = rows[:0]
 	var tagRows [][]any
+	trend := trending(func() time.Time { return now }).Tally()
 	for i := range roars {
 		r := &roars[i]
 		id := roarBase + int64(i) + 1
@@ -124,14 +125,19 @@ func Seed(ctx context.Context, d *db.DB, size SeedSize, password, idsPath string
 			replyTo = r.replyTo
 		}
 		rows = append(rows, []any{id, r.author, r.body, replyTo, r.likes, r.replies, r.created})
-		for _, t := range tags.Tags(r.body) {
+		tl := tags.Tags(r.body)
+		for _, t := range tl {
 			tagRows = append(tagRows, []any{t, id})
 		}
+		trend.Use(tl, time.UnixMilli(r.created))
 	}
 	if err := d.CopyChunks(ctx, "roars", []string{"id", "author_id", "body", "reply_to", "likes", "replies", "created_at"}, rows, step); err != nil {
 		return nil, err
 	}
 	if err := d.CopyChunks(ctx, "roar_tags", []string{"tag", "roar_id"}, tagRows, func(int) {}); err != nil {
+		return nil, err
+	}
+	if err := trend.Save(ctx, d); err != nil {
 		return nil, err
 	}
 	rows = rows[:0]

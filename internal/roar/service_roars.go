@@ -90,6 +90,7 @@ func (s *Service) insert(ctx context.Context, by *auth.User, p Post) (*Roar, err
 		return nil, err
 	}
 	s.publishUnread(ctx, sent)
+	s.tagsChanged(p.Body)
 	var r *Roar
 	if p.ReplyTo == 0 && p.RepostOf == 0 {
 		// A plain roar is what was written, by whom: no need to read it
@@ -138,6 +139,7 @@ func (s *Service) Delete(ctx context.Context, u *auth.User, id int64) error {
 	}
 	var gone []int64
 	var parent *Roar // the roar, if deleting it changes another's counts
+	var body string
 	if r, err := s.store.Roar(ctx, id); err == nil {
 		if r.Author.ID != u.ID && !u.Moderator {
 			return errNotYours
@@ -145,6 +147,7 @@ func (s *Service) Delete(ctx context.Context, u *auth.User, id int64) error {
 		if r.ReplyTo != 0 || r.RepostOf != nil {
 			parent = r
 		}
+		body = r.Body
 	} // else the write finds out (not found)
 	if err := s.write(ctx, func(ctx context.Context, tx *db.Tx) (err error) {
 		gone, err = s.store.remove(ctx, tx, id, u.ID, u.Moderator)
@@ -153,6 +156,7 @@ func (s *Service) Delete(ctx context.Context, u *auth.User, id int64) error {
 		return err
 	}
 	s.publish(ctx, &Event{Type: "delete", ID: id, Gone: gone})
+	s.tagsChanged(body)
 	if parent != nil {
 		s.publishCounts(ctx, parent.ReplyTo)
 		if parent.RepostOf != nil {

@@ -28,6 +28,7 @@ type Store struct {
 	likes   *social.Likes
 	reports *social.Reports
 	tags    *tags.Index
+	trend   *tags.Trending
 	sql     storeSQL
 }
 
@@ -44,7 +45,7 @@ type storeSQL struct {
 func NewStore(d *db.DB, now func() time.Time) *Store {
 	s := &Store{db: d, now: now, reads: d,
 		graph: social.NewGraph(social.GraphTables{Follows: "roar_follows", Blocks: "roar_blocks"}, now),
-		tags:  tags.NewIndex("roar_tags", "roar_id")}
+		tags:  tags.NewIndex("roar_tags", "roar_id"), trend: trending(now)}
 	s.likes = social.NewLikes(social.LikesConfig{Table: "roar_likes", Subject: "roar_id",
 		Counter: &social.Counter{Table: "roars", Column: "likes"}, Now: now})
 	s.reports = social.NewReports(social.ReportsConfig{Table: "roar_reports", Subject: "roar_id",
@@ -80,6 +81,15 @@ func (s *Store) At(ctx context.Context, v int64) *Store {
 	c.reads = s.db.AtLeast(ctx, v, "SELECT version FROM roar_meta WHERE id = 1")
 	return &c
 }
+
+// trending is what is trending on roar: the uses of each hashtag in the
+// core's hourly buckets, 48 of them, a use six hours old weighing half.
+func trending(now func() time.Time) *tags.Trending {
+	return tags.NewTrending(tags.TrendConfig{Table: "roar_tag_uses", Now: now})
+}
+
+// Trending is roar's trending, for the app's board of top tags.
+func (s *Store) Trending() *tags.Trending { return s.trend }
 
 // roarCols and roarFrom select a roar with its author, the author of the roar
 // it replies to, and the original of a repost with its author: one query for

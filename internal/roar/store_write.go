@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
@@ -108,8 +109,13 @@ func (s *Store) insert(ctx context.Context, tx *db.Tx, p Post, sent *social.Sent
 			return 0, err
 		}
 	}
-	if err := s.tags.Add(ctx, tx, id, tags.Tags(p.Body)); err != nil {
-		return 0, err
+	if tl := tags.Tags(p.Body); len(tl) > 0 {
+		if err := s.tags.Add(ctx, tx, id, tl); err != nil {
+			return 0, err
+		}
+		if err := s.trend.Record(ctx, tx, tl, time.UnixMilli(now)); err != nil {
+			return 0, err
+		}
 	}
 	if names := tags.Mentions(p.Body); len(names) > 0 {
 		ids, err := tags.Mentioned(ctx, tx, names)
@@ -130,10 +136,10 @@ func (s *Store) insert(ctx context.Context, tx *db.Tx, p Post, sent *social.Sent
 // remove deletes roar id if by is its author or a moderator; it returns the
 // ids removed (the roar and the reposts of it).
 func (s *Store) remove(ctx context.Context, tx *db.Tx, id, by int64, moderator bool) ([]int64, error) {
-	var author int64
-	var replyTo, repostOf int64
-	err := db.Scan(tx.QueryRow(ctx, "SELECT author_id, COALESCE(reply_to, 0), COALESCE(repost_of, 0) FROM roars WHERE id = ?", id),
-		&author, &replyTo, &repostOf)
+	var author, replyTo, repostOf, created int64
+	var body string
+	err := db.Scan(tx.QueryRow(ctx, "SELECT author_id, COALESCE(reply_to, 0), COALESCE(repost_of, 0), body, created_at FROM roars WHERE id = ?", id),
+		&author, &replyTo, &repostOf, &body, &created)
 	if err != nil {
 		return nil, err
 	}
@@ -165,6 +171,10 @@ func (s *Store) remove(ctx context.Context, tx *db.Tx, id, by int64, moderator b
 		}
 	}
 	if _, err := tx.Exec(ctx, "DELETE FROM roars WHERE id = ?", id); err != nil {
+		return nil, err
+	}
+	// Its hashtags' uses no longer count for trending.
+	if err := s.trend.Forget(ctx, tx, tags.Tags(body), time.UnixMilli(created)); err != nil {
 		return nil, err
 	}
 	return gone, nil

@@ -23,13 +23,20 @@ CREATE TABLE t_tags (
     PRIMARY KEY (tag, post_id)
 );
 CREATE INDEX t_tags_post ON t_tags (post_id);
+CREATE TABLE t_uses (
+    tag    TEXT NOT NULL,
+    bucket BIGINT NOT NULL,
+    uses   BIGINT NOT NULL,
+    PRIMARY KEY (tag, bucket)
+);
+CREATE INDEX t_uses_bucket ON t_uses (bucket);
 `
 
 // each runs fn on a database with users and the t_ tables, on SQLite and,
 // with TUTTI_TEST_POSTGRES, PostgreSQL.
-func each(t *testing.T, extra string, fn func(t *testing.T, d *db.DB)) {
+func each(t *testing.T, fn func(t *testing.T, d *db.DB)) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
-		dbtest.Exec(t, d, schema+extra)
+		dbtest.Exec(t, d, schema)
 		fn(t, d)
 	}, auth.Migrations)
 }
@@ -47,7 +54,7 @@ func write(t *testing.T, d *db.DB, fn func(ctx context.Context, tx *db.Tx) error
 // first a page at a time, the filter in an app's own query, and the rows
 // gone with their post.
 func TestIndexAndTimeline(t *testing.T) {
-	each(t, "", func(t *testing.T, d *db.DB) {
+	each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
 		x := NewIndex("t_tags", "post_id")
 		ann := dbtest.Users(t, d, "ann")[0]
@@ -102,7 +109,7 @@ func TestIndexAndTimeline(t *testing.T) {
 // TestMentioned: the users a text mentions, by their lower-case names; a
 // name nobody has is left out.
 func TestMentioned(t *testing.T) {
-	each(t, "", func(t *testing.T, d *db.DB) {
+	each(t, func(t *testing.T, d *db.DB) {
 		ids := dbtest.Users(t, d, "Ann", "bob")
 		got, err := Mentioned(context.Background(), d, Mentions("hi @ANN and @bob and @nobody"))
 		if err != nil || len(got) != 2 || got["ann"] != ids[0] || got["bob"] != ids[1] {
