@@ -75,5 +75,11 @@ func TestBrowserTrending(t *testing.T) {
 	if err != nil || n != 3 {
 		t.Errorf("the #jazz page shows %d roars (%v); want 3", n, err)
 	}
+	// Only bob's own roars offer him to delete them.
+	owners, err := chromedp.Run(bob, chromedp.Evaluate[string](`[...document.querySelectorAll("#timeline form.remove")]
+		.filter(f => getComputedStyle(f).display !== "none").map(f => f.dataset.owner).join(",")`))
+	if err != nil || owners != "bob,bob" {
+		t.Errorf("bob is offered to delete the roars of %q (%v); want bob,bob", owners, err)
+	}
 	apptest.Screenshot(t, bob, "roar-trending-phone")
 }
