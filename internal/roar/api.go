@@ -10,6 +10,7 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/tags"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -222,7 +223,7 @@ func (a *App) apiHome(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) apiTag(w http.ResponseWriter, r *http.Request) {
-	tag, ok := tagKey(r.PathValue("tag"))
+	tag, ok := tags.Key(r.PathValue("tag"))
 	if !ok {
 		a.Site.Error(w, r, errs.E(errs.NotFound, "That is not a hashtag."))
 		return
@@ -234,13 +235,4 @@ func (a *App) apiTag(w http.ResponseWriter, r *http.Request) {
 	}
 	q.Tag = tag
 	a.serveList(w, r, q)
-}
-
-// tagKey is the key of hashtag s (without '#'), as roars are tagged.
-func tagKey(s string) (string, bool) {
-	toks := Parse("#" + s)
-	if len(toks) != 1 || toks[0].Kind != Tag {
-		return "", false
-	}
-	return toks[0].Value, true
 }

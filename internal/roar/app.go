@@ -13,6 +13,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/live"
 	"github.com/tutti-dev/tutti/internal/pubsub"
+	"github.com/tutti-dev/tutti/internal/tags"
 	"github.com/tutti-dev/tutti/internal/version"
 	"github.com/tutti-dev/tutti/internal/web"
 )
@@ -61,7 +62,11 @@ type App struct {
 	versions version.Versions
 	frags    *cache.Cache // rendered roar articles (fragment.go)
 	pages    *cache.Pages // visitors' pages, decoded (serveCached)
+	board    *tags.Board  // the trending hashtags, kept fresh in memory
 }
+
+// trendingShown is how many trending hashtags the timelines show.
+const trendingShown = 8
 
 // New builds the app, subscribes to the live events and starts the writer.
 func New(ctx context.Context, d Deps) (*App, error) {
@@ -93,6 +98,11 @@ func New(ctx context.Context, d Deps) (*App, error) {
 	}); err != nil {
 		return nil, err
 	}
+	if a.board, err = tags.NewBoard(ctx, a.store.Trending(), d.DB, trendingShown, 0, d.Log); err != nil {
+		a.hub.Close()
+		return nil, err
+	}
+	a.svc.board = a.board
 	return a, nil
 }
 
@@ -111,6 +121,7 @@ func (a *App) Shutdown() { a.hub.Shutdown() }
 // The writes still queued are the core's to commit (db.CloseBatch).
 func (a *App) Close() {
 	a.hub.Close()
+	a.board.Close()
 }
 
 // WriteStats reports the group commit: transactions and the writes in them.

@@ -2,15 +2,18 @@ package roar
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/db/dbtest"
+	"github.com/tutti-dev/tutti/internal/tags"
 )
 
 // hasIndex reports whether the database has an index of that name.
@@ -73,5 +76,78 @@ func TestAuthorRepostIndexReachesOldDatabases(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// upTo is roar's migrations as they were when file last (say
+// "00002_roar_author_repost.sql") was the newest.
+func upTo(t *testing.T, last string) db.Migrations {
+	t.Helper()
+	m := fstest.MapFS{}
+	for _, dir := range []string{"sqlite", "postgres"} {
+		files, err := fs.ReadDir(Migrations.FS, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if f.Name() > last {
+				continue
+			}
+			b, err := fs.ReadFile(Migrations.FS, dir+"/"+f.Name())
+			if err != nil {
+				t.Fatal(err)
+			}
+			m[dir+"/"+f.Name()] = &fstest.MapFile{Data: b}
+		}
+	}
+	return db.Migrations{App: Migrations.App, FS: m}
+}
+
+// TestTrendingMigrationCountsRecentRoars: the migration that adds roar's
+// trending table counts the hashtags of the roars already there from the
+// last 48 hours, in hourly buckets, and not older ones.
+func TestTrendingMigrationCountsRecentRoars(t *testing.T) {
+	for name, u := range dbtest.URLs(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			d := dbtest.Open(t, u, auth.Migrations, upTo(t, "00002_roar_author_repost.sql"))
+			ann := dbtest.Users(t, d, "ann")[0]
+			now := time.Now()
+			err := d.WithTx(ctx, func(tx *db.Tx) error {
+				for i, r := range []struct {
+					body string
+					ago  time.Duration
+				}{{"#jazz", time.Minute}, {"#jazz #blues", 2 * time.Minute}, {"#jazz", 3 * time.Hour}, {"#old", 72 * time.Hour}} {
+					id := int64(i + 1)
+					if _, err := tx.Exec(ctx, "INSERT INTO roars (id, author_id, body, created_at) VALUES (?, ?, ?, ?)",
+						id, ann, r.body, now.Add(-r.ago).UnixMilli()); err != nil {
+						return err
+					}
+					for _, tag := range tags.Tags(r.body) {
+						if _, err := tx.Exec(ctx, "INSERT INTO roar_tags (tag, roar_id) VALUES (?, ?)", tag, id); err != nil {
+							return err
+						}
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := d.Migrate(ctx, nil, auth.Migrations, Migrations); err != nil {
+				t.Fatal(err)
+			}
+			top, err := trending(time.Now).Top(ctx, d, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, tr := range top {
+				got = append(got, fmt.Sprintf("%s:%d", tr.Tag, tr.Uses))
+			}
+			if want := "jazz:3 blues:1"; strings.Join(got, " ") != want {
+				t.Errorf("trending after the migration = %q; want %q", strings.Join(got, " "), want)
+			}
+		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/tags"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -52,7 +53,7 @@ func (a *App) tagPage(w http.ResponseWriter, r *http.Request) {
 
 // tagView is the page of the roars tagged tag (as in the path: any case).
 func (a *App) tagView(r *http.Request, u *auth.User, tag string) (*page, error) {
-	tag, ok := tagKey(tag)
+	tag, ok := tags.Key(tag)
 	if !ok {
 		return nil, errs.ErrNotFound
 	}
@@ -151,6 +152,9 @@ func (a *App) timelineView(r *http.Request, u *auth.User, tab string, q Query) (
 	}
 	if q.Before == 0 && (tab == "public" || tab == "home") {
 		p.Live = tab
+	}
+	if tab != "profile" {
+		p.Trending = a.svc.Trending()
 	}
 	if u != nil && tab != "profile" {
 		p.Compose = &compose{Prompt: "What is happening?", From: r.URL.RequestURI()}

@@ -4,23 +4,12 @@ import (
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/social"
 )
 
-// Author is who wrote a roar, as a timeline shows it.
-type Author struct {
-	ID          int64
-	Username    string
-	DisplayName string
-	Avatar      string // storage key; empty: none
-}
-
-// Name is what to show for the author.
-func (a Author) Name() string {
-	if a.DisplayName != "" {
-		return a.DisplayName
-	}
-	return a.Username
-}
+// Author is who wrote a roar, as a timeline shows it (the core's person:
+// id, username, display name, avatar; Name).
+type Author = social.Person
 
 // Roar is one message, with what a timeline shows of it.
 type Roar struct {
@@ -76,16 +65,16 @@ type Report struct {
 	CreatedAt time.Time
 }
 
-// Relations are the viewer's blocks and mutes, applied to every timeline.
-type Relations struct {
-	Hidden map[int64]bool // authors the viewer does not see: muted, blocked, or blocking the viewer
-	Blocks map[int64]bool // users the viewer blocked
-	Mutes  map[int64]bool // users the viewer muted
-}
+// Relations are the viewer's blocks and mutes (the core's social.Relations:
+// Hidden, Blocks, Mutes), applied to every timeline.
+type Relations struct{ *social.Relations }
 
-// Hides reports whether the viewer does not see r.
+func newRelations() *Relations { return &Relations{social.NewRelations()} }
+
+// Hides reports whether the viewer does not see r: by an author it does not
+// see, or a repost of one.
 func (rel *Relations) Hides(r *Roar) bool {
-	if rel == nil || len(rel.Hidden) == 0 {
+	if rel == nil || rel.Relations == nil || len(rel.Hidden) == 0 {
 		return false
 	}
 	return rel.Hidden[r.Author.ID] || (r.RepostOf != nil && rel.Hidden[r.RepostOf.Author.ID])

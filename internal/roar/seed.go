@@ -13,6 +13,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/load"
+	"github.com/tutti-dev/tutti/internal/tags"
 )
 
 // SeedSize is the size of the load-test data set.
@@ -113,7 +114,8 @@ func Seed(ctx context.Context, d *db.DB, size SeedSize, password, idsPath string
 		}
 	}
 	rows = rows[:0]
-	var tags [][]any
+	var tagRows [][]any
+	trend := trending(func() time.Time { return now }).Tally()
 	for i := range roars {
 		r := &roars[i]
 		id := roarBase + int64(i) + 1
@@ -123,14 +125,19 @@ func Seed(ctx context.Context, d *db.DB, size SeedSize, password, idsPath string
 			replyTo = r.replyTo
 		}
 		rows = append(rows, []any{id, r.author, r.body, replyTo, r.likes, r.replies, r.created})
-		for _, t := range Tags(r.body) {
-			tags = append(tags, []any{t, id})
+		tl := tags.Tags(r.body)
+		for _, t := range tl {
+			tagRows = append(tagRows, []any{t, id})
 		}
+		trend.Use(tl, time.UnixMilli(r.created))
 	}
 	if err := d.CopyChunks(ctx, "roars", []string{"id", "author_id", "body", "reply_to", "likes", "replies", "created_at"}, rows, step); err != nil {
 		return nil, err
 	}
-	if err := d.CopyChunks(ctx, "roar_tags", []string{"tag", "roar_id"}, tags, func(int) {}); err != nil {
+	if err := d.CopyChunks(ctx, "roar_tags", []string{"tag", "roar_id"}, tagRows, func(int) {}); err != nil {
+		return nil, err
+	}
+	if err := trend.Save(ctx, d); err != nil {
 		return nil, err
 	}
 	rows = rows[:0]

@@ -3,12 +3,15 @@ package roar
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/cache"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/social"
+	"github.com/tutti-dev/tutti/internal/tags"
 	"github.com/tutti-dev/tutti/internal/version"
 )
 
@@ -45,6 +48,9 @@ type Service struct {
 	// publish is told of every change after its commit (App.announce: the
 	// live streams of every instance).
 	publish func(context.Context, *Event)
+	// board keeps the trending hashtags (App sets it; nil: none), told of
+	// every roar with one.
+	board *tags.Board
 }
 
 // Limiter answers whether key may act now, and if not, when.
@@ -79,8 +85,9 @@ var (
 	errSignIn     = errs.E(errs.Unauthorized, "Please sign in first.")
 	errModerators = errs.E(errs.Forbidden, "Only moderators can do that.")
 	errNotYours   = errs.E(errs.Forbidden, "Only its author or a moderator can delete this roar.")
-	// errBlocked is checked by the Store inside the write's transaction.
-	errBlocked = errs.E(errs.Forbidden, "You cannot do that: one of you has blocked the other.")
+	// errBlocked is checked by the Store inside the write's transaction
+	// (the core's rule for users who block one another).
+	errBlocked = social.ErrBlocked
 )
 
 // paced refuses u's roar, reply or repost past the rate limit (429 with the
@@ -122,6 +129,23 @@ func (s *Service) write(ctx context.Context, fn func(ctx context.Context, tx *db
 // every public write locks, and the caches' stamp stay as they are.
 func (s *Service) writeOwn(ctx context.Context, fn func(ctx context.Context, tx *db.Tx) error) error {
 	return s.writes.Do(ctx, fn)
+}
+
+// Trending is the hashtags trending now, as the board last read them (no
+// query; none without a board).
+func (s *Service) Trending() []tags.Trend {
+	if s.board == nil {
+		return nil
+	}
+	return s.board.Top()
+}
+
+// tagsChanged tells the board that a roar with body, written or removed,
+// may change what is trending.
+func (s *Service) tagsChanged(body string) {
+	if s.board != nil && strings.ContainsRune(body, '#') {
+		s.board.Kick()
+	}
 }
 
 // WriteStats reports the group commit: transactions and the writes in them.

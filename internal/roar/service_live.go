@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/social"
 )
 
 // What the Service tells the live streams, after each commit. The events
@@ -32,15 +33,12 @@ func (s *Service) publishCounts(ctx context.Context, id int64) {
 
 // publishUnread sends each user their unread count ("notify" events go to
 // that user's streams only: the badge updates live).
-func (s *Service) publishUnread(ctx context.Context, users notified) {
-	counts, err := s.store.UnseenOf(ctx, users)
+func (s *Service) publishUnread(ctx context.Context, users social.Sent) {
+	err := s.store.notes.Push(ctx, s.store.db, users, func(user, unread int64) {
+		s.publish(ctx, &Event{Type: "notify", ID: user, Unread: &unread})
+	})
 	if err != nil {
 		s.log.Warn("roar: unread counts", "users", len(users), "err", err)
-		return
-	}
-	for _, id := range users {
-		n := counts[id]
-		s.publish(ctx, &Event{Type: "notify", ID: id, Unread: &n})
 	}
 }
 
@@ -89,7 +87,7 @@ type filter struct {
 
 func (f *filter) pass(e *Event) bool {
 	if e.Type == "notify" {
-		return f.me != 0 && e.ID == f.me
+		return social.ForUser(f.me, e.ID)
 	}
 	if f.quiet {
 		return false

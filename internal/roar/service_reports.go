@@ -5,23 +5,17 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/db"
-	"github.com/tutti-dev/tutti/internal/errs"
-	"github.com/tutti-dev/tutti/internal/text"
 )
 
-// reasonField is the rule for a report's reason (package text).
-var reasonField = text.Field{Name: "The reason", Min: 1, Max: 1000, Multiline: true,
-	Empty: "Say what is wrong with this roar."}
-
 // Report files u's report of roar id (once per user and roar), with a
-// reason (reasonField).
+// reason (the core's rule: social.Reports.Clean).
 func (s *Service) Report(ctx context.Context, u *auth.User, id int64, reason string) error {
 	if u == nil {
 		return errSignIn
 	}
-	reason, msg := reasonField.Clean(reason)
-	if msg != "" {
-		return errs.Fields(map[string]string{"reason": msg})
+	reason, err := s.store.reports.Clean(reason)
+	if err != nil {
+		return err
 	}
 	if _, err := s.store.Roar(ctx, id); err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/social"
 )
 
 // Post writes a roar (or a reply) by u and returns it: u signed in, the body
@@ -80,7 +81,7 @@ func (s *Service) reposts(ctx context.Context, id int64) (int64, error) {
 func (s *Service) insert(ctx context.Context, by *auth.User, p Post) (*Roar, error) {
 	p.Author, p.At = by.ID, s.store.now().UnixMilli()
 	var id int64
-	var sent notified
+	var sent social.Sent
 	if err := s.write(ctx, func(ctx context.Context, tx *db.Tx) (err error) {
 		sent = sent[:0] // a batch that failed runs its writes again
 		id, err = s.store.insert(ctx, tx, p, &sent)
@@ -89,6 +90,7 @@ func (s *Service) insert(ctx context.Context, by *auth.User, p Post) (*Roar, err
 		return nil, err
 	}
 	s.publishUnread(ctx, sent)
+	s.tagsChanged(p.Body)
 	var r *Roar
 	if p.ReplyTo == 0 && p.RepostOf == 0 {
 		// A plain roar is what was written, by whom: no need to read it
@@ -115,7 +117,7 @@ func (s *Service) Like(ctx context.Context, u *auth.User, id int64, on bool) (in
 		return 0, errSignIn
 	}
 	var likes int64
-	var sent notified
+	var sent social.Sent
 	err := s.write(ctx, func(ctx context.Context, tx *db.Tx) (err error) {
 		sent = sent[:0]
 		likes, err = s.store.like(ctx, tx, id, u.ID, on, &sent)
@@ -137,6 +139,7 @@ func (s *Service) Delete(ctx context.Context, u *auth.User, id int64) error {
 	}
 	var gone []int64
 	var parent *Roar // the roar, if deleting it changes another's counts
+	var body string
 	if r, err := s.store.Roar(ctx, id); err == nil {
 		if r.Author.ID != u.ID && !u.Moderator {
 			return errNotYours
@@ -144,6 +147,7 @@ func (s *Service) Delete(ctx context.Context, u *auth.User, id int64) error {
 		if r.ReplyTo != 0 || r.RepostOf != nil {
 			parent = r
 		}
+		body = r.Body
 	} // else the write finds out (not found)
 	if err := s.write(ctx, func(ctx context.Context, tx *db.Tx) (err error) {
 		gone, err = s.store.remove(ctx, tx, id, u.ID, u.Moderator)
@@ -152,6 +156,7 @@ func (s *Service) Delete(ctx context.Context, u *auth.User, id int64) error {
 		return err
 	}
 	s.publish(ctx, &Event{Type: "delete", ID: id, Gone: gone})
+	s.tagsChanged(body)
 	if parent != nil {
 		s.publishCounts(ctx, parent.ReplyTo)
 		if parent.RepostOf != nil {

@@ -6,6 +6,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/social"
 )
 
 // Relate sets whether u follows, mutes or blocks username. Nobody relates to
@@ -22,7 +23,7 @@ func (s *Service) Relate(ctx context.Context, u *auth.User, username, kind strin
 	if err != nil {
 		return err
 	}
-	var sent notified
+	var sent social.Sent
 	if err := s.write(ctx, func(ctx context.Context, tx *db.Tx) error {
 		sent = sent[:0]
 		return s.store.relate(ctx, tx, u.ID, p.ID, kind, on, &sent)
@@ -41,7 +42,7 @@ func (s *Service) MarkSeen(ctx context.Context, u *auth.User, upTo int64) error 
 	if err := s.writeOwn(ctx, func(ctx context.Context, tx *db.Tx) error { return s.store.markSeen(ctx, tx, u.ID, upTo) }); err != nil {
 		return err
 	}
-	s.publishUnread(ctx, notified{u.ID}) // the badge of u's other tabs
+	s.publishUnread(ctx, social.Sent{u.ID}) // the badge of u's other tabs
 	return nil
 }
 

@@ -11,6 +11,8 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/social"
+	"github.com/tutti-dev/tutti/internal/tags"
 )
 
 // Store is roar's SQL, the same statements on SQLite and PostgreSQL. Reads
@@ -19,11 +21,48 @@ type Store struct {
 	db    *db.DB
 	now   func() time.Time
 	reads db.Querier // Timeline's and Profile's reads: db, or see Lagging and At
+
+	// The core's social pieces over roar's tables (see doc.go), and the
+	// statements that join them to roar's, built once.
+	graph   *social.Graph
+	notes   *social.Notifications
+	likes   *social.Likes
+	reports *social.Reports
+	tags    *tags.Index
+	trend   *tags.Trending
+	sql     storeSQL
+}
+
+// storeSQL is the Store's statements that are built from the core's
+// fragments.
+type storeSQL struct {
+	home    string // Timeline's condition for a home timeline
+	tag     string // Timeline's condition for a tag timeline
+	marks   string // Marks
+	profile string // Profile
 }
 
 // NewStore is roar's store on d, its clock now.
 func NewStore(d *db.DB, now func() time.Time) *Store {
-	return &Store{db: d, now: now, reads: d}
+	s := &Store{db: d, now: now, reads: d,
+		graph: social.NewGraph(social.GraphTables{Follows: "roar_follows", Blocks: "roar_blocks"}, now),
+		tags:  tags.NewIndex("roar_tags", "roar_id"), trend: trending(now)}
+	s.likes = social.NewLikes(social.LikesConfig{Table: "roar_likes", Subject: "roar_id",
+		Counter: &social.Counter{Table: "roars", Column: "likes"}, Now: now})
+	s.reports = social.NewReports(social.ReportsConfig{Table: "roar_reports", Subject: "roar_id",
+		Empty: "Say what is wrong with this roar.", Now: now})
+	s.notes = social.NewNotifications(social.NotificationsConfig{Table: "roar_notifications", Subject: "roar_id",
+		Graph: s.graph, Once: []string{"like", "repost", "follow"}, Excerpt: &social.Excerpt{Table: "roars", Column: "body"}})
+	s.sql.home = "(r.author_id = ? OR r.author_id IN (" + s.graph.FolloweesSQL() + "))"
+	s.sql.tag = "r.id IN (" + s.tags.FilterSQL() + ")"
+	s.sql.marks = s.likes.LikedSQL("like") + `
+		UNION ALL SELECT 'repost', repost_of FROM roars WHERE author_id = ? AND repost_of BETWEEN ? AND ?
+		UNION ALL ` + s.graph.RelationsSQL() + `
+		UNION ALL ` + s.notes.UnseenSQL("unseen")
+	s.sql.profile = `SELECT u.id, u.username, u.display_name, u.avatar, u.bio, u.created_at,
+			(SELECT count(*) FROM roars WHERE author_id = u.id)` + s.graph.StandingCols("u.id") + `
+		FROM users u WHERE u.username_key = ?`
+	return s
 }
 
 // Lagging is the store whose Timeline and Profile read from the database's
@@ -43,6 +82,15 @@ func (s *Store) At(ctx context.Context, v int64) *Store {
 	c.reads = s.db.AtLeast(ctx, v, "SELECT version FROM roar_meta WHERE id = 1")
 	return &c
 }
+
+// trending is what is trending on roar: the uses of each hashtag in the
+// core's hourly buckets, 48 of them, a use six hours old weighing half.
+func trending(now func() time.Time) *tags.Trending {
+	return tags.NewTrending(tags.TrendConfig{Table: "roar_tag_uses", Now: now})
+}
+
+// Trending is roar's trending, for the app's board of top tags.
+func (s *Store) Trending() *tags.Trending { return s.trend }
 
 // roarCols and roarFrom select a roar with its author, the author of the roar
 // it replies to, and the original of a repost with its author: one query for
@@ -101,11 +149,11 @@ func (s *Store) Timeline(ctx context.Context, q Query) ([]Roar, error) {
 		where, args = append(where, "r.author_id = ?"), append(args, q.Author)
 	}
 	if q.Home > 0 {
-		where = append(where, "(r.author_id = ? OR r.author_id IN (SELECT followee_id FROM roar_follows WHERE follower_id = ?))")
+		where = append(where, s.sql.home)
 		args = append(args, q.Home, q.Home)
 	}
 	if q.Tag != "" {
-		where, args = append(where, "r.id IN (SELECT roar_id FROM roar_tags WHERE tag = ?)"), append(args, q.Tag)
+		where, args = append(where, s.sql.tag), append(args, q.Tag)
 	}
 	order := " ORDER BY r.id DESC"
 	if q.Thread > 0 {
@@ -178,11 +226,8 @@ func (s *Store) Marks(ctx context.Context, userID int64, ids []int64) (*Viewer, 
 	if userID == 0 {
 		return v, nil
 	}
-	lo, hi, want := span(ids)
-	err := s.kinds(ctx, "marks", `SELECT 'like', roar_id FROM roar_likes WHERE user_id = ? AND roar_id BETWEEN ? AND ?
-		UNION ALL SELECT 'repost', repost_of FROM roars WHERE author_id = ? AND repost_of BETWEEN ? AND ?
-		UNION ALL `+relationsQuery+`
-		UNION ALL SELECT 'unseen', count(*) FROM roar_notifications WHERE user_id = ? AND seen = 0`,
+	lo, hi, want := social.Span(ids)
+	err := s.kinds(ctx, "marks", s.sql.marks,
 		[]any{userID, lo, hi, userID, lo, hi, userID, userID, userID}, func(kind string, id int64) {
 			switch kind {
 			case "like": // in the range of ids, but is it one of them?
@@ -196,27 +241,13 @@ func (s *Store) Marks(ctx context.Context, userID int64, ids []int64) (*Viewer, 
 			case "unseen":
 				v.Unseen = id
 			default:
-				v.Rel.add(kind, id)
+				v.Rel.Add(kind, id)
 			}
 		})
 	if err != nil {
 		return nil, err
 	}
 	return v, nil
-}
-
-// span is the range of ids (0, 0 if none: roar ids start at 1) and the
-// set of them, for a range scan whose rows are then kept to the set.
-func span(ids []int64) (lo, hi int64, want map[int64]bool) {
-	want = make(map[int64]bool, len(ids))
-	if len(ids) > 0 {
-		lo, hi = ids[0], ids[0]
-	}
-	for _, id := range ids {
-		lo, hi = min(lo, id), max(hi, id)
-		want[id] = true
-	}
-	return lo, hi, want
 }
 
 // kinds runs q, whose rows are (kind, id), and hands each row to fn.
@@ -247,7 +278,7 @@ func (s *Store) among(ctx context.Context, q string, userID int64, ids []int64) 
 	if userID == 0 || len(ids) == 0 {
 		return map[int64]bool{}, nil
 	}
-	lo, hi, want := span(ids)
+	lo, hi, want := social.Span(ids)
 	found, err := s.idSet(ctx, q, userID, lo, hi)
 	if err != nil {
 		return nil, err
@@ -276,27 +307,6 @@ func (s *Store) idSet(ctx context.Context, q string, args ...any) (map[int64]boo
 		out[id] = true
 	}
 	return out, rows.Err()
-}
-
-// relationsQuery is the viewer's relations as (kind, user id) rows: its
-// blocks and mutes, and 'blocked-by' those who block it; two parameters,
-// the viewer's id twice.
-const relationsQuery = `SELECT kind, target_id FROM roar_blocks WHERE user_id = ?
-		UNION ALL SELECT 'blocked-by', user_id FROM roar_blocks WHERE target_id = ? AND kind = 'block'`
-
-func newRelations() *Relations {
-	return &Relations{Hidden: map[int64]bool{}, Blocks: map[int64]bool{}, Mutes: map[int64]bool{}}
-}
-
-// add notes a row of relationsQuery.
-func (rel *Relations) add(kind string, id int64) {
-	rel.Hidden[id] = true
-	switch kind {
-	case "block":
-		rel.Blocks[id] = true
-	case "mute":
-		rel.Mutes[id] = true
-	}
 }
 
 // HiddenReplies counts, for each of the roars ids, its replies by the
@@ -331,166 +341,74 @@ func (s *Store) HiddenReplies(ctx context.Context, viewer int64, ids []int64) (m
 
 // Relations loads the viewer's blocks and mutes and who blocks the viewer.
 func (s *Store) Relations(ctx context.Context, viewer int64) (*Relations, error) {
-	rel := newRelations()
-	if viewer == 0 {
-		return rel, nil
-	}
-	if err := s.kinds(ctx, "relations", relationsQuery, []any{viewer, viewer}, rel.add); err != nil {
+	rel, err := s.graph.Relations(ctx, s.db, viewer)
+	if err != nil {
 		return nil, err
 	}
-	return rel, nil
+	return &Relations{rel}, nil
 }
 
 // Following returns the ids userID follows.
 func (s *Store) Following(ctx context.Context, userID int64) (map[int64]bool, error) {
-	return s.idSet(ctx, "SELECT followee_id FROM roar_follows WHERE follower_id = ?", userID)
+	return s.graph.Following(ctx, s.db, userID)
 }
 
 // Profile returns username's profile as viewer sees it: one query.
 func (s *Store) Profile(ctx context.Context, username string, viewer int64) (*Profile, error) {
 	var p Profile
 	var joined int64
-	var follows, followsMe, blocked, muted, blocksMe int64
-	err := db.Scan(s.reads.QueryRow(ctx, `SELECT u.id, u.username, u.display_name, u.avatar, u.bio, u.created_at,
-			(SELECT count(*) FROM roars WHERE author_id = u.id),
-			(SELECT count(*) FROM roar_follows WHERE followee_id = u.id),
-			(SELECT count(*) FROM roar_follows WHERE follower_id = u.id),
-			(SELECT count(*) FROM roar_follows WHERE follower_id = ? AND followee_id = u.id),
-			(SELECT count(*) FROM roar_follows WHERE follower_id = u.id AND followee_id = ?),
-			(SELECT count(*) FROM roar_blocks WHERE user_id = ? AND target_id = u.id AND kind = 'block'),
-			(SELECT count(*) FROM roar_blocks WHERE user_id = ? AND target_id = u.id AND kind = 'mute'),
-			(SELECT count(*) FROM roar_blocks WHERE user_id = u.id AND target_id = ? AND kind = 'block')
-		FROM users u WHERE u.username_key = ?`, viewer, viewer, viewer, viewer, viewer, strings.ToLower(username)),
-		&p.ID, &p.Username, &p.DisplayName, &p.Avatar, &p.Bio, &joined, &p.Roars, &p.Followers, &p.Following,
-		&follows, &followsMe, &blocked, &muted, &blocksMe)
+	var st social.Standing
+	err := db.Scan(s.reads.QueryRow(ctx, s.sql.profile, append(s.graph.StandingArgs(viewer), strings.ToLower(username))...),
+		append([]any{&p.ID, &p.Username, &p.DisplayName, &p.Avatar, &p.Bio, &joined, &p.Roars}, st.Dest(s.graph)...)...)
 	if err != nil {
 		return nil, fmt.Errorf("roar: profile %s: %w", username, err)
 	}
 	p.Joined = time.Unix(joined, 0).UTC()
 	p.Me = viewer == p.ID
-	p.Follows, p.FollowsMe, p.Blocked, p.Muted, p.BlocksMe = follows > 0, followsMe > 0, blocked > 0, muted > 0, blocksMe > 0
+	p.Followers, p.Following = st.Followers, st.Following
+	p.Follows, p.FollowsMe, p.Blocked, p.Muted, p.BlocksMe = st.Follows, st.FollowsMe, st.Blocked, st.Muted, st.BlocksMe
 	return &p, nil
-}
-
-// UserIDs maps lower-case usernames to user ids (those that exist).
-func userIDs(ctx context.Context, tx *db.Tx, names []string) (map[string]int64, error) {
-	out := map[string]int64{}
-	if len(names) == 0 {
-		return out, nil
-	}
-	args := make([]any, len(names))
-	for i, n := range names {
-		args[i] = n
-	}
-	rows, err := tx.Query(ctx, "SELECT username_key, id FROM users WHERE username_key IN ("+db.Params(len(names))+")", args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var k string
-		var id int64
-		if err := rows.Scan(&k, &id); err != nil {
-			return nil, err
-		}
-		out[k] = id
-	}
-	return out, rows.Err()
 }
 
 // Unseen counts userID's unseen notifications (every signed-in page asks:
 // one row, no map).
 func (s *Store) Unseen(ctx context.Context, userID int64) (int64, error) {
-	var n int64
-	err := db.Scan(s.db.QueryRow(ctx, "SELECT count(*) FROM roar_notifications WHERE user_id = ? AND seen = 0", userID), &n)
-	return n, err
+	return s.notes.Unseen(ctx, s.db, userID)
 }
 
 // UnseenOf is Unseen of each of users, in one query (a user with none is
 // 0 in the map), for the badges a write changed.
 func (s *Store) UnseenOf(ctx context.Context, users []int64) (map[int64]int64, error) {
-	out := make(map[int64]int64, len(users))
-	if len(users) == 0 {
-		return out, nil
-	}
-	args := make([]any, len(users))
-	for i, id := range users {
-		args[i] = id
-		out[id] = 0
-	}
-	rows, err := s.db.Query(ctx, "SELECT user_id, count(*) FROM roar_notifications WHERE seen = 0 AND user_id IN ("+
-		db.Params(len(users))+") GROUP BY user_id", args...)
-	if err != nil {
-		return nil, fmt.Errorf("roar: unseen counts: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id, n int64
-		if err := rows.Scan(&id, &n); err != nil {
-			return nil, err
-		}
-		out[id] = n
-	}
-	return out, rows.Err()
+	return s.notes.UnseenOf(ctx, s.db, users)
 }
 
 // Notifications returns userID's notifications, newest first, before the id
 // cursor: one query.
 func (s *Store) Notifications(ctx context.Context, userID, before int64, limit int) ([]Notification, error) {
-	q := `SELECT n.id, n.kind, n.seen, n.created_at, a.id, a.username, a.display_name, a.avatar,
-			COALESCE(r.id, 0), COALESCE(r.body, '')
-		FROM roar_notifications n JOIN users a ON a.id = n.actor_id LEFT JOIN roars r ON r.id = n.roar_id
-		WHERE n.user_id = ?`
-	args := []any{userID}
-	if before > 0 {
-		q, args = q+" AND n.id < ?", append(args, before)
-	}
-	rows, err := s.db.Query(ctx, q+" ORDER BY n.id DESC LIMIT ?", append(args, limit)...)
+	notes, err := s.notes.List(ctx, s.db, userID, before, limit)
 	if err != nil {
-		return nil, fmt.Errorf("roar: notifications: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
-	var out []Notification
-	for rows.Next() {
-		var n Notification
-		var seen, created, rid int64
-		var body string
-		if err := rows.Scan(&n.ID, &n.Kind, &seen, &created, &n.Actor.ID, &n.Actor.Username, &n.Actor.DisplayName,
-			&n.Actor.Avatar, &rid, &body); err != nil {
-			return nil, err
+	out := make([]Notification, len(notes))
+	for i, n := range notes {
+		out[i] = Notification{ID: n.ID, Kind: n.Kind, Seen: n.Seen, CreatedAt: n.CreatedAt, Actor: n.Actor}
+		if n.Subject != 0 {
+			out[i].Roar = &Roar{ID: n.Subject, Body: n.Excerpt}
 		}
-		n.Seen, n.CreatedAt = seen != 0, time.UnixMilli(created).UTC()
-		if rid != 0 {
-			n.Roar = &Roar{ID: rid, Body: body}
-		}
-		out = append(out, n)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
-// Reports returns the open reports, one row per reported roar, most reported first.
+// Reports returns the open reports, one row per reported roar, most
+// reported first, with their roars: two queries.
 func (s *Store) Reports(ctx context.Context, limit int) ([]Report, error) {
-	rows, err := s.db.Query(ctx, `SELECT MIN(rp.id), COUNT(*), MIN(rp.reason), MIN(ru.username), MIN(rp.created_at), rp.roar_id
-		FROM roar_reports rp JOIN users ru ON ru.id = rp.reporter_id
-		GROUP BY rp.roar_id ORDER BY COUNT(*) DESC, MIN(rp.id) ASC LIMIT ?`, limit)
-	if err != nil {
-		return nil, fmt.Errorf("roar: reports: %w", err)
+	open, err := s.reports.Open(ctx, s.db, limit)
+	if err != nil || len(open) == 0 {
+		return nil, err
 	}
-	defer rows.Close()
-	var out []Report
-	var ids []any
-	for rows.Next() {
-		var rp Report
-		var created int64
-		if err := rows.Scan(&rp.ID, &rp.Count, &rp.Reason, &rp.Reporter, &created, &rp.Roar.ID); err != nil {
-			return nil, err
-		}
-		rp.CreatedAt = time.UnixMilli(created).UTC()
-		out = append(out, rp)
-		ids = append(ids, rp.Roar.ID)
-	}
-	if err := rows.Err(); err != nil || len(out) == 0 {
-		return out, err
+	ids := make([]any, len(open))
+	for i, rp := range open {
+		ids[i] = rp.Subject
 	}
 	rrows, err := s.db.Query(ctx, "SELECT "+roarCols+roarFrom+" WHERE r.id IN ("+db.Params(len(ids))+")", ids...)
 	if err != nil {
@@ -504,8 +422,10 @@ func (s *Store) Reports(ctx context.Context, limit int) ([]Report, error) {
 	for _, r := range roars {
 		byID[r.ID] = r
 	}
-	for i := range out {
-		out[i].Roar = byID[out[i].Roar.ID]
+	out := make([]Report, len(open))
+	for i, rp := range open {
+		out[i] = Report{ID: rp.ID, Roar: byID[rp.Subject], Reporter: rp.Reporter, Reason: rp.Reason, Count: rp.Count,
+			CreatedAt: rp.CreatedAt}
 	}
 	return out, nil
 }

@@ -3,11 +3,13 @@ package roar
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
+	"time"
 
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/social"
+	"github.com/tutti-dev/tutti/internal/tags"
 )
 
 // The writes below run inside a transaction of the app's Batcher, many to a
@@ -43,52 +45,6 @@ func bump(ctx context.Context, tx *db.Tx) (int64, error) {
 // metaKey is bump's key in a transaction.
 const metaKey = "roar_meta"
 
-// blockedBetween reports whether a and b block each other in either direction.
-func blockedBetween(ctx context.Context, tx *db.Tx, a, b int64) (bool, error) {
-	if a == b {
-		return false, nil
-	}
-	var n int64
-	err := db.Scan(tx.QueryRow(ctx, `SELECT count(*) FROM roar_blocks WHERE kind = 'block'
-		AND ((user_id = ? AND target_id = ?) OR (user_id = ? AND target_id = ?))`, a, b, b, a), &n)
-	return n > 0, err
-}
-
-// notified collects the users a write notified, for the live badge; nil
-// collects nothing.
-type notified []int64
-
-func (n *notified) add(user int64) {
-	if n != nil && !slices.Contains(*n, user) {
-		*n = append(*n, user)
-	}
-}
-
-// notify notifies user of what actor did; sent collects user if it was.
-func notify(ctx context.Context, tx *db.Tx, sent *notified, now int64, user int64, kind string, actor int64, roar int64) error {
-	if user == actor {
-		return nil
-	}
-	var rid any
-	if roar != 0 {
-		rid = roar
-	}
-	// Nobody is notified by someone they blocked or muted, nor twice of one
-	// like, repost or follow (liking, unliking and liking again).
-	res, err := tx.Exec(ctx, `INSERT INTO roar_notifications (user_id, kind, actor_id, roar_id, created_at)
-		SELECT ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM roar_blocks WHERE user_id = ? AND target_id = ?)
-		AND NOT EXISTS (SELECT 1 FROM roar_notifications WHERE user_id = ? AND kind = ? AND actor_id = ?
-			AND kind IN ('like', 'repost', 'follow') AND COALESCE(roar_id, 0) = ?)`,
-		user, kind, actor, rid, now, user, actor, user, kind, actor, roar)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n > 0 {
-		sent.add(user)
-	}
-	return nil
-}
-
 // insert writes p and returns its id: the roar, its hashtags, the parent's
 // reply count, and notifications for the replied-to and mentioned users.
 //
@@ -97,7 +53,7 @@ func notify(ctx context.Context, tx *db.Tx, sent *notified, now int64, user int6
 // several instances write to one PostgreSQL. Readers that ask for what is new
 // "since" an id (polling, a stream catching up) then never miss a roar that
 // committed late with a smaller id.
-func (s *Store) insert(ctx context.Context, tx *db.Tx, p Post, sent *notified) (int64, error) {
+func (s *Store) insert(ctx context.Context, tx *db.Tx, p Post, sent *social.Sent) (int64, error) {
 	if _, err := bump(ctx, tx); err != nil {
 		return 0, err
 	}
@@ -123,7 +79,7 @@ func (s *Store) insert(ctx context.Context, tx *db.Tx, p Post, sent *notified) (
 		if origin != 0 {
 			return 0, errs.E(errs.Invalid, "Reply to or repost the original roar, not a repost of it.")
 		}
-		if blocked, err := blockedBetween(ctx, tx, p.Author, author); err != nil || blocked {
+		if blocked, err := s.graph.BlockedBetween(ctx, tx, p.Author, author); err != nil || blocked {
 			return 0, orErr(err, errBlocked)
 		}
 		*ref.dst, parentAuthor = ref.id, author
@@ -142,30 +98,33 @@ func (s *Store) insert(ctx context.Context, tx *db.Tx, p Post, sent *notified) (
 		if _, err := tx.Exec(ctx, "UPDATE roars SET replies = replies + 1 WHERE id = ?", p.ReplyTo); err != nil {
 			return 0, err
 		}
-		if err := notify(ctx, tx, sent, now, parentAuthor, "reply", p.Author, id); err != nil {
+		if err := s.notes.Add(ctx, tx, sent, now, parentAuthor, "reply", p.Author, id); err != nil {
 			return 0, err
 		}
 	case p.RepostOf != 0:
 		if _, err := tx.Exec(ctx, "UPDATE roars SET reposts = reposts + 1 WHERE id = ?", p.RepostOf); err != nil {
 			return 0, err
 		}
-		if err := notify(ctx, tx, sent, now, parentAuthor, "repost", p.Author, p.RepostOf); err != nil {
+		if err := s.notes.Add(ctx, tx, sent, now, parentAuthor, "repost", p.Author, p.RepostOf); err != nil {
 			return 0, err
 		}
 	}
-	for _, tag := range Tags(p.Body) {
-		if _, err := tx.Exec(ctx, "INSERT INTO roar_tags (tag, roar_id) VALUES (?, ?)", tag, id); err != nil {
+	if tl := tags.Tags(p.Body); len(tl) > 0 {
+		if err := s.tags.Add(ctx, tx, id, tl); err != nil {
+			return 0, err
+		}
+		if err := s.trend.Record(ctx, tx, tl, time.UnixMilli(now)); err != nil {
 			return 0, err
 		}
 	}
-	if names := Mentions(p.Body); len(names) > 0 {
-		ids, err := userIDs(ctx, tx, names)
+	if names := tags.Mentions(p.Body); len(names) > 0 {
+		ids, err := tags.Mentioned(ctx, tx, names)
 		if err != nil {
 			return 0, err
 		}
 		for _, n := range names {
 			if uid, ok := ids[n]; ok && uid != parentAuthor {
-				if err := notify(ctx, tx, sent, now, uid, "mention", p.Author, id); err != nil {
+				if err := s.notes.Add(ctx, tx, sent, now, uid, "mention", p.Author, id); err != nil {
 					return 0, err
 				}
 			}
@@ -177,10 +136,10 @@ func (s *Store) insert(ctx context.Context, tx *db.Tx, p Post, sent *notified) (
 // remove deletes roar id if by is its author or a moderator; it returns the
 // ids removed (the roar and the reposts of it).
 func (s *Store) remove(ctx context.Context, tx *db.Tx, id, by int64, moderator bool) ([]int64, error) {
-	var author int64
-	var replyTo, repostOf int64
-	err := db.Scan(tx.QueryRow(ctx, "SELECT author_id, COALESCE(reply_to, 0), COALESCE(repost_of, 0) FROM roars WHERE id = ?", id),
-		&author, &replyTo, &repostOf)
+	var author, replyTo, repostOf, created int64
+	var body string
+	err := db.Scan(tx.QueryRow(ctx, "SELECT author_id, COALESCE(reply_to, 0), COALESCE(repost_of, 0), body, created_at FROM roars WHERE id = ?", id),
+		&author, &replyTo, &repostOf, &body, &created)
 	if err != nil {
 		return nil, err
 	}
@@ -214,6 +173,10 @@ func (s *Store) remove(ctx context.Context, tx *db.Tx, id, by int64, moderator b
 	if _, err := tx.Exec(ctx, "DELETE FROM roars WHERE id = ?", id); err != nil {
 		return nil, err
 	}
+	// Its hashtags' uses no longer count for trending.
+	if err := s.trend.Forget(ctx, tx, tags.Tags(body), time.UnixMilli(created)); err != nil {
+		return nil, err
+	}
 	return gone, nil
 }
 
@@ -232,7 +195,7 @@ func (s *Store) unrepost(ctx context.Context, tx *db.Tx, id, by int64) (int64, e
 }
 
 // like sets whether user likes roar id (idempotent) and returns its like count.
-func (s *Store) like(ctx context.Context, tx *db.Tx, id, user int64, on bool, sent *notified) (int64, error) {
+func (s *Store) like(ctx context.Context, tx *db.Tx, id, user int64, on bool, sent *social.Sent) (int64, error) {
 	var author, repostOf int64
 	if err := db.Scan(tx.QueryRow(ctx, "SELECT author_id, COALESCE(repost_of, 0) FROM roars WHERE id = ?", id), &author, &repostOf); err != nil {
 		return 0, err
@@ -240,104 +203,67 @@ func (s *Store) like(ctx context.Context, tx *db.Tx, id, user int64, on bool, se
 	if repostOf != 0 {
 		return 0, errs.E(errs.Invalid, "Like the original roar, not a repost of it.")
 	}
-	var changed int64
 	if on {
-		if blocked, err := blockedBetween(ctx, tx, user, author); err != nil || blocked {
+		if blocked, err := s.graph.BlockedBetween(ctx, tx, user, author); err != nil || blocked {
 			return 0, orErr(err, errBlocked)
 		}
-		now := s.now().UnixMilli()
-		res, err := tx.Exec(ctx, insertIgnore(tx, "roar_likes (roar_id, user_id, created_at) VALUES (?, ?, ?)"), id, user, now)
-		if err != nil {
-			return 0, err
-		}
-		if changed, _ = res.RowsAffected(); changed > 0 {
-			if _, err := tx.Exec(ctx, "UPDATE roars SET likes = likes + 1 WHERE id = ?", id); err != nil {
-				return 0, err
-			}
-			if err := notify(ctx, tx, sent, now, author, "like", user, id); err != nil {
-				return 0, err
-			}
-		}
-	} else {
-		res, err := tx.Exec(ctx, "DELETE FROM roar_likes WHERE roar_id = ? AND user_id = ?", id, user)
-		if err != nil {
-			return 0, err
-		}
-		if changed, _ = res.RowsAffected(); changed > 0 {
-			if _, err := tx.Exec(ctx, "UPDATE roars SET likes = likes - 1 WHERE id = ? AND likes > 0", id); err != nil {
-				return 0, err
-			}
-		}
 	}
-	var likes int64
-	if err := db.Scan(tx.QueryRow(ctx, "SELECT likes FROM roars WHERE id = ?", id), &likes); err != nil {
+	changed, err := s.likes.Set(ctx, tx, id, user, on)
+	if err != nil {
 		return 0, err
 	}
-	return likes, nil
+	if changed && on {
+		if err := s.notes.Add(ctx, tx, sent, s.now().UnixMilli(), author, "like", user, id); err != nil {
+			return 0, err
+		}
+	}
+	return s.likes.Count(ctx, tx, id)
 }
 
 // relate sets or clears a relation of user to target: "follow", "block" or
-// "mute" (idempotent). Blocking also removes follows both ways.
-func (s *Store) relate(ctx context.Context, tx *db.Tx, user, target int64, kind string, on bool, sent *notified) error {
-	if user == target {
-		return errs.E(errs.Invalid, "You cannot %s yourself.", kind)
-	}
-	now := s.now().UnixMilli()
+// "mute" (idempotent; social.Graph's rules: a block ends the follows both
+// ways). A new follow notifies target.
+func (s *Store) relate(ctx context.Context, tx *db.Tx, user, target int64, kind string, on bool, sent *social.Sent) error {
+	var changed bool
 	var err error
-	switch {
-	case kind == "follow" && on:
-		blocked, berr := blockedBetween(ctx, tx, user, target)
-		if berr != nil || blocked {
-			return orErr(berr, errBlocked)
+	switch kind {
+	case "follow":
+		if changed, err = s.graph.Follow(ctx, tx, user, target, on); err == nil && changed && on {
+			err = s.notes.Add(ctx, tx, sent, s.now().UnixMilli(), target, "follow", user, 0)
 		}
-		var res interface{ RowsAffected() (int64, error) }
-		res, err = tx.Exec(ctx, insertIgnore(tx, "roar_follows (follower_id, followee_id, created_at) VALUES (?, ?, ?)"), user, target, now)
-		if err == nil {
-			if n, _ := res.RowsAffected(); n > 0 {
-				err = notify(ctx, tx, sent, now, target, "follow", user, 0)
-			}
-		}
-	case kind == "follow":
-		_, err = tx.Exec(ctx, "DELETE FROM roar_follows WHERE follower_id = ? AND followee_id = ?", user, target)
-	case on:
-		_, err = tx.Exec(ctx, insertIgnore(tx, "roar_blocks (user_id, target_id, kind, created_at) VALUES (?, ?, ?, ?)"), user, target, kind, now)
-		if err == nil && kind == "block" {
-			_, err = tx.Exec(ctx, `DELETE FROM roar_follows WHERE (follower_id = ? AND followee_id = ?)
-				OR (follower_id = ? AND followee_id = ?)`, user, target, target, user)
-		}
+	case "block":
+		_, err = s.graph.Block(ctx, tx, user, target, on)
+	case "mute":
+		_, err = s.graph.Mute(ctx, tx, user, target, on)
 	default:
-		_, err = tx.Exec(ctx, "DELETE FROM roar_blocks WHERE user_id = ? AND target_id = ? AND kind = ?", user, target, kind)
+		err = fmt.Errorf("roar: no relation %q (the Service checks)", kind)
 	}
-	if err != nil {
-		return fmt.Errorf("roar: %s: %w", kind, err)
-	}
-	return nil
+	return err
 }
 
 // report files user's report of roar id (once per user and roar).
 func (s *Store) report(ctx context.Context, tx *db.Tx, id, user int64, reason string) error {
-	_, err := tx.Exec(ctx, insertIgnore(tx, "roar_reports (roar_id, reporter_id, reason, created_at) VALUES (?, ?, ?, ?)"),
-		id, user, reason, s.now().UnixMilli())
+	_, err := s.reports.File(ctx, tx, id, user, reason)
 	return err
 }
 
 // dismiss closes the reports of roar id without removing it.
 func (s *Store) dismiss(ctx context.Context, tx *db.Tx, id int64) error {
-	_, err := tx.Exec(ctx, "DELETE FROM roar_reports WHERE roar_id = ?", id)
-	return err
+	return s.reports.Dismiss(ctx, tx, id)
 }
 
 // markSeen marks user's notifications up to id as seen.
 func (s *Store) markSeen(ctx context.Context, tx *db.Tx, user, upTo int64) error {
-	_, err := tx.Exec(ctx, "UPDATE roar_notifications SET seen = 1 WHERE user_id = ? AND id <= ? AND seen = 0", user, upTo)
-	return err
+	return s.notes.MarkSeen(ctx, tx, user, upTo)
 }
 
 // forgetUser runs inside the account deletion: the counters of the roars the
 // user liked, replied to or reposted are lowered before their rows cascade away.
 func (s *Store) forgetUser(ctx context.Context, tx *db.Tx, user int64) error {
+	if err := s.likes.ForgetUser(ctx, tx, user); err != nil {
+		return err
+	}
 	for _, q := range []string{
-		"UPDATE roars SET likes = likes - 1 WHERE id IN (SELECT roar_id FROM roar_likes WHERE user_id = ?) AND likes > 0",
 		`UPDATE roars SET replies = (SELECT count(*) FROM roars c WHERE c.reply_to = roars.id AND c.author_id <> ?)
 			WHERE id IN (SELECT reply_to FROM roars WHERE author_id = ? AND reply_to IS NOT NULL)`,
 		"UPDATE roars SET reposts = reposts - 1 WHERE id IN (SELECT repost_of FROM roars WHERE author_id = ? AND repost_of IS NOT NULL) AND reposts > 0",
@@ -352,14 +278,6 @@ func (s *Store) forgetUser(ctx context.Context, tx *db.Tx, user int64) error {
 	}
 	_, err := bump(ctx, tx)
 	return err
-}
-
-// insertIgnore is "INSERT ... that does nothing if the row exists" in tx's dialect.
-func insertIgnore(tx *db.Tx, rest string) string {
-	if tx.Dialect() == db.Postgres {
-		return "INSERT INTO " + rest + " ON CONFLICT DO NOTHING"
-	}
-	return "INSERT OR IGNORE INTO " + rest
 }
 
 func orErr(err, otherwise error) error {

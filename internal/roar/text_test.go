@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/tutti-dev/tutti/internal/tags"
 )
 
 func TestParse(t *testing.T) {
@@ -15,22 +17,22 @@ func TestParse(t *testing.T) {
 		in   string
 		want []tok
 	}{
-		{"hello", []tok{{Text, "hello", ""}}},
-		{"hi @ann!", []tok{{Text, "hi ", ""}, {Mention, "@ann", "ann"}, {Text, "!", ""}}},
-		{"mail me at bob@example.com", []tok{{Text, "mail me at bob@example.com", ""}}},
-		{"#Go and #go2", []tok{{Tag, "#Go", "go"}, {Text, " and ", ""}, {Tag, "#go2", "go2"}}},
-		{"#2024 is no tag", []tok{{Text, "#2024 is no tag", ""}}},
-		{"#café ok", []tok{{Tag, "#café", "café"}, {Text, " ok", ""}}},
-		{"see https://example.com/a?b=1.", []tok{{Text, "see ", ""}, {Link, "https://example.com/a?b=1", "https://example.com/a?b=1"}, {Text, ".", ""}}},
-		{"(http://x.org)", []tok{{Text, "(", ""}, {Link, "http://x.org", "http://x.org"}, {Text, ")", ""}}},
-		{"https://x.org/#notag", []tok{{Link, "https://x.org/#notag", "https://x.org/#notag"}}},
-		{"javascript:alert(1) @x", []tok{{Text, "javascript:alert(1) ", ""}, {Mention, "@x", "x"}}},
-		{"http:// alone", []tok{{Text, "http:// alone", ""}}},
-		{"@" + strings.Repeat("a", 31), []tok{{Text, "@" + strings.Repeat("a", 31), ""}}},
-		{"a#b c@d", []tok{{Text, "a#b c@d", ""}}},
+		{"hello", []tok{{tags.Text, "hello", ""}}},
+		{"hi @ann!", []tok{{tags.Text, "hi ", ""}, {tags.Mention, "@ann", "ann"}, {tags.Text, "!", ""}}},
+		{"mail me at bob@example.com", []tok{{tags.Text, "mail me at bob@example.com", ""}}},
+		{"#Go and #go2", []tok{{tags.Tag, "#Go", "go"}, {tags.Text, " and ", ""}, {tags.Tag, "#go2", "go2"}}},
+		{"#2024 is no tag", []tok{{tags.Text, "#2024 is no tag", ""}}},
+		{"#café ok", []tok{{tags.Tag, "#café", "café"}, {tags.Text, " ok", ""}}},
+		{"see https://example.com/a?b=1.", []tok{{tags.Text, "see ", ""}, {tags.Link, "https://example.com/a?b=1", "https://example.com/a?b=1"}, {tags.Text, ".", ""}}},
+		{"(http://x.org)", []tok{{tags.Text, "(", ""}, {tags.Link, "http://x.org", "http://x.org"}, {tags.Text, ")", ""}}},
+		{"https://x.org/#notag", []tok{{tags.Link, "https://x.org/#notag", "https://x.org/#notag"}}},
+		{"javascript:alert(1) @x", []tok{{tags.Text, "javascript:alert(1) ", ""}, {tags.Mention, "@x", "x"}}},
+		{"http:// alone", []tok{{tags.Text, "http:// alone", ""}}},
+		{"@" + strings.Repeat("a", 31), []tok{{tags.Text, "@" + strings.Repeat("a", 31), ""}}},
+		{"a#b c@d", []tok{{tags.Text, "a#b c@d", ""}}},
 	}
 	for _, tt := range tests {
-		got := Parse(tt.in)
+		got := tags.Parse(tt.in)
 		var g []tok
 		for _, t := range got {
 			g = append(g, tok{t.Kind, t.Text, t.Value})
@@ -49,10 +51,10 @@ func TestParse(t *testing.T) {
 
 func TestTagsAndMentions(t *testing.T) {
 	s := "#Go #go @Ann @ann @bob #Rust"
-	if got := strings.Join(Tags(s), ","); got != "go,rust" {
+	if got := strings.Join(tags.Tags(s), ","); got != "go,rust" {
 		t.Errorf("Tags = %s; want go,rust", got)
 	}
-	if got := strings.Join(Mentions(s), ","); got != "ann,bob" {
+	if got := strings.Join(tags.Mentions(s), ","); got != "ann,bob" {
 		t.Errorf("Mentions = %s; want ann,bob", got)
 	}
 }
@@ -91,21 +93,21 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		var b strings.Builder
-		for _, tok := range Parse(s) {
+		for _, tok := range tags.Parse(s) {
 			b.WriteString(tok.Text)
 			switch tok.Kind {
-			case Link:
+			case tags.Link:
 				if !strings.HasPrefix(tok.Value, "http://") && !strings.HasPrefix(tok.Value, "https://") {
 					t.Fatalf("link %q is not http(s)", tok.Value)
 				}
 				if strings.ContainsAny(tok.Value, " <>\"") {
 					t.Fatalf("link %q holds a character that must end it", tok.Value)
 				}
-			case Mention:
+			case tags.Mention:
 				if len(tok.Value) == 0 || len(tok.Value) > 30 {
 					t.Fatalf("mention %q has a bad length", tok.Value)
 				}
-			case Tag:
+			case tags.Tag:
 				if utf8.RuneCountInString(tok.Value) > 50 || tok.Value == "" {
 					t.Fatalf("tag %q has a bad length", tok.Value)
 				}

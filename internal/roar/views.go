@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/tags"
 	"github.com/tutti-dev/tutti/internal/text"
 )
 
@@ -26,6 +27,8 @@ type page struct {
 	Notes   []Notification
 	Reports []Report
 	Flash   string
+	// Trending is the hashtags trending now, shown beside a timeline.
+	Trending []tags.Trend
 }
 
 // compose is the post form, with what was typed and its error.
