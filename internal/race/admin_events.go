@@ -172,10 +172,10 @@ func (a *App) entrantsCSV(w http.ResponseWriter, r *http.Request) {
 	// for a spreadsheet to add up.
 	cur := strings.ToUpper(d.Race.Currency)
 	cw.Write([]string{"bib", "first_name", "last_name", "email", "birth_date", "category", "city", "emergency_contact",
-		"team", "donation_" + cur, "store_items", "amount_" + cur, "status", "registered_at", "registration"})
+		"team", "shirt", "donation_" + cur, "store_items", "amount_" + cur, "status", "registered_at", "registration"})
 	for _, g := range regs {
 		cells := []string{strconv.Itoa(g.Bib), g.FirstName, g.LastName, g.Email, g.BirthDate, g.Gender, g.City, g.Emergency,
-			teams[g.TeamID], Money(g.Donation, ""), linesText(lines[g.HoldID]), Money(g.Amount, ""), g.Status,
+			teams[g.TeamID], g.Shirt, Money(g.Donation, ""), linesText(lines[g.HoldID]), Money(g.Amount, ""), g.Status,
 			g.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"), strconv.FormatInt(g.ID, 10)}
 		for i := range cells {
 			cells[i] = text.CSVCell(cells[i])

@@ -9,7 +9,9 @@ import (
 // The race wizard's third step (extras.go): teams, the fundraiser and the
 // store's items.
 
-func extrasOf(r *Race) ExtrasInput { return ExtrasInput{Teams: r.Teams, Fundraiser: r.Fundraiser} }
+func extrasOf(r *Race) ExtrasInput {
+	return ExtrasInput{Teams: r.Teams, Fundraiser: r.Fundraiser, Shirts: r.Shirts}
+}
 
 func itemForm(r *http.Request) ItemInput {
 	f := r.PostForm
@@ -29,7 +31,7 @@ func (a *App) extrasSave(w http.ResponseWriter, r *http.Request) {
 	if d == nil || !a.form(w, r) {
 		return
 	}
-	in := ExtrasInput{Teams: r.PostForm.Get("teams") == "on", Fundraiser: r.PostForm.Get("fundraiser")}
+	in := ExtrasInput{Teams: r.PostForm.Get("teams") == "on", Fundraiser: r.PostForm.Get("fundraiser"), Shirts: r.PostForm.Get("shirts") == "on"}
 	err := a.svc.SetExtras(r.Context(), d, in)
 	if f := refusal(err); f != nil {
 		a.Site.Render(w, r, refusalStatus(err), ExtrasPage(a, d.User, d.Race, -1, in, ItemInput{Price: "0", Stock: "100"}, f, ""))

@@ -92,6 +92,14 @@ func flash(r *http.Request) string {
 		return "Comment saved."
 	case "cancelled":
 		return "Registration cancelled; the place is free again and the payment refunded."
+	case "policy":
+		return "Saved: runners see the rule of changes and cancellations on their registrations from now on."
+	case "closed":
+		return "Registration closed: the race page says so, and nobody new can register."
+	case "reopened":
+		return "Registration reopened: runners can register again (within its times)."
+	case "edited":
+		return "Saved. The runner is told by e-mail what changed."
 	}
 	return ""
 }
@@ -122,7 +130,7 @@ func (a *App) basicsShow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u, race := d.User, d.Race
-	a.Site.Render(w, r, http.StatusOK, BasicsPage(a, u, race, basicsOf(race), nil, flash(r)))
+	a.Site.Render(w, r, http.StatusOK, BasicsPage(a, u, race, basicsOf(race), nil, nil, flash(r)))
 }
 
 func (a *App) basicsSave(w http.ResponseWriter, r *http.Request) {
@@ -134,7 +142,7 @@ func (a *App) basicsSave(w http.ResponseWriter, r *http.Request) {
 	in := raceInput(r)
 	err := a.svc.UpdateBasics(r.Context(), d, in)
 	if f := refusal(err); f != nil {
-		a.Site.Render(w, r, refusalStatus(err), BasicsPage(a, u, race, in, f, ""))
+		a.Site.Render(w, r, refusalStatus(err), BasicsPage(a, u, race, in, nil, f, ""))
 		return
 	}
 	if err != nil {

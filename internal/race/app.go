@@ -246,6 +246,9 @@ func (a *App) confirmations(ctx context.Context, tx *db.Tx, regs []Registration)
 			h = &held{}
 		}
 		cur := strings.ToUpper(x.Currency)
+		if r.Shirt != "" {
+			b.WriteString("T-shirt size: " + r.Shirt + "\n")
+		}
 		if h.team != "" {
 			b.WriteString("Team: " + h.team + "\n")
 		}

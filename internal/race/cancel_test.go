@@ -29,16 +29,7 @@ func TestCancelNotThisRaceIsNotFound(t *testing.T) {
 		if err != nil || reg == nil {
 			t.Fatalf("registration: %v, %v", reg, err)
 		}
-		// Another director's race.
-		other := f.user()
-		r2, err := f.a.svc.CreateRace(ctx, other, RaceInput{Name: "Autumn 5K", Location: "Parkside", Date: "2027-09-10", TZ: "Europe/Berlin", Currency: "eur"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		dir2, err := f.a.svc.Directed(ctx, other, r2.Slug)
-		if err != nil {
-			t.Fatal(err)
-		}
+		dir2 := f.otherRace()
 		for _, id := range []int64{reg.ID, 1 << 40} {
 			if _, err := f.a.svc.Cancel(ctx, dir2, id); errs.KindOf(err) != errs.NotFound {
 				t.Errorf("cancelling registration %d, not this race's: %v; want not found", id, err)
@@ -58,4 +49,20 @@ func TestCancelNotThisRaceIsNotFound(t *testing.T) {
 			t.Errorf("cancelling twice: %v; want a conflict", err)
 		}
 	}, sets()...)
+}
+
+// otherRace is another director's race, directed by them.
+func (f *fixture) otherRace() *Directing {
+	f.t.Helper()
+	ctx := context.Background()
+	other := f.user()
+	r, err := f.a.svc.CreateRace(ctx, other, RaceInput{Name: "Autumn 5K", Location: "Parkside", Date: "2027-09-10", TZ: "Europe/Berlin", Currency: "eur"})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	d, err := f.a.svc.Directed(ctx, other, r.Slug)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return d
 }

@@ -14,6 +14,7 @@
 //	GET|POST /race/r/{slug}/entry/{hold}/details, /team, /donation, /store, /waiver; GET .../review; GET|POST .../pay
 //	GET  /race/r/{slug}/entry/{hold}/wait, /done   the waiting page, the confirmation
 //	POST /race/r/{slug}/entry/{hold}/leave         give the place up
+//	GET|POST /race/r/{slug}/entry/{hold}/change, /cancel  the runner's change of details, cancellation (changes.go)
 //	GET|POST /race/r/{slug}/early                 hold a place before an event opens, with an early-access code
 //	POST /race/r/{slug}/entry/{hold}/code          a discount code on the entry (remove=1: off)
 //	GET  /race/r/{slug}/events/{eid}/sold-out      sold out: the waiting list, and an invitation from it
@@ -27,6 +28,9 @@
 //	POST .../admin/rehearsals/{rid}/stop, /comment
 //	GET  .../admin/events/{eid}/entrants[.csv]     registrants: search, export
 //	POST .../admin/registrations/{rid}/cancel      cancel (frees the place) and refund (a job)
+//	GET|POST .../admin/registrations/{rid}/edit    a registrant's details; the runner is told
+//	POST .../admin/policy                          the rule of runners' changes and refunds
+//	GET|POST .../admin/events/{eid}/close, POST .../reopen   an event's registration closed, opened again
 //	GET  .../admin/events/{eid}/checkin?q=         race day: the bib pickup list (a phone's)
 //	GET|POST .../admin/events/{eid}/message         write to its registrants: the form, the page that asks first, the sending
 //	POST .../admin/registrations/{rid}/checkin     bib picked up (undo=1: not)
@@ -38,9 +42,10 @@
 // race, who owns an entry: anyone else's is not found) and runs the
 // registration pipeline (service_register.go); the Store is SQL only.
 //
-// Tables: race_races (version: the cache stamp; next_bib), race_directors,
+// Tables: race_races (version: the cache stamp; next_bib; edit_until,
+// refund_percent, refund_until, shirts: changes.go), race_directors,
 // race_events (taken: confirmed and held places, the one counter a claim
-// changes; CHECK taken <= cap), race_holds (a runner's place and answers
+// changes; CHECK taken <= cap; closed_at: closed by a director), race_holds (a runner's place and answers
 // while in the wizard; status open, paying, paid, done, released),
 // race_registrations (hold_id unique: written once), race_results (an
 // event's finishers, replaced whole by an import; pos is the list's order;

@@ -63,6 +63,7 @@ var (
 type ExtrasInput struct {
 	Teams      bool
 	Fundraiser string // the cause runners may give to; "" for none
+	Shirts     bool   // the details page asks for a T-shirt size
 }
 
 // Validate checks the extras (field fundraiser).

@@ -109,7 +109,7 @@ func TestExtrasThroughTheWizard(t *testing.T) {
 		}
 		res, body = dir.Get(admin + "/events/" + ev[1] + "/entrants.csv")
 		apptest.WantStatus(t, res, body, http.StatusOK)
-		if !strings.Contains(body, "team,donation_USD,store_items,amount_USD") {
+		if !strings.Contains(body, "team,shirt,donation_USD,store_items,amount_USD") {
 			t.Errorf("CSV header: %.300s", body)
 		}
 	})

@@ -68,7 +68,7 @@ func FuzzEntrantInput(f *testing.F) {
 	f.Add("", "=HYPERLINK()", "not-mail", "2030-01-01", "Q", strings.Repeat("é", 200), "")
 	f.Fuzz(func(t *testing.T, first, last, email, born, gender, city, emergency string) {
 		e, errs := EntrantInput{FirstName: first, LastName: last, Email: email, BirthDate: born, Gender: gender,
-			City: city, Emergency: emergency}.Validate("2027-04-10", func(s string) string {
+			City: city, Emergency: emergency}.Validate(&Race{Date: "2027-04-10"}, func(s string) string {
 			if !strings.Contains(s, "@") {
 				return "bad"
 			}

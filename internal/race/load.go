@@ -199,6 +199,7 @@ func (w *wizard) register(ctx context.Context, c *load.Client) error {
 			f.Set("gender", Genders[i%int64(len(Genders))].Value)
 			f.Set("city", "Rush City")
 			f.Set("emergency", "A friend, 555 0100")
+			f.Set("shirt", ShirtSizes[i%int64(len(ShirtSizes))]) // read only where the race gives shirts
 		}, false},
 		{"team", "/team", func(f *load.Form) {
 			if i%2 == 0 {

@@ -162,7 +162,7 @@ func (a *App) logoPost(w http.ResponseWriter, r *http.Request) {
 		err = a.svc.SetLogo(r.Context(), d, bytes.NewReader(img))
 	}
 	if f := errs.FieldsOf(err); f != nil {
-		a.Site.Render(w, r, http.StatusUnprocessableEntity, BasicsPage(a, d.User, d.Race, basicsOf(d.Race), f, ""))
+		a.Site.Render(w, r, http.StatusUnprocessableEntity, BasicsPage(a, d.User, d.Race, basicsOf(d.Race), nil, f, ""))
 		return
 	}
 	if err != nil {

@@ -40,6 +40,13 @@ type Race struct {
 	// RehearsalOf is the race this one is a load rehearsal's copy of
 	// (rehearsal.go); 0 for a real race.
 	RehearsalOf int64
+	// What runners may change after registering (changes.go): their
+	// details until EditUntil (nil: until their event starts), and a
+	// cancellation refunded by Refund's rule; Shirts: the details page
+	// asks for a T-shirt size.
+	EditUntil *time.Time
+	Refund    Refund
+	Shirts    bool
 }
 
 // Published reports whether runners can see the race.
@@ -84,6 +91,10 @@ type Event struct {
 	// runners see them once ResultsPublishedAt is set.
 	ResultsCount       int
 	ResultsPublishedAt *time.Time
+	// ClosedAt is when a director closed the event's registration (nil:
+	// open by its times): no new holds, waiting-list joins or lottery
+	// entries; places held and invitations sent may still be used.
+	ClosedAt *time.Time
 }
 
 // Left is the places neither confirmed nor held, nor kept for the
@@ -105,13 +116,15 @@ const (
 	NotOpen Phase = iota // before OpensAt
 	Open
 	SoldOut  // every place confirmed or held (or a lottery being drawn)
-	Closed   // after ClosesAt
+	Closed   // after ClosesAt, or closed by a director
 	Entering // a lottery's entries are open (until DrawAt)
 )
 
 // Phase is the event's registration phase at now.
 func (e *Event) Phase(now time.Time) Phase {
 	switch {
+	case e.ClosedAt != nil:
+		return Closed
 	case now.Before(e.OpensAt):
 		return NotOpen
 	case !now.Before(e.ClosesAt):
@@ -174,6 +187,7 @@ type Entrant struct {
 	Gender              string // F, M, X
 	City                string
 	Emergency           string // a name and a phone number
+	Shirt               string // a T-shirt size (ShirtSizes); "" when the race gives none
 }
 
 // Registration is a confirmed entry.
@@ -374,25 +388,25 @@ func Money(cents int64, currency string) string {
 
 // EntrantInput is the details page as typed.
 type EntrantInput struct {
-	FirstName, LastName, Email, BirthDate, Gender, City, Emergency string
+	FirstName, LastName, Email, BirthDate, Gender, City, Emergency, Shirt string
 }
 
 // Genders are the details page's choices.
 var Genders = []struct{ Value, Label string }{{"F", "Female"}, {"M", "Male"}, {"X", "Non-binary"}}
 
 // Validate checks the details (fields first_name, last_name, email,
-// birth_date, gender, city, emergency) against the race day, on which a
-// runner must be between 5 and 110.
-func (in EntrantInput) Validate(raceDay string, checkEmail func(string) string) (Entrant, map[string]string) {
+// birth_date, gender, city, emergency, shirt) for race r: on its day a
+// runner must be between 5 and 110, and a race that gives T-shirts asks
+// for a size.
+func (in EntrantInput) Validate(r *Race, checkEmail func(string) string) (Entrant, map[string]string) {
 	f := map[string]string{}
 	var e Entrant
 	var msg string
-	if e.FirstName, msg = personField.Clean(in.FirstName); msg != "" {
-		f["first_name"] = msg
+	e.FirstName, e.LastName = cleanNames(in.FirstName, in.LastName, f)
+	if e.Shirt, msg = CleanShirt(in.Shirt, r.Shirts); msg != "" {
+		f["shirt"] = msg
 	}
-	if e.LastName, msg = personField.Clean(in.LastName); msg != "" {
-		f["last_name"] = msg
-	}
+	raceDay := r.Date
 	e.Email = strings.TrimSpace(in.Email)
 	if msg := checkEmail(e.Email); msg != "" {
 		f["email"] = msg
@@ -423,6 +437,19 @@ func (in EntrantInput) Validate(raceDay string, checkEmail func(string) string) 
 		f["emergency"] = msg
 	}
 	return e, f
+}
+
+// cleanNames checks a runner's first and last names (fields first_name,
+// last_name): the details page's check, and the change of them after.
+func cleanNames(first, last string, f map[string]string) (string, string) {
+	first, msg := personField.Clean(first)
+	if msg != "" {
+		f["first_name"] = msg
+	}
+	if last, msg = personField.Clean(last); msg != "" {
+		f["last_name"] = msg
+	}
+	return first, last
 }
 
 // NameKey is a name folded for search: lower case, letters and digits.

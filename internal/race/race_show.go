@@ -95,5 +95,5 @@ func (a *App) mine(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.Site.Render(w, r, http.StatusOK, MinePage(a, u, regs, races, notices, r.URL.Query().Get("released") != ""))
+	a.Site.Render(w, r, http.StatusOK, MinePage(a, u, regs, races, notices, r.URL.Query().Get("released") != "", a.Now()))
 }

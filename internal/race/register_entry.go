@@ -64,7 +64,7 @@ func (a *App) wizardErr(w http.ResponseWriter, r *http.Request, race *Race, h *H
 
 func entrantOf(h *Hold) EntrantInput {
 	return EntrantInput{FirstName: h.FirstName, LastName: h.LastName, Email: h.Email, BirthDate: h.BirthDate,
-		Gender: h.Gender, City: h.City, Emergency: h.Emergency}
+		Gender: h.Gender, City: h.City, Emergency: h.Emergency, Shirt: h.Shirt}
 }
 
 func (a *App) detailsShow(w http.ResponseWriter, r *http.Request) {
@@ -84,7 +84,7 @@ func (a *App) detailsSave(w http.ResponseWriter, r *http.Request) {
 	u, race, e, h := en.User, en.Race, en.Event, en.Hold
 	f := r.PostForm
 	in := EntrantInput{FirstName: f.Get("first_name"), LastName: f.Get("last_name"), Email: f.Get("email"),
-		BirthDate: f.Get("birth_date"), Gender: f.Get("gender"), City: f.Get("city"), Emergency: f.Get("emergency")}
+		BirthDate: f.Get("birth_date"), Gender: f.Get("gender"), City: f.Get("city"), Emergency: f.Get("emergency"), Shirt: f.Get("shirt")}
 	err := a.svc.SaveEntrant(r.Context(), en, in)
 	if fe := errs.FieldsOf(err); fe != nil {
 		a.Site.Render(w, r, http.StatusUnprocessableEntity, DetailsPage(a, u, race, e, h, in, fe, a.Now()))
@@ -235,11 +235,8 @@ func (a *App) doneShow(w http.ResponseWriter, r *http.Request) {
 	if !a.lines(w, r, en) {
 		return
 	}
-	msg := ""
-	if r.URL.Query().Get("already") == "1" {
-		msg = "You are registered for this event already; nothing was charged again."
-	}
-	a.Site.Render(w, r, http.StatusOK, DonePage(a, u, race, e, reg, en.Hold.Lines, msg))
+	o := a.svc.OwnOf(en, reg)
+	a.Site.Render(w, r, http.StatusOK, DonePage(a, u, race, e, reg, o, en.Hold.Lines, doneFlash(r, o)))
 }
 
 func (a *App) leave(w http.ResponseWriter, r *http.Request) {

@@ -51,6 +51,10 @@ func (a *App) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET "+entry+"/done", a.doneShow)
 	mux.HandleFunc("GET "+entry+"/leave", a.leaveShow)
 	mux.HandleFunc("POST "+entry+"/leave", a.leave)
+	mux.HandleFunc("GET "+entry+"/change", a.changeShow)
+	mux.HandleFunc("POST "+entry+"/change", a.changeSave)
+	mux.HandleFunc("GET "+entry+"/cancel", a.cancelOwnShow)
+	mux.HandleFunc("POST "+entry+"/cancel", a.cancelOwn)
 
 	// Directors.
 	admin := "/race/r/{slug}/admin"
@@ -92,6 +96,12 @@ func (a *App) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET "+admin+"/delete", a.deleteShow)
 	mux.HandleFunc("POST "+admin+"/delete", a.deletePost)
 	mux.HandleFunc("POST "+admin+"/registrations/{rid}/checkin", a.checkinPost)
+	mux.HandleFunc("POST "+admin+"/policy", a.policySave)
+	mux.HandleFunc("GET "+admin+"/events/{eid}/close", a.eventCloseShow)
+	mux.HandleFunc("POST "+admin+"/events/{eid}/close", a.eventClose)
+	mux.HandleFunc("POST "+admin+"/events/{eid}/reopen", a.eventReopen)
+	mux.HandleFunc("GET "+admin+"/registrations/{rid}/edit", a.registrantShow)
+	mux.HandleFunc("POST "+admin+"/registrations/{rid}/edit", a.registrantSave)
 	a.resultsRoutes(mux)
 }
 

@@ -20,6 +20,7 @@ const refundKind = "race.refund"
 type refundJob struct {
 	Registration int64  `json:"registration"`
 	Payment      string `json:"payment"`
+	Amount       int64  `json:"amount,omitempty"` // 0: all that was paid
 }
 
 // CancelPreview is what cancelling registration id of the directed race
@@ -88,17 +89,27 @@ func (s *Service) Cancel(ctx context.Context, d *Directing, id int64) (Registrat
 }
 
 // cancelIn cancels registration id of race in tx (its place, store units
-// and code use back) and queues the refund of what it paid; the caller
+// and code use back) and queues the refund of all it paid; the caller
 // raises the race's version and notifies the jobs after the commit.
 func (s *Service) cancelIn(ctx context.Context, tx *db.Tx, raceID, id int64) (Registration, error) {
+	return s.cancelRefunding(ctx, tx, raceID, id, 100)
+}
+
+// cancelRefunding is cancelIn refunding percent of what was paid (Share;
+// 0: nothing).
+func (s *Service) cancelRefunding(ctx context.Context, tx *db.Tx, raceID, id int64, percent int) (Registration, error) {
 	reg, err := s.store.Cancel(ctx, tx, raceID, id, s.now())
-	if err != nil || reg.Amount == 0 || reg.PaymentID == "" {
+	if err != nil || reg.PaymentID == "" || Share(reg.Amount, percent) == 0 {
 		return reg, err
 	}
 	if s.jobs == nil {
 		return reg, errs.E(errs.Conflict, "Refunds are not available here.")
 	}
-	_, err = s.jobs.Enqueue(ctx, tx, refundKind, refundJob{Registration: reg.ID, Payment: reg.PaymentID})
+	job := refundJob{Registration: reg.ID, Payment: reg.PaymentID}
+	if percent < 100 {
+		job.Amount = Share(reg.Amount, percent) // 0 would be all
+	}
+	_, err = s.jobs.Enqueue(ctx, tx, refundKind, job)
 	return reg, err
 }
 
@@ -108,7 +119,7 @@ func (s *Service) refund(ctx context.Context, j *jobs.Job) error {
 	if err := j.Decode(&in); err != nil {
 		return err
 	}
-	rf, err := s.pay.Refund(ctx, in.Payment, 0, "race-refund-"+strconv.FormatInt(in.Registration, 10))
+	rf, err := s.pay.Refund(ctx, in.Payment, in.Amount, "race-refund-"+strconv.FormatInt(in.Registration, 10))
 	if err != nil {
 		if errors.Is(err, pay.ErrUnavailable) {
 			return err // again later

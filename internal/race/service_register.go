@@ -90,6 +90,9 @@ func (s *Service) start(ctx context.Context, u *auth.User, r *Race, eventID int6
 	now := s.now()
 	var early *Code
 	phase := e.Phase(now)
+	if phase == Closed {
+		return nil, errClosed
+	}
 	if code != "" && phase != NotOpen {
 		// Early access is over: the place is taken in turn, from the race
 		// page and through the waiting room, as everyone's.
@@ -108,8 +111,6 @@ func (s *Service) start(ctx context.Context, u *auth.User, r *Race, eventID int6
 			return nil, err
 		}
 		early = &c
-	case Closed:
-		return nil, errClosed
 	}
 	h := &Hold{ID: rand.Text(), EventID: e.ID, RaceID: r.ID, UserID: u.ID, Status: HoldOpen, ExpiresAt: now.Add(s.holdFor),
 		Entrant: Entrant{Email: u.Email}, Amount: e.Price, Base: web.OriginOf(ctx)}
@@ -270,7 +271,7 @@ func (s *Service) onOpen(ctx context.Context, en *Entry, step int, alone bool, w
 
 // SaveEntrant stores the details page.
 func (s *Service) SaveEntrant(ctx context.Context, en *Entry, in EntrantInput) error {
-	e, f := in.Validate(en.Race.Date, auth.CheckEmail)
+	e, f := in.Validate(en.Race, auth.CheckEmail)
 	if len(f) > 0 {
 		return errs.Fields(f)
 	}

@@ -59,30 +59,32 @@ func (s *Store) allHoldsChanged(tx *db.Tx) {
 func NewStore(d *db.DB) *Store { return &Store{db: d} }
 
 const raceCols = `id, slug, owner_id, name, location, race_date, tz, description, info, waiver, logo, currency, published_at, version,
-	teams, fundraiser, EXISTS (SELECT 1 FROM race_codes c WHERE c.race_id = race_races.id AND c.early), COALESCE(rehearsal_of, 0)`
+	teams, fundraiser, EXISTS (SELECT 1 FROM race_codes c WHERE c.race_id = race_races.id AND c.early), COALESCE(rehearsal_of, 0),
+	edit_until, refund_percent, refund_until, shirts`
 
 func scanRace(sc interface{ Scan(...any) error }) (*Race, error) {
 	var r Race
-	var pub sql.NullInt64
+	var pub, editUntil, refundUntil sql.NullInt64
 	if err := sc.Scan(&r.ID, &r.Slug, &r.OwnerID, &r.Name, &r.Location, &r.Date, &r.TZ, &r.Description, &r.Info,
-		&r.Waiver, &r.Logo, &r.Currency, &pub, &r.Version, &r.Teams, &r.Fundraiser, &r.EarlyCodes, &r.RehearsalOf); err != nil {
+		&r.Waiver, &r.Logo, &r.Currency, &pub, &r.Version, &r.Teams, &r.Fundraiser, &r.EarlyCodes, &r.RehearsalOf,
+		&editUntil, &r.Refund.Percent, &refundUntil, &r.Shirts); err != nil {
 		return nil, err
 	}
-	r.PublishedAt = msPtr(pub)
+	r.PublishedAt, r.EditUntil, r.Refund.Until = msPtr(pub), msPtr(editUntil), msPtr(refundUntil)
 	return &r, nil
 }
 
 const eventCols = `id, race_id, name, starts_at, opens_at, closes_at, price, cap, taken, confirmed, results_count, results_published_at,
-	waiting, lottery, draw_at, drawn_at`
+	waiting, lottery, draw_at, drawn_at, closed_at`
 
 func scanEvent(sc interface{ Scan(...any) error }) (Event, error) {
 	var e Event
 	var starts, opens, closes int64
-	var results, drawAt, drawnAt sql.NullInt64
+	var results, drawAt, drawnAt, closedAt sql.NullInt64
 	err := sc.Scan(&e.ID, &e.RaceID, &e.Name, &starts, &opens, &closes, &e.Price, &e.Cap, &e.Taken, &e.Confirmed,
-		&e.ResultsCount, &results, &e.Waiting, &e.Lottery, &drawAt, &drawnAt)
+		&e.ResultsCount, &results, &e.Waiting, &e.Lottery, &drawAt, &drawnAt, &closedAt)
 	e.StartsAt, e.OpensAt, e.ClosesAt = ms(starts), ms(opens), ms(closes)
-	e.ResultsPublishedAt, e.DrawAt, e.DrawnAt = msPtr(results), msPtr(drawAt), msPtr(drawnAt)
+	e.ResultsPublishedAt, e.DrawAt, e.DrawnAt, e.ClosedAt = msPtr(results), msPtr(drawAt), msPtr(drawnAt), msPtr(closedAt)
 	return e, err
 }
 

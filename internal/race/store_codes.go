@@ -119,11 +119,12 @@ func (s *Store) SetCode(ctx context.Context, tx *db.Tx, id string, userID int64,
 
 // ClaimEarly takes a place in h.EventID before it opens, with early-access
 // code c (its use claimed too), and stores h as an open hold carrying it;
-// false if no place was left or the event has closed. errUsedUp if the
+// false if no place was left or the event has closed (or a director
+// closed it). errUsedUp if the
 // code has no use left (nothing is taken).
 func (s *Store) ClaimEarly(ctx context.Context, tx *db.Tx, h *Hold, c *Code, now time.Time) (bool, error) {
 	res, err := tx.Exec(ctx, `UPDATE race_events SET taken = taken + 1 WHERE id = ? AND taken < cap AND waiting = 0
-		AND NOT lottery AND closes_at > ?`,
+		AND NOT lottery AND closes_at > ? AND closed_at IS NULL`,
 		h.EventID, now.UnixMilli())
 	if err != nil {
 		return false, err

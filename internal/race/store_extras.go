@@ -32,7 +32,7 @@ func (s *Store) items(ctx context.Context, q db.Querier, raceID int64) ([]Item, 
 
 // SetExtras stores the extras form.
 func (s *Store) SetExtras(ctx context.Context, tx *db.Tx, raceID int64, in ExtrasInput) error {
-	_, err := tx.Exec(ctx, `UPDATE race_races SET teams = ?, fundraiser = ? WHERE id = ?`, in.Teams, in.Fundraiser, raceID)
+	_, err := tx.Exec(ctx, `UPDATE race_races SET teams = ?, fundraiser = ?, shirts = ? WHERE id = ?`, in.Teams, in.Fundraiser, in.Shirts, raceID)
 	return err
 }
 

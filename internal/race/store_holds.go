@@ -20,7 +20,7 @@ import (
 // a runner's two tabs) racing on one hold move it once.
 
 const holdCols = `id, event_id, race_id, user_id, status, expires_at, first_name, last_name, email, birth_date, gender, city,
-	emergency, step, waiver_at, amount, payment_id, attempt, coalesce(team_id, 0), donation, coalesce(code_id, 0), discount`
+	emergency, step, waiver_at, amount, payment_id, attempt, coalesce(team_id, 0), donation, coalesce(code_id, 0), discount, shirt`
 
 func scanHold(sc interface{ Scan(...any) error }) (*Hold, error) {
 	var h Hold
@@ -28,7 +28,7 @@ func scanHold(sc interface{ Scan(...any) error }) (*Hold, error) {
 	var waiver sql.NullInt64
 	if err := sc.Scan(&h.ID, &h.EventID, &h.RaceID, &h.UserID, &h.Status, &exp, &h.FirstName, &h.LastName, &h.Email,
 		&h.BirthDate, &h.Gender, &h.City, &h.Emergency, &h.Step, &waiver, &h.Amount, &h.PaymentID, &h.Attempt,
-		&h.TeamID, &h.Donation, &h.CodeID, &h.Discount); err != nil {
+		&h.TeamID, &h.Donation, &h.CodeID, &h.Discount, &h.Shirt); err != nil {
 		return nil, db.Translate(err)
 	}
 	h.ExpiresAt, h.WaiverAt = ms(exp), msPtr(waiver)
@@ -72,11 +72,12 @@ func (s *Store) LiveHold(ctx context.Context, q db.Querier, eventID, userID int6
 
 // claim takes a place in event for a hold, if one is left, nobody waits
 // for it on the waiting list, it is not a lottery's before its draw, and
-// the event takes registrations at now: the one statement that decides a
-// place.
+// the event takes registrations at now (and no director closed it): the
+// one statement that decides a place.
 func claim(ctx context.Context, tx *db.Tx, eventID int64, now time.Time) (bool, error) {
 	res, err := tx.Exec(ctx, `UPDATE race_events SET taken = taken + 1
-		WHERE id = ? AND taken < cap AND waiting = 0 AND (drawn_at IS NOT NULL OR NOT lottery) AND opens_at <= ? AND closes_at > ?`,
+		WHERE id = ? AND taken < cap AND waiting = 0 AND (drawn_at IS NOT NULL OR NOT lottery) AND opens_at <= ? AND closes_at > ?
+			AND closed_at IS NULL`,
 		eventID, now.UnixMilli(), now.UnixMilli())
 	if err != nil {
 		return false, err
@@ -134,8 +135,8 @@ func (s *Store) Reclaim(ctx context.Context, tx *db.Tx, h *Hold, now, expires ti
 // SaveEntrant stores the details page on an open hold of user's.
 func (s *Store) SaveEntrant(ctx context.Context, tx *db.Tx, id string, userID int64, e Entrant, step int) error {
 	return s.onOpen(ctx, tx, id, userID, `first_name = ?, last_name = ?, email = ?, birth_date = ?, gender = ?, city = ?,
-		emergency = ?, step = CASE WHEN step < ? THEN ? ELSE step END`,
-		e.FirstName, e.LastName, e.Email, e.BirthDate, e.Gender, e.City, e.Emergency, step, step)
+		emergency = ?, shirt = ?, step = CASE WHEN step < ? THEN ? ELSE step END`,
+		e.FirstName, e.LastName, e.Email, e.BirthDate, e.Gender, e.City, e.Emergency, e.Shirt, step, step)
 }
 
 // AcceptWaiver records the waiver's acceptance on an open hold of user's.

@@ -14,7 +14,7 @@ import (
 )
 
 const regCols = `id, hold_id, race_id, event_id, user_id, bib, first_name, last_name, email, birth_date, gender, city, emergency,
-	amount, payment_id, status, created_at, cancelled_at, checked_in_at, donation, coalesce(team_id, 0)`
+	amount, payment_id, status, created_at, cancelled_at, checked_in_at, donation, coalesce(team_id, 0), shirt`
 
 func scanReg(sc interface{ Scan(...any) error }) (Registration, error) {
 	var r Registration
@@ -22,7 +22,7 @@ func scanReg(sc interface{ Scan(...any) error }) (Registration, error) {
 	var cancelled, checkedIn sql.NullInt64
 	err := sc.Scan(&r.ID, &r.HoldID, &r.RaceID, &r.EventID, &r.UserID, &r.Bib, &r.FirstName, &r.LastName, &r.Email,
 		&r.BirthDate, &r.Gender, &r.City, &r.Emergency, &r.Amount, &r.PaymentID, &r.Status, &created, &cancelled, &checkedIn,
-		&r.Donation, &r.TeamID)
+		&r.Donation, &r.TeamID, &r.Shirt)
 	r.CreatedAt, r.CancelledAt, r.CheckedInAt = ms(created), msPtr(cancelled), msPtr(checkedIn)
 	return r, db.Translate(err)
 }
@@ -72,8 +72,8 @@ func (s *Store) SetRefunded(ctx context.Context, tx *db.Tx, id, amount int64) (r
 // RegistrationByHold is the registration written from hold id.
 func (s *Store) RegistrationByHold(ctx context.Context, holdID string) (Registration, error) {
 	r, err := scanReg(s.db.QueryRow(ctx, `SELECT `+regCols+` FROM race_registrations WHERE hold_id = ?`, holdID))
-	if err == nil && r.TeamID != 0 { // the team's name only when it has one: the confirmation is on the rush's path
-		err = db.Scan(s.db.QueryRow(ctx, `SELECT name FROM race_teams WHERE id = ?`, r.TeamID), &r.TeamName)
+	if err == nil { // the team's name only when it has one (teamName asks nothing then): the confirmation is on the rush's path
+		r.TeamName, err = teamName(ctx, s.db, r.TeamID)
 	}
 	if err != nil {
 		return r, fmt.Errorf("race registration of hold: %w", err)
@@ -98,13 +98,14 @@ func (s *Store) Registered(ctx context.Context, eventID, userID int64) (*Registr
 type MyRow struct {
 	Registration
 	RaceSlug, RaceName, RaceDate, EventName string
+	EventStarts                             time.Time
 }
 
 // ByUser lists user's registrations, newest first.
 func (s *Store) ByUser(ctx context.Context, userID int64) ([]MyRow, error) {
 	rows, err := s.db.Query(ctx, `SELECT r.id, r.hold_id, r.race_id, r.event_id, r.user_id, r.bib, r.first_name, r.last_name, r.email,
 		r.birth_date, r.gender, r.city, r.emergency, r.amount, r.payment_id, r.status, r.created_at, r.cancelled_at,
-		ra.slug, ra.name, ra.race_date, e.name
+		ra.slug, ra.name, ra.race_date, e.name, e.starts_at
 		FROM race_registrations r JOIN race_races ra ON ra.id = r.race_id JOIN race_events e ON e.id = r.event_id
 		WHERE r.user_id = ? ORDER BY r.id DESC LIMIT 200`, userID)
 	if err != nil {
@@ -114,15 +115,15 @@ func (s *Store) ByUser(ctx context.Context, userID int64) ([]MyRow, error) {
 	var out []MyRow
 	for rows.Next() {
 		var m MyRow
-		var created int64
+		var created, starts int64
 		var cancelled sql.NullInt64
 		r := &m.Registration
 		if err := rows.Scan(&r.ID, &r.HoldID, &r.RaceID, &r.EventID, &r.UserID, &r.Bib, &r.FirstName, &r.LastName, &r.Email,
 			&r.BirthDate, &r.Gender, &r.City, &r.Emergency, &r.Amount, &r.PaymentID, &r.Status, &created, &cancelled,
-			&m.RaceSlug, &m.RaceName, &m.RaceDate, &m.EventName); err != nil {
+			&m.RaceSlug, &m.RaceName, &m.RaceDate, &m.EventName, &starts); err != nil {
 			return nil, err
 		}
-		r.CreatedAt, r.CancelledAt = ms(created), msPtr(cancelled)
+		r.CreatedAt, r.CancelledAt, m.EventStarts = ms(created), msPtr(cancelled), ms(starts)
 		out = append(out, m)
 	}
 	return out, rows.Err()

@@ -106,10 +106,10 @@ func (s *Store) CopyRace(ctx context.Context, tx *db.Tx, src *Race, id, director
 	// file, which is the race's.
 	c.OwnerID, c.Version, c.PublishedAt, c.EarlyCodes, c.RehearsalOf, c.Logo = director, 1, &now, false, src.ID, ""
 	if err := db.Scan(tx.QueryRow(ctx, `INSERT INTO race_races (slug, owner_id, name, location, race_date, tz, description, info, waiver,
-		logo, currency, published_at, teams, fundraiser, rehearsal_of, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		logo, currency, published_at, teams, fundraiser, shirts, rehearsal_of, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		c.Slug, director, c.Name, c.Location, c.Date, c.TZ, c.Description, c.Info, c.Waiver, c.Logo, c.Currency, now.UnixMilli(),
-		c.Teams, c.Fundraiser, src.ID, now.UnixMilli(), now.UnixMilli()), &c.ID); err != nil {
+		c.Teams, c.Fundraiser, c.Shirts, src.ID, now.UnixMilli(), now.UnixMilli()), &c.ID); err != nil {
 		return nil, nil, err
 	}
 	if _, err := tx.Exec(ctx, `INSERT INTO race_directors (race_id, user_id, created_at) VALUES (?, ?, ?)`, c.ID, director, now.UnixMilli()); err != nil {

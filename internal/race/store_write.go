@@ -31,7 +31,7 @@ func (s *Store) WritePaid(ctx context.Context, limit int, now time.Time, also fu
 		rows, err := tx.Query(ctx, `UPDATE race_holds SET status = 'done'
 			WHERE id IN (SELECT id FROM race_holds WHERE status = 'paid' ORDER BY paid_at LIMIT ?`+lock+`) AND status = 'paid'
 			RETURNING id, race_id, event_id, user_id, first_name, last_name, email, birth_date, gender, city, emergency, amount, payment_id, paid_at,
-				team_id, donation`,
+				team_id, donation, shirt`,
 			limit)
 		if err != nil {
 			return err
@@ -42,7 +42,7 @@ func (s *Store) WritePaid(ctx context.Context, limit int, now time.Time, also fu
 			var r Registration
 			var at, team sql.NullInt64
 			if err := rows.Scan(&r.HoldID, &r.RaceID, &r.EventID, &r.UserID, &r.FirstName, &r.LastName, &r.Email, &r.BirthDate,
-				&r.Gender, &r.City, &r.Emergency, &r.Amount, &r.PaymentID, &at, &team, &r.Donation); err != nil {
+				&r.Gender, &r.City, &r.Emergency, &r.Amount, &r.PaymentID, &at, &team, &r.Donation, &r.Shirt); err != nil {
 				rows.Close()
 				return err
 			}
@@ -85,17 +85,17 @@ func (s *Store) WritePaid(ctx context.Context, limit int, now time.Time, also fu
 				out[i].Bib = next - len(ix) + k
 			}
 		}
-		const cols = 19
+		const cols = 20
 		args := make([]any, 0, len(out)*cols)
 		perEvent := map[int64]int{}
 		for i, r := range out {
 			args = append(args, r.HoldID, r.RaceID, r.EventID, r.UserID, r.Bib, r.FirstName, r.LastName,
 				NameKey(r.FirstName+" "+r.LastName), r.Email, r.BirthDate, r.Gender, r.City, r.Emergency, r.Amount, r.PaymentID,
-				"confirmed", now.UnixMilli(), teams[i], r.Donation)
+				"confirmed", now.UnixMilli(), teams[i], r.Donation, r.Shirt)
 			perEvent[r.EventID]++
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO race_registrations (hold_id, race_id, event_id, user_id, bib, first_name, last_name,
-			name_key, email, birth_date, gender, city, emergency, amount, payment_id, status, created_at, team_id, donation)
+			name_key, email, birth_date, gender, city, emergency, amount, payment_id, status, created_at, team_id, donation, shirt)
 			VALUES `+db.Values(len(out), cols), args...); err != nil {
 			return fmt.Errorf("race: write registrations: %w", err)
 		}

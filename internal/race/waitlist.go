@@ -29,7 +29,10 @@ func (s *Service) JoinWaitlist(ctx context.Context, u *auth.User, r *Race, event
 	if err != nil {
 		return err
 	}
-	if p := e.Phase(s.now()); p != SoldOut && p != Entering {
+	switch p := e.Phase(s.now()); {
+	case p == Closed:
+		return errs.E(errs.Conflict, "Registration for this event is closed: its list takes nobody new.")
+	case p != SoldOut && p != Entering:
 		return errs.E(errs.Conflict, "This event is not sold out: there is no waiting list to join.")
 	}
 	switch reg, h, err := s.standing(ctx, e.ID, u.ID); {
