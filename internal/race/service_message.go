@@ -10,9 +10,10 @@ import (
 	"github.com/tutti-dev/tutti/internal/text"
 )
 
-// A director writes to every runner registered for an event: one notice
-// and one mail each (tell), all written in one transaction, the outbox
-// sending them at the site's rate.
+// A director writes to every runner registered for an event, in one
+// transaction: the message stored once, and for each runner a notice
+// pointing to it and a job that mails it, the outbox sending them at the
+// site's rate.
 
 // MessageInput is the director's message form.
 type MessageInput struct {
@@ -107,33 +108,23 @@ func (s *Service) WriteToRegistrants(ctx context.Context, d *Directing, eventID 
 	mails := s.mail != nil && s.jobs != nil
 	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
 		now := s.now()
-		m.Sent = 0
 		if err := s.store.AddMessage(ctx, tx, &m, now); err != nil {
 			return err
 		}
-		for after := int64(0); ; {
-			regs, err := s.store.ActiveRegistrants(ctx, tx, e.ID, after, noticeRows)
-			if err != nil {
-				return err
-			}
+		var err error
+		m.Sent, err = s.eachRegistrants(ctx, tx, e.ID, func(regs []Registration) error {
 			ns := make([]Notice, len(regs))
 			for i, reg := range regs {
 				ns[i] = Notice{UserID: reg.UserID, RaceID: r.ID, EventID: e.ID, RegistrationID: reg.ID, Subject: m.Subject, MessageID: m.ID,
 					Link: raceURL(r.Slug), LinkText: "The race"}
 			}
-			if err := s.store.AddNotices(ctx, tx, ns, now); err != nil {
+			if err := s.store.AddNotices(ctx, tx, ns, now); err != nil || !mails {
 				return err
 			}
-			if mails {
-				if err := s.jobs.EnqueueMany(ctx, tx, messageKind, len(regs), func(i int) any { return messageJob{m.ID, regs[i].ID} }); err != nil {
-					return err
-				}
-			}
-			m.Sent += len(regs)
-			if len(regs) < noticeRows {
-				break
-			}
-			after = regs[len(regs)-1].ID
+			return s.jobs.EnqueueMany(ctx, tx, messageKind, len(regs), func(i int) any { return messageJob{m.ID, regs[i].ID} })
+		})
+		if err != nil {
+			return err
 		}
 		if m.Sent == 0 {
 			return errNobodyToWrite

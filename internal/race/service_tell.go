@@ -102,23 +102,32 @@ func (s *Service) tellWaitlist(ctx context.Context, tx *db.Tx, expired, invited 
 }
 
 // tellRegistrants tells every runner registered for event eventID (their
-// registration confirmed) what write makes of their registration, in tx,
-// reading and writing noticeRows of them at a time; it returns how many
-// were told.
+// registration confirmed) what write makes of their registration, in tx;
+// it returns how many were told.
 func (s *Service) tellRegistrants(ctx context.Context, tx *db.Tx, eventID int64, write func(reg Registration) letter) (int, error) {
-	told := 0
 	tx.AfterCommit(s.mailed)
+	return s.eachRegistrants(ctx, tx, eventID, func(regs []Registration) error {
+		return s.letters(ctx, tx, len(regs), func(i int) letter { return write(regs[i]) })
+	})
+}
+
+// eachRegistrants runs batch on the registrations of event eventID that
+// are confirmed, noticeRows at a time in id order (a keyset over the
+// index race_registrations_event), read in tx; it returns how many there
+// were.
+func (s *Service) eachRegistrants(ctx context.Context, tx *db.Tx, eventID int64, batch func(regs []Registration) error) (int, error) {
+	n := 0
 	for after := int64(0); ; {
 		regs, err := s.store.ActiveRegistrants(ctx, tx, eventID, after, noticeRows)
+		if err == nil && len(regs) > 0 {
+			err = batch(regs)
+		}
 		if err != nil {
-			return told, err
+			return n, err
 		}
-		if err := s.letters(ctx, tx, len(regs), func(i int) letter { return write(regs[i]) }); err != nil {
-			return told, err
-		}
-		told += len(regs)
+		n += len(regs)
 		if len(regs) < noticeRows {
-			return told, nil
+			return n, nil
 		}
 		after = regs[len(regs)-1].ID
 	}

@@ -57,12 +57,14 @@ func (s *Store) ActiveRegistrants(ctx context.Context, tx *db.Tx, eventID, after
 }
 
 // forUpdate ends a read in a transaction that is about to change what it
-// read: on PostgreSQL the rows stay locked until the commit, so that two
-// directors saving at once are told of in turn ("before" is the other's
-// "after"); SQLite's write transaction holds the whole database already.
+// read (not a key): on PostgreSQL the rows stay locked until the commit,
+// so that two directors saving at once are told of in turn ("before" is
+// the other's "after"), while rows that refer to them are still written
+// (NO KEY: their foreign keys' checks do not wait); SQLite's write
+// transaction holds the whole database already.
 func forUpdate(tx *db.Tx) string {
 	if tx.Dialect() == db.Postgres {
-		return " FOR UPDATE"
+		return " FOR NO KEY UPDATE"
 	}
 	return ""
 }

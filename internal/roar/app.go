@@ -65,8 +65,13 @@ type App struct {
 	board    *tags.Board  // the trending hashtags, kept fresh in memory
 }
 
-// trendingShown is how many trending hashtags the timelines show.
-const trendingShown = 8
+// trendingShown is how many trending hashtags the timelines show, and
+// trendingEvery how often the board reads them again (a roar posted here
+// shows within a second; one posted on another instance within this).
+const (
+	trendingShown = 8
+	trendingEvery = 10 * time.Second
+)
 
 // New builds the app, subscribes to the live events and starts the writer.
 func New(ctx context.Context, d Deps) (*App, error) {
@@ -98,7 +103,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 	}); err != nil {
 		return nil, err
 	}
-	if a.board, err = tags.NewBoard(ctx, a.store.Trending(), d.DB, trendingShown, 0, d.Log); err != nil {
+	if a.board, err = tags.NewBoard(ctx, a.store.Trending(), d.DB, trendingShown, trendingEvery, d.Log); err != nil {
 		a.hub.Close()
 		return nil, err
 	}

@@ -35,10 +35,18 @@
 //     again what rows written at the same moment could break (blocks, one
 //     repost each, the author of a deleted roar), with the Service's errors.
 //
+// What roar shares with music is the core's, over roar's own tables: the
+// graph of follows, blocks and mutes, notifications, likes and reports
+// (internal/social), hashtag and mention parsing, the tag index and
+// trending (internal/tags; the Trending box of the timelines is a
+// tags.Board, read from memory). The Store builds its one-query timelines
+// and marks from their SQL fragments.
+//
 // demo.go and seed.go are tools, not handlers: the demo posts through the
 // Service's insert (no rate limit), the seed bulk-inserts with its own SQL.
 //
 // Tables: roars, roar_tags, roar_likes, roar_follows, roar_blocks (blocks
-// and mutes), roar_notifications, roar_reports, and roar_meta, whose
-// version every write raises in its transaction (migrations/).
+// and mutes), roar_notifications, roar_reports, roar_tag_uses (trending),
+// and roar_meta, whose version every write raises in its transaction
+// (migrations/).
 package roar

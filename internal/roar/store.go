@@ -270,43 +270,7 @@ func (s *Store) kinds(ctx context.Context, what, q string, args []any, fn func(k
 
 // Reposted returns which of ids userID has reposted: one query.
 func (s *Store) Reposted(ctx context.Context, userID int64, ids []int64) (map[int64]bool, error) {
-	return s.among(ctx, "SELECT repost_of FROM roars WHERE author_id = ? AND repost_of BETWEEN ? AND ?", userID, ids)
-}
-
-// among runs q for userID over the range of ids and keeps those in ids.
-func (s *Store) among(ctx context.Context, q string, userID int64, ids []int64) (map[int64]bool, error) {
-	if userID == 0 || len(ids) == 0 {
-		return map[int64]bool{}, nil
-	}
-	lo, hi, want := social.Span(ids)
-	found, err := s.idSet(ctx, q, userID, lo, hi)
-	if err != nil {
-		return nil, err
-	}
-	for id := range found {
-		if !want[id] {
-			delete(found, id)
-		}
-	}
-	return found, nil
-}
-
-// idSet runs a query of one id column and returns its ids as a set.
-func (s *Store) idSet(ctx context.Context, q string, args ...any) (map[int64]bool, error) {
-	rows, err := s.db.Query(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("roar: %w", err)
-	}
-	defer rows.Close()
-	out := map[int64]bool{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out[id] = true
-	}
-	return out, rows.Err()
+	return social.Among(ctx, s.db, "SELECT repost_of FROM roars WHERE author_id = ? AND repost_of BETWEEN ? AND ?", userID, ids)
 }
 
 // HiddenReplies counts, for each of the roars ids, its replies by the

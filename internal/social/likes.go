@@ -102,34 +102,10 @@ func (l *Likes) Count(ctx context.Context, q db.Querier, post int64) (int64, err
 // Counts returns the like counts of posts in one query (a post without
 // likes is 0; with a Counter, a post that does not exist is left out).
 func (l *Likes) Counts(ctx context.Context, q db.Querier, posts []int64) (map[int64]int64, error) {
-	out := make(map[int64]int64, len(posts))
-	if len(posts) == 0 {
-		return out, nil
+	if l.c.Counter != nil {
+		return countsOf(ctx, q, func(ids string) string { return l.q.counts + ids }, posts, false)
 	}
-	args := make([]any, len(posts))
-	for i, id := range posts {
-		args[i] = id
-		if l.c.Counter == nil {
-			out[id] = 0
-		}
-	}
-	query := l.q.counts + "(" + db.Params(len(posts)) + ")"
-	if l.c.Counter == nil {
-		query += " GROUP BY " + l.c.Subject
-	}
-	rows, err := q.Query(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("social: like counts: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id, n int64
-		if err := rows.Scan(&id, &n); err != nil {
-			return nil, err
-		}
-		out[id] = n
-	}
-	return out, rows.Err()
+	return countsOf(ctx, q, func(ids string) string { return l.q.counts + ids + " GROUP BY " + l.c.Subject }, posts, true)
 }
 
 // LikedSQL selects, as (label, post) rows, the posts a user liked in a
@@ -141,13 +117,22 @@ func (l *Likes) LikedSQL(label string) string {
 }
 
 // Liked returns which of posts user likes: one query, a range scan on
-// (user_id, post) over the span of posts, whatever their number.
+// (user_id, post) over the span of posts, whatever their number (Among).
 func (l *Likes) Liked(ctx context.Context, q db.Querier, user int64, posts []int64) (map[int64]bool, error) {
-	if user == 0 || len(posts) == 0 {
+	return Among(ctx, q, l.q.liked, user, posts)
+}
+
+// Among runs query, which selects one id column with three parameters (a
+// user, and the low and high ids of a range, as LikedSQL without its
+// label), over the span of ids (Span), and returns those of ids it found:
+// what a user did to a page of posts, in one query (0: a visitor, who did
+// nothing).
+func Among(ctx context.Context, q db.Querier, query string, user int64, ids []int64) (map[int64]bool, error) {
+	if user == 0 || len(ids) == 0 {
 		return map[int64]bool{}, nil
 	}
-	lo, hi, want := Span(posts)
-	found, err := idSet(ctx, q, l.q.liked, user, lo, hi)
+	lo, hi, want := Span(ids)
+	found, err := idSet(ctx, q, query, user, lo, hi)
 	if err != nil {
 		return nil, err
 	}

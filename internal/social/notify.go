@@ -154,18 +154,27 @@ func (n *Notifications) Unseen(ctx context.Context, q db.Querier, user int64) (i
 // UnseenOf is Unseen of each of users, in one query (a user with none is 0
 // in the map).
 func (n *Notifications) UnseenOf(ctx context.Context, q db.Querier, users []int64) (map[int64]int64, error) {
-	out := make(map[int64]int64, len(users))
-	if len(users) == 0 {
+	return countsOf(ctx, q, func(ids string) string { return n.q.unseenOf + ids + " GROUP BY n.user_id" }, users, true)
+}
+
+// countsOf runs the query that query makes of an IN list of ids, whose rows
+// are (id, count), and returns the counts by id; zero puts a 0 for every id
+// first (those with no row).
+func countsOf(ctx context.Context, q db.Querier, query func(ids string) string, ids []int64, zero bool) (map[int64]int64, error) {
+	out := make(map[int64]int64, len(ids))
+	if len(ids) == 0 {
 		return out, nil
 	}
-	args := make([]any, len(users))
-	for i, id := range users {
+	args := make([]any, len(ids))
+	for i, id := range ids {
 		args[i] = id
-		out[id] = 0
+		if zero {
+			out[id] = 0
+		}
 	}
-	rows, err := q.Query(ctx, n.q.unseenOf+"("+db.Params(len(users))+") GROUP BY n.user_id", args...)
+	rows, err := q.Query(ctx, query("("+db.Params(len(ids))+")"), args...)
 	if err != nil {
-		return nil, fmt.Errorf("social: unseen counts: %w", err)
+		return nil, fmt.Errorf("social: counts: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
