@@ -13,11 +13,12 @@ const (
 )
 
 // formType is the encoding of r's form: multipart or url-encoded (also a
-// body that names no type, read as none). A body of any other type is a
-// BadRequest: read as an empty form, it would save empty fields.
+// request with no body and no type). A body of any other type, or of none
+// named, is a BadRequest: net/http reads it as an empty form, which would
+// save empty fields.
 func formType(r *http.Request) (string, error) {
 	v := r.Header.Get("Content-Type")
-	if v == "" {
+	if v == "" && r.ContentLength == 0 {
 		return urlencodedForm, nil
 	}
 	if ct, _, err := mime.ParseMediaType(v); err == nil && (ct == multipartForm || ct == urlencodedForm) {

@@ -19,7 +19,7 @@ func TestParseFormRefusesABodyThatIsNotAForm(t *testing.T) {
 	}{
 		{"application/x-www-form-urlencoded", errs.None, "Erin"},
 		{"application/x-www-form-urlencoded; charset=utf-8", errs.None, "Erin"},
-		{"", errs.None, ""},
+		{"", errs.BadRequest, ""}, // read as empty by net/http: it would save empty fields
 		{"application/octet-stream", errs.BadRequest, ""},
 		{"text/plain", errs.BadRequest, ""},
 		{"application/json", errs.BadRequest, ""},
@@ -44,5 +44,10 @@ func TestParseFormRefusesABodyThatIsNotAForm(t *testing.T) {
 		if _, err := ReadImageForm(r, "logo"); errs.KindOf(err) != tc.want {
 			t.Errorf("picture form %q: %v; want kind %v", tc.ctype, err, tc.want)
 		}
+	}
+	// With no body, no type is no fault: an empty form.
+	r := httptest.NewRequest("POST", "/account/settings", nil)
+	if err := ParseForm(r, 1<<20); err != nil || len(r.PostForm) != 0 {
+		t.Errorf("no body: %v, %v; want an empty form", err, r.PostForm)
 	}
 }

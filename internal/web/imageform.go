@@ -29,8 +29,8 @@ const (
 // (and r.Form), and the file sent as field, returned (nil when none was
 // chosen). A file over files.MaxImageBytes, or a body past the route's limit, is
 // a field error (field: files.TooLargeMessage) with the fields read kept in
-// r.PostForm; a body that is not a form is Invalid. A url-encoded form
-// (no file) is read as such.
+// r.PostForm; a body that is not a form is a BadRequest (formType), a
+// malformed one Invalid. A url-encoded form (no file) is read as such.
 func ReadImageForm(r *http.Request, field string) ([]byte, error) {
 	ct, err := formType(r)
 	if err != nil {
