@@ -53,9 +53,13 @@ func NewReports(c ReportsConfig) *Reports {
 	t, s := db.Ident(c.Table), db.Ident(c.Subject)
 	r.q.file = "INSERT INTO " + t + " (" + s + ", reporter_id, reason, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING"
 	r.q.dismiss = "DELETE FROM " + t + " WHERE " + s + " = ?"
-	r.q.open = `SELECT MIN(rp.id), COUNT(*), MIN(rp.reason), MIN(ru.username), MIN(rp.created_at), rp.` + s + `
-		FROM ` + t + ` rp JOIN users ru ON ru.id = rp.reporter_id
-		GROUP BY rp.` + s + ` ORDER BY COUNT(*) DESC, MIN(rp.id) ASC LIMIT ?`
+	// The first report of each post is joined back whole: its reason and
+	// reporter come from one row (MIN of each column would not).
+	r.q.open = `SELECT rp.id, g.n, rp.reason, ru.username, rp.created_at, rp.` + s + `
+		FROM (SELECT ` + s + `, MIN(id) AS first, COUNT(*) AS n FROM ` + t + ` GROUP BY ` + s + `
+			ORDER BY n DESC, first ASC LIMIT ?) g
+		JOIN ` + t + ` rp ON rp.id = g.first JOIN users ru ON ru.id = rp.reporter_id
+		ORDER BY g.n DESC, g.first ASC`
 	return r
 }
 

@@ -34,6 +34,11 @@ func TestReports(t *testing.T) {
 		file(p2, f.cat, "very rude", true)
 		file(p2, f.cat, "still rude", false) // once per user
 		file(p3, f.dan, "off topic", true)
+		// The first report's reason and reporter, from one row: not the
+		// smallest name and reason of the post's reports.
+		p4 := f.post(f.ann, "four")
+		file(p4, f.dan, "wrong date", true)
+		file(p4, f.bob, "ads", true)
 		open := func() string {
 			t.Helper()
 			list, err := r.Open(ctx, f.d, 10)
@@ -46,12 +51,12 @@ func TestReports(t *testing.T) {
 			}
 			return strings.Join(s, " ")
 		}
-		if got, want := open(), fmt.Sprintf("%d:2:bob:rude %d:1:bob:spam %d:1:dan:off topic", p2, p1, p3); got != want {
+		if got, want := open(), fmt.Sprintf("%d:2:bob:rude %d:2:dan:wrong date %d:1:bob:spam %d:1:dan:off topic", p2, p4, p1, p3); got != want {
 			t.Errorf("open reports = %q; want %q", got, want)
 		}
 		f.tx(func(ctx context.Context, tx *db.Tx) error { return r.Dismiss(ctx, tx, p2) })
 		f.tx(func(ctx context.Context, tx *db.Tx) error {
-			_, err := tx.Exec(ctx, "DELETE FROM t_posts WHERE id = ?", p3)
+			_, err := tx.Exec(ctx, "DELETE FROM t_posts WHERE id IN (?, ?)", p3, p4)
 			return err
 		})
 		if got, want := open(), fmt.Sprintf("%d:1:bob:spam", p1); got != want {
