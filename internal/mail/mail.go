@@ -186,11 +186,7 @@ func (m *Mailer) Dir() string { return m.cfg.Dir }
 // Enqueue puts msg in the outbox within tx: it is sent if and only if tx
 // commits. Call Notify after the commit to send it at once.
 func (m *Mailer) Enqueue(ctx context.Context, tx *db.Tx, msg Message) error {
-	if _, err := mail.ParseAddress(msg.To); err != nil {
-		return fmt.Errorf("mail: recipient %q: %w", msg.To, err)
-	}
-	_, err := m.q.Enqueue(ctx, tx, Kind, msg)
-	return err
+	return m.EnqueueMany(ctx, tx, []Message{msg})
 }
 
 // EnqueueMany puts msgs in the outbox within tx, a few hundred a

@@ -230,6 +230,7 @@ func (a *App) confirmations(ctx context.Context, tx *db.Tx, regs []Registration)
 		JOIN race_items i ON i.id = hi.item_id WHERE hi.hold_id IN (`+db.Params(len(holds))+`) ORDER BY hi.hold_id, i.id`, holds...); err != nil {
 		return err
 	}
+	msgs := make([]mail.Message, 0, len(regs))
 	for _, r := range regs {
 		x := info[r.EventID]
 		loc, err := walltime.Location(x.TZ)
@@ -264,10 +265,8 @@ func (a *App) confirmations(ctx context.Context, tx *db.Tx, regs []Registration)
 		b.WriteString("Total paid: " + Money(r.Amount, "") + " " + cur + "\n\n")
 		b.WriteString("Your registration: " + a.Mail.Link(ctx, h.base, doneURL(x.Slug, r.HoldID)) + "\n")
 		b.WriteString("Manage your registrations: " + a.Mail.Link(ctx, h.base, mineURL) + "\n\nSee you at the start!\n")
-		if err := a.Mail.Enqueue(ctx, tx, mail.Message{To: r.Email,
-			Subject: "You're registered: " + x.Race + " · " + x.Event + " (bib " + strconv.Itoa(r.Bib) + ")", Text: b.String()}); err != nil {
-			return err
-		}
+		msgs = append(msgs, mail.Message{To: r.Email,
+			Subject: "You're registered: " + x.Race + " · " + x.Event + " (bib " + strconv.Itoa(r.Bib) + ")", Text: b.String()})
 	}
-	return nil
+	return a.Mail.EnqueueMany(ctx, tx, msgs)
 }
