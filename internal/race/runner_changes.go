@@ -86,8 +86,12 @@ func (a *App) changeSave(w http.ResponseWriter, r *http.Request) {
 		a.changePage(w, r, en, o, http.StatusUnprocessableEntity, in, fe, "")
 		return
 	}
-	if e := errs.As(err); err != nil && e.Kind == errs.Conflict {
-		a.changePage(w, r, en, o, http.StatusConflict, in, nil, e.Message)
+	if errs.KindOf(err) == errs.Conflict {
+		problem := "" // a cancelled registration or a passed cutoff: the page says so
+		if o.Confirmed() && o.CanEdit() {
+			problem = errs.As(err).Message
+		}
+		a.changePage(w, r, en, o, http.StatusConflict, in, nil, problem)
 		return
 	}
 	if err != nil {
@@ -115,14 +119,13 @@ func (a *App) cancelOwn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	o, err := a.svc.CancelOwn(r.Context(), en, r.URL.Query().Get("refund"))
-	if e := errs.As(err); err != nil && e.Kind == errs.Conflict && o != nil {
-		if errors.Is(err, errRefundChanged) {
-			o, _ = a.svc.Own(r.Context(), en) // what it is now, to confirm again
-		}
-		if o != nil {
-			a.Site.Render(w, r, http.StatusConflict, CancelOwnPage(a, en.User, o, e.Message))
-			return
-		}
+	switch {
+	case errors.Is(err, errRefundChanged): // o is what it is now: confirm again
+		a.Site.Render(w, r, http.StatusConflict, CancelOwnPage(a, en.User, o, errs.As(err).Message))
+		return
+	case errors.Is(err, errCancelledAlready), errors.Is(err, errStarted): // the page says which
+		a.Site.Render(w, r, http.StatusConflict, CancelOwnPage(a, en.User, o, ""))
+		return
 	}
 	if err != nil {
 		a.Site.Error(w, r, err)

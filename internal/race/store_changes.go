@@ -58,9 +58,7 @@ func (s *Store) ChangeRegistration(ctx context.Context, tx *db.Tx, raceID, id, u
 	if userID > 0 {
 		q, args = q+` AND user_id = ?`, append(args, userID)
 	}
-	if tx.Dialect() == db.Postgres {
-		q += ` FOR UPDATE` // a director's edit and the runner's at once: one after the other
-	}
+	q += forUpdate(tx) // a director's edit and the runner's at once: one after the other
 	was, err := scanReg(tx.QueryRow(ctx, q, args...))
 	if err != nil {
 		return was, err
