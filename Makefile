@@ -16,11 +16,11 @@ test: ## everything that needs no service, on SQLite
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 15m ./...
 
-test-postgres: ## the store and HTTP tests again on PostgreSQL (and the bus on a NATS server if TUTTI_TEST_NATS is set)
-	TUTTI_TEST_POSTGRES='$(PG_URL)' $(GO) test -count=1 -timeout 15m ./internal/...
+test-postgres: ## the store and HTTP tests on PostgreSQL only, make test having run them on SQLite (and the bus on a NATS server if TUTTI_TEST_NATS is set)
+	TUTTI_TEST_DATABASES=postgres TUTTI_TEST_POSTGRES='$(PG_URL)' $(GO) test -count=1 -timeout 15m ./internal/...
 
-test-cluster: ## the HTTP and browser tests against two instances behind nginx (TUTTI_TEST_NATS, TUTTI_TEST_MINIO when set)
-	TUTTI_TEST_NGINX=only TUTTI_TEST_BROWSER=1 TUTTI_TEST_POSTGRES='$(PG_URL)' TUTTI_TEST_REDIS='$(REDIS_URL)' \
+test-cluster: ## the HTTP and browser tests against two instances behind nginx (TUTTI_TEST_NATS, TUTTI_TEST_MINIO when set); the per-database runs are make test's and test-postgres's
+	TUTTI_TEST_DATABASES=none TUTTI_TEST_NGINX=only TUTTI_TEST_BROWSER=1 TUTTI_TEST_POSTGRES='$(PG_URL)' TUTTI_TEST_REDIS='$(REDIS_URL)' \
 		$(GO) test -count=1 -p 1 -timeout 15m $(CLUSTER_PKGS)
 
 test-browser: ## the browser tests (Debian's chromium)

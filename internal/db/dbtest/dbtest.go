@@ -1,5 +1,8 @@
 // Package dbtest opens fresh databases for tests: a temporary SQLite file
 // always, and a fresh PostgreSQL schema when TUTTI_TEST_POSTGRES holds a URL.
+// TUTTI_TEST_DATABASES narrows that list for a run that another run
+// already covers (CI's PostgreSQL run skips the SQLite variants that
+// `make test` ran; its cluster run skips the single-process variants).
 package dbtest
 
 import (
@@ -20,13 +23,42 @@ import (
 // Env is the variable that turns on the PostgreSQL runs.
 const Env = "TUTTI_TEST_POSTGRES"
 
+// OnlyEnv, when set, lists the databases the tests run on, by name,
+// comma-separated ("postgres"), or "none": then a test that would run
+// once per database is skipped, saying why. Unset: SQLite always and
+// PostgreSQL when Env is set.
+const OnlyEnv = "TUTTI_TEST_DATABASES"
+
 // URLs returns the database URLs tests should run on, by name: "sqlite" always
 // (an empty URL: a temp data dir), "postgres" with a fresh schema when
 // TUTTI_TEST_POSTGRES is set. The schema is dropped when the test ends.
 func URLs(t testing.TB) map[string]string {
 	t.Helper()
-	urls := map[string]string{"sqlite": ""}
-	if base := os.Getenv(Env); base != "" {
+	want := map[string]bool{"sqlite": true, "postgres": os.Getenv(Env) != ""}
+	if only, ok := os.LookupEnv(OnlyEnv); ok {
+		want = map[string]bool{}
+		for _, name := range strings.Split(only, ",") {
+			switch name = strings.TrimSpace(name); name {
+			case "sqlite", "postgres":
+				want[name] = true
+			case "none", "":
+			default:
+				t.Fatalf("%s=%q: want a list of sqlite and postgres, or none", OnlyEnv, only)
+			}
+		}
+		if len(want) == 0 {
+			t.Skipf("%s=%q: the runs on each database are another run's (make test, make test-postgres)", OnlyEnv, only)
+		}
+	}
+	urls := map[string]string{}
+	if want["sqlite"] {
+		urls["sqlite"] = ""
+	}
+	if want["postgres"] {
+		base := os.Getenv(Env)
+		if base == "" {
+			t.Fatalf("%s asks for postgres but %s is not set", OnlyEnv, Env)
+		}
 		urls["postgres"] = FreshSchema(t, base)
 	}
 	return urls
