@@ -10,8 +10,8 @@ import (
 )
 
 // scrollBox is the opening tag a table must sit in: a box that scrolls
-// sideways (tutti.css .table-scroll, meet.css .grid-wrap).
-var scrollBox = regexp.MustCompile(`<div class="(table-scroll|grid-wrap)">\s*$`)
+// sideways (tutti.css .table-scroll).
+var scrollBox = regexp.MustCompile(`<div class="table-scroll">\s*$`)
 
 // Every table of every app's pages sits directly in a box that scrolls
 // sideways, so that on a phone a wide table scrolls inside that box and
