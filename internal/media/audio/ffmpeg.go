@@ -21,12 +21,12 @@ const ffmpegRate = 8000
 // when r is not an *os.File.
 const ffmpegMaxBytes = 1 << 30
 
-// peaksFFmpeg decodes AAC with Debian's ffmpeg: mono, 8 kHz, 16-bit, read
+// peaksFFmpeg decodes AAC (and MPEG-2.5 MP3) with Debian's ffmpeg: mono, 8 kHz, 16-bit, read
 // from stdout as it comes. The input is the file itself (fd 3) when r is an
-// *os.File, else a temp copy; the demuxer is forced to mov and only the
+// *os.File, else a temp copy; the demuxer is forced (mov, mp3) and only the
 // file protocol is allowed, so a hostile file cannot make ffmpeg fetch
 // anything.
-func peaksFFmpeg(ctx context.Context, r io.ReaderAt, size int64, info Info, acc *peakAcc) error {
+func peaksFFmpeg(ctx context.Context, r io.ReaderAt, size int64, demuxer string, info Info, acc *peakAcc) error {
 	bin, err := exec.LookPath("ffmpeg")
 	if err != nil {
 		return ErrNoDecoder
@@ -36,7 +36,7 @@ func peaksFFmpeg(ctx context.Context, r io.ReaderAt, size int64, info Info, acc 
 		if size > ffmpegMaxBytes {
 			return ErrNoDecoder
 		}
-		tmp, err := os.CreateTemp("", "tutti-audio-*.m4a")
+		tmp, err := os.CreateTemp("", "tutti-audio-*")
 		if err != nil {
 			return fmt.Errorf("audio: ffmpeg temp file: %w", err)
 		}
@@ -50,7 +50,7 @@ func peaksFFmpeg(ctx context.Context, r io.ReaderAt, size int64, info Info, acc 
 	ctx, cancel := context.WithTimeout(ctx, FFmpegTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "-nostdin", "-hide_banner", "-loglevel", "error",
-		"-protocol_whitelist", "file", "-threads", "1", "-f", "mov", "-i", "file:/dev/fd/3",
+		"-protocol_whitelist", "file", "-threads", "1", "-f", demuxer, "-i", "file:/dev/fd/3",
 		"-map", "0:a:0", "-vn", "-ac", "1", "-ar", fmt.Sprint(ffmpegRate),
 		"-t", fmt.Sprint(int(MaxDuration.Seconds())), "-f", "s16le", "pipe:1")
 	cmd.ExtraFiles = []*os.File{f}

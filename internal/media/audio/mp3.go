@@ -208,9 +208,12 @@ type noSeek struct{ r io.Reader }
 func (n noSeek) Read(p []byte) (int, error) { return n.r.Read(p) }
 
 func peaksMP3(s *src, info Info, acc *peakAcc) error {
-	start, _, err := mp3Start(s)
+	start, f, err := mp3Start(s)
 	if err != nil {
 		return err
+	}
+	if !f.mpeg1 && f.rate <= 12000 {
+		return errMPEG25
 	}
 	d, err := mp3.NewDecoder(noSeek{&ctxReader{s.ctx, io.NewSectionReader(s.r, start, s.size-start)}})
 	if err != nil {

@@ -2,6 +2,7 @@ package audio
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -26,6 +27,9 @@ func Peaks(ctx context.Context, r io.ReaderAt, size int64, n int) ([]uint8, erro
 	switch info.Format {
 	case "mp3":
 		err = peaksMP3(s, info, acc)
+		if errors.Is(err, errMPEG25) {
+			err = peaksFFmpeg(ctx, r, size, "mp3", info, acc)
+		}
 	case "ogg-vorbis", "ogg-opus":
 		err = peaksOgg(s, info, acc)
 	case "webm-opus":
@@ -35,7 +39,7 @@ func Peaks(ctx context.Context, r io.ReaderAt, size int64, n int) ([]uint8, erro
 	case "wav":
 		err = peaksWAV(s, info, acc)
 	case "m4a-aac":
-		err = peaksFFmpeg(ctx, r, size, info, acc)
+		err = peaksFFmpeg(ctx, r, size, "mov", info, acc)
 	}
 	if err != nil {
 		return nil, err
@@ -46,12 +50,18 @@ func Peaks(ctx context.Context, r io.ReaderAt, size int64, n int) ([]uint8, erro
 	return acc.result(), nil
 }
 
+// errMPEG25: go-mp3 decodes MPEG-1 and MPEG-2 Layer III, not MPEG-2.5
+// (8 to 12 kHz).
+var errMPEG25 = errors.New("audio: MPEG-2.5 MP3")
+
 // peakAcc keeps the loudest sample of each of n buckets of a stream of
 // total sample frames; frames past total go to the last bucket.
 type peakAcc struct {
 	n     int
 	total uint64
 	pos   uint64
+	i     int    // current bucket
+	next  uint64 // first pos of bucket i+1
 	peak  []float32
 }
 
@@ -64,14 +74,25 @@ func newPeakAcc(n int, total uint64) *peakAcc {
 
 // add takes one sample frame's loudest absolute value (0..1).
 func (a *peakAcc) add(v float32) {
-	i := int(a.pos * uint64(a.n) / a.total)
-	if a.pos >= a.total {
-		i = a.n - 1
+	if a.pos >= a.next {
+		a.bucket()
 	}
-	if v > a.peak[i] {
-		a.peak[i] = v
+	if v > a.peak[a.i] {
+		a.peak[a.i] = v
 	}
 	a.pos++
+}
+
+// bucket moves to the bucket of pos: floor(pos*n/total), which runs up
+// to ceil((i+1)*total/n).
+func (a *peakAcc) bucket() {
+	n := uint64(a.n)
+	if a.pos >= a.total {
+		a.i, a.next = a.n-1, 1<<63
+		return
+	}
+	a.i = int(a.pos * n / a.total)
+	a.next = (uint64(a.i+1)*a.total + n - 1) / n
 }
 
 func (a *peakAcc) result() []uint8 {

@@ -27,7 +27,7 @@ func TestPeaksShape(t *testing.T) {
 	const n = 40
 	for _, fx := range fixtures {
 		t.Run(fx.file, func(t *testing.T) {
-			if fx.format == "m4a-aac" {
+			if fx.ffmpeg {
 				needsFFmpeg(t)
 			}
 			b := readFixture(t, fx.file)

@@ -312,7 +312,7 @@ func probeWebM(s *src) (Info, webmTrack, error) {
 	if f.duration > 0 {
 		// A Duration that says more than the blocks hold: cut short, or a lie.
 		claimed := time.Duration(f.duration * float64(f.scale))
-		if claimed > d+d/20+2*time.Second {
+		if claimed > d+d/50+500*time.Millisecond {
 			return Info{}, track, corrupt("WebM Duration %s, blocks end at %s", claimed, d)
 		}
 	}
