@@ -70,16 +70,18 @@ func corrupt(format string, args ...any) error {
 func (i Info) Check(max time.Duration) error {
 	if i.Duration > max {
 		return &errs.Error{Kind: errs.Invalid, Err: ErrTooLong,
-			Message: fmt.Sprintf("This audio is %s long; the limit is %s.", roundDur(i.Duration), roundDur(max))}
+			Message: fmt.Sprintf("This audio is %s long; the limit is %s.", clock(i.Duration), clock(max))}
 	}
 	return nil
 }
 
-func roundDur(d time.Duration) time.Duration {
-	if d >= time.Minute {
-		return d.Round(time.Second)
+// clock writes d as m:ss or h:mm:ss, whole seconds rounded up.
+func clock(d time.Duration) string {
+	s := int64((d + time.Second - 1) / time.Second)
+	if s >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
 	}
-	return d.Round(100 * time.Millisecond)
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
 }
 
 // Probe reads the container of the file r of size bytes: its format, the

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -124,3 +125,18 @@ func randomBytes(n int, seed uint64) []byte {
 // chromiumDur is testdata/chromium.webm's length: 43 Opus packets of 60 ms
 // (ffprobe -show_packets: the last at 2.52 s; ffmpeg decodes 2.58 s).
 const chromiumDur = 2580 * time.Millisecond
+
+func TestInfoCheck(t *testing.T) {
+	info := Info{Duration: 10*time.Minute + 400*time.Millisecond}
+	if err := info.Check(10 * time.Minute); !errors.Is(err, ErrTooLong) {
+		t.Errorf("Check(10m) = %v; want ErrTooLong", err)
+	} else if want := "This audio is 10:01 long; the limit is 10:00."; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("Check(10m) = %q; want %q", err, want)
+	}
+	if got := clock(2*time.Hour + 3*time.Second); got != "2:00:03" {
+		t.Errorf("clock = %q; want 2:00:03", got)
+	}
+	if err := info.Check(11 * time.Minute); err != nil {
+		t.Errorf("Check(11m) = %v; want nil", err)
+	}
+}

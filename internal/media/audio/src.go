@@ -44,7 +44,7 @@ func (s *src) at(off, n int64) ([]byte, error) {
 	// are served from memory.
 	m := min64(window, s.size-off)
 	if cap(s.buf) < int(m) {
-		s.buf = make([]byte, window)
+		s.buf = make([]byte, min64(window, s.size))
 	}
 	s.buf = s.buf[:m]
 	k, err := s.r.ReadAt(s.buf, off)
