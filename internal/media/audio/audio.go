@@ -35,6 +35,8 @@ const (
 	// MaxDuration is the longest audio Probe accepts at all; the caller's
 	// own limit (Info.Check) is normally much smaller.
 	MaxDuration = 12 * time.Hour
+	// MaxDecodeTime bounds one Peaks call whatever its ctx allows.
+	MaxDecodeTime = 2 * time.Minute
 	// MaxPeaks is the largest n Peaks accepts.
 	MaxPeaks = 10000
 	// MaxChannels is the most channels accepted.

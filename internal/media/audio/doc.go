@@ -20,11 +20,14 @@
 //     the end of the file is ErrCorrupt (truncated), and anything longer
 //     than MaxDuration is ErrTooLong. The caller compares Info.Duration with
 //     its own, smaller limit (Info.Check).
-//   - Peaks decodes in a stream, keeps n buckets (n <= MaxPeaks) and checks
-//     ctx between packets; MP3, FLAC, Vorbis, Opus and WAV are decoded in
-//     pure Go. AAC is decoded by Debian's ffmpeg when it is on PATH (run with
-//     ctx, a time limit and a capped output); without it Peaks returns
-//     ErrNoDecoder and the caller keeps the peaks the browser computed.
+//   - Peaks decodes in a stream, keeps n buckets (n <= MaxPeaks), checks
+//     ctx between packets and stops after MaxDecodeTime; MP3, FLAC, Vorbis,
+//     Opus and WAV are decoded in pure Go (a Vorbis setup header's codebook
+//     sizes are checked before the decoder allocates from them). AAC, and
+//     MPEG-2.5 MP3 that go-mp3 cannot decode, go to Debian's ffmpeg when it
+//     is on PATH (ctx and MaxDecodeTime bound it, its output is read as a
+//     stream); without it Peaks returns ErrNoDecoder and the caller keeps
+//     the peaks the browser computed.
 //
 // Errors meant for users are *errs.Error of kind Invalid (ErrUnsupported,
 // ErrRawAAC, ErrAMR, ErrVideo, ErrCorrupt, ErrTooLong), possibly wrapped:

@@ -11,9 +11,6 @@ import (
 	"time"
 )
 
-// FFmpegTimeout bounds one ffmpeg run, whatever ctx allows.
-const FFmpegTimeout = 2 * time.Minute
-
 // ffmpegRate is the rate ffmpeg decodes to for peaks: plenty for a waveform.
 const ffmpegRate = 8000
 
@@ -47,8 +44,6 @@ func peaksFFmpeg(ctx context.Context, r io.ReaderAt, size int64, demuxer string,
 		}
 		f = tmp
 	}
-	ctx, cancel := context.WithTimeout(ctx, FFmpegTimeout)
-	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "-nostdin", "-hide_banner", "-loglevel", "error",
 		"-protocol_whitelist", "file", "-threads", "1", "-f", demuxer, "-i", "file:/dev/fd/3",
 		"-map", "0:a:0", "-vn", "-ac", "1", "-ar", fmt.Sprint(ffmpegRate),

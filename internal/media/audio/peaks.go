@@ -12,12 +12,15 @@ import (
 // loudest sample of each of n equal stretches of time, scaled so that the
 // loudest stretch is 255 (a file whose loudest sample is below 1/64 of full
 // scale is not scaled up, so that near silence stays low). It checks ctx
-// between packets; give it a deadline. AAC without ffmpeg on PATH is
+// between packets and stops at ctx's deadline or after MaxDecodeTime,
+// whichever is first. AAC without ffmpeg on PATH is
 // ErrNoDecoder.
 func Peaks(ctx context.Context, r io.ReaderAt, size int64, n int) ([]uint8, error) {
 	if n < 1 || n > MaxPeaks {
 		return nil, fmt.Errorf("audio: peaks: n = %d, want 1..%d", n, MaxPeaks)
 	}
+	ctx, cancel := context.WithTimeout(ctx, MaxDecodeTime)
+	defer cancel()
 	info, err := Probe(ctx, r, size)
 	if err != nil {
 		return nil, err
