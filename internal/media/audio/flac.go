@@ -114,6 +114,16 @@ func flacFrameHeader(b []byte, fi flacInfo) (first uint64, size int, ok bool) {
 	if bsCode == 0 || srCode == 15 || chCode > 10 || ssCode == 3 || b[3]&1 != 0 {
 		return 0, 0, false
 	}
+	// The header must agree with STREAMINFO (fewer false syncs in audio data).
+	if ch := int(chCode) + 1; chCode <= 7 && ch != fi.channels || chCode > 7 && fi.channels != 2 {
+		return 0, 0, false
+	}
+	if bits := [8]int{0, 8, 12, 0, 16, 20, 24, 32}[ssCode]; bits != 0 && bits != fi.bits {
+		return 0, 0, false
+	}
+	if rate := [12]int{0, 88200, 176400, 192000, 8000, 16000, 22050, 24000, 32000, 44100, 48000, 96000}; srCode >= 1 && srCode <= 11 && rate[srCode] != fi.rate {
+		return 0, 0, false
+	}
 	// UTF-8-like coded number.
 	p := 4
 	c := b[p]

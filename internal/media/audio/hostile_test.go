@@ -139,6 +139,15 @@ func hostile(t testing.TB) map[string][]byte {
 	return h
 }
 
+// TestID3BeforeFLAC: a FLAC file behind an ID3 tag is refused as
+// unsupported, not called damaged.
+func TestID3BeforeFLAC(t *testing.T) {
+	b := append([]byte("ID3\x03\x00\x00\x00\x00\x00\x00"), readFixture(t, "tone.flac")...)
+	if _, err := Probe(context.Background(), bytes.NewReader(b), int64(len(b))); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("Probe error = %v; want ErrUnsupported", err)
+	}
+}
+
 func TestHostile(t *testing.T) {
 	for name, b := range hostile(t) {
 		t.Run(name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package audio
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 
 	"github.com/hajimehoshi/go-mp3"
@@ -94,6 +95,9 @@ func mp3Start(s *src) (int64, mp3Frame, error) {
 	}
 	if off >= s.size {
 		return 0, mp3Frame{}, corrupt("ID3 tag past the end")
+	}
+	if b, err := s.at(off, min64(4, s.size-off)); err == nil && string(b) == "fLaC" {
+		return 0, mp3Frame{}, fmt.Errorf("%w (FLAC behind an ID3 tag)", ErrUnsupported)
 	}
 	// Look for a frame within 64 KiB after the tags.
 	end := min64(s.size-4, off+window-8)
