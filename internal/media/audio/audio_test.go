@@ -32,6 +32,7 @@ var fixtures = []fixture{
 	{"tone.ogg", "ogg-vorbis", 22050, 1, 2500 * time.Millisecond, false},
 	{"tone-stereo.ogg", "ogg-vorbis", 44100, 2, 2500 * time.Millisecond, false},
 	{"tone.opus", "ogg-opus", 48000, 1, 2500 * time.Millisecond, false},
+	{"tone-stereo.opus", "ogg-opus", 48000, 2, 2500 * time.Millisecond, false},
 	{"tone.webm", "webm-opus", 48000, 1, 2500 * time.Millisecond, false},
 	{"tone.m4a", "m4a-aac", 22050, 1, 2500 * time.Millisecond, true},
 	{"tone-frag.m4a", "m4a-aac", 22050, 1, 2500 * time.Millisecond, true},
