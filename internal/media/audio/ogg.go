@@ -199,7 +199,7 @@ func oggPackets(s *src, serial uint32, maxPacket int, fn func([]byte) error) err
 			pkt = pkt[:0] // not a continuation: drop any partial packet
 		}
 		pos := p.body
-		for i, l := range p.lacing {
+		for _, l := range p.lacing {
 			if len(pkt)+int(l) > maxPacket {
 				return corrupt("Ogg packet over %d bytes", maxPacket)
 			}
@@ -215,7 +215,6 @@ func oggPackets(s *src, serial uint32, maxPacket int, fn func([]byte) error) err
 				}
 				pkt = pkt[:0]
 			}
-			_ = i
 		}
 		if p.flags&4 != 0 {
 			return nil

@@ -191,6 +191,9 @@ func walkWebM(s *src, fn func(*webmFile, webmBlock) error) (webmFile, error) {
 	if f.scale == 0 || f.scale > 1e9 {
 		return f, corrupt("WebM timecode scale %d", f.scale)
 	}
+	if f.codecDelay > 1e9 { // Opus's is 6.5 ms
+		return f, corrupt("WebM codec delay %d ns", f.codecDelay)
+	}
 	return f, nil
 }
 
@@ -402,8 +405,6 @@ func peaksWebM(s *src, info Info, acc *peakAcc) error {
 	if err != nil {
 		return err
 	}
-	f0 := webmFile{}
-	_ = f0
 	var dec *opusPeaks
 	_, err = walkWebM(s, func(f *webmFile, b webmBlock) error {
 		if b.track != track.number {
