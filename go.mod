@@ -34,13 +34,20 @@ require (
 
 require (
 	github.com/go-redis/redis_rate/v10 v10.0.1
+	github.com/hajimehoshi/go-mp3 v0.3.4
+	github.com/jfreymuth/vorbis v1.0.2
+	github.com/mewkiz/flac v1.0.14
+	github.com/pion/opus v0.1.0
 	github.com/stripe/stripe-go/v83 v83.2.1
 	go.yaml.in/yaml/v3 v3.0.5
 )
 
 require (
+	github.com/icza/bitio v1.1.0 // indirect
 	github.com/klauspost/cpuid/v2 v2.4.0 // indirect
 	github.com/klauspost/crc32 v1.3.0 // indirect
+	github.com/mewkiz/pkg v0.0.0-20250417130911-3f050ff8c56d // indirect
+	github.com/mewpkg/term v0.0.0-20241026122259-37a80af23985 // indirect
 	github.com/minio/crc64nvme v1.1.1 // indirect
 	github.com/minio/md5-simd v1.1.2 // indirect
 	github.com/philhofer/fwd v1.2.0 // indirect
