@@ -116,12 +116,12 @@ func recordChromium(t *testing.T, ms int) []byte {
 	return data
 }
 
-// TestChromiumRecording records afresh with the installed Chromium and
+// TestBrowserChromiumRecording records afresh with the installed Chromium and
 // reads it: Probe finds the length that the blocks carry, pion/opus decodes
 // loud and silent stretches. TUTTI_AUDIO_WRITE_FIXTURE=1 also saves it as
 // testdata/chromium.webm (then update chromiumDur and chromiumPeaks with
 // the commands in testdata/README.md).
-func TestChromiumRecording(t *testing.T) {
+func TestBrowserChromiumRecording(t *testing.T) {
 	if os.Getenv("TUTTI_TEST_BROWSER") == "" {
 		t.Skip("set TUTTI_TEST_BROWSER=1 to record with Chromium (needs Debian's chromium)")
 	}
