@@ -105,7 +105,9 @@ type Query struct {
 	// Rank orders the rows best match first (SQLite's bm25, PostgreSQL's
 	// ts_rank; then the list order) instead of in list order; such pages
 	// take Offset, not After. For a few words' starts (type-ahead) the list
-	// order is as good and cheaper.
+	// order is as good and far cheaper: bm25 counts every row of the scope
+	// that has each word, 41 ms for "zoe smi" in a scope of 50,000 on
+	// SQLite, against 1.8 ms in list order (BenchmarkFind).
 	Rank bool
 	// After is the list-order value of the last row shown (keyset: the
 	// next page starts after it); 0: from the start. Orders are >= 1.
