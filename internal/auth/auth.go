@@ -158,7 +158,7 @@ func New(d Deps) (*Service, error) {
 			*p = *defs[i]
 		}
 	}
-	s := &Service{Deps: d, store: &Store{db: d.DB, now: d.Now}, images: d.Images}
+	s := &Service{Deps: d, store: &Store{db: d.DB, now: d.Now, people: peopleIndex(d.DB.Dialect)}, images: d.Images}
 	if s.images == nil {
 		s.images = files.NewImageBudget(files.DefaultImageBudget)
 	}

@@ -16,5 +16,11 @@
 // module.AccountHook, which internal/app registers with OnDelete, so that
 // deleting an account removes them in the same transaction.
 //
-// Tables: users, sessions, auth_tokens.
+// People search (FindPeople: type-ahead on a username or display name,
+// accents aside, for music's "find people" and mentions) runs on package
+// search over users.name_key, which auth writes whenever a name changes.
+// No route answers it here: the app that shows the box serves it.
+//
+// Tables: users, sessions, auth_tokens (and, on SQLite, users_fts: the
+// name index).
 package auth

@@ -56,7 +56,7 @@ func PlaceholderUsers(ctx context.Context, d *db.DB, prefix, domain string, n in
 	ids := make([]int64, 0, n)
 	for from := 0; from < n; from += chunk {
 		k := min(chunk, n-from)
-		args := make([]any, 0, 8*k)
+		args := make([]any, 0, 9*k)
 		values := make([]byte, 0, 24*k)
 		for i := from; i < from+k; i++ {
 			name := fmt.Sprintf("%s%d", prefix, i+1)
@@ -64,13 +64,14 @@ func PlaceholderUsers(ctx context.Context, d *db.DB, prefix, domain string, n in
 			if i > from {
 				values = append(values, ',')
 			}
-			values = append(values, "(?, ?, ?, ?, ?, ?, ?, ?)"...)
-			args = append(args, name, name, email, email, hash, fmt.Sprintf("Rehearsal runner %d", i+1), now.Unix(), now.Unix())
+			values = append(values, "(?, ?, ?, ?, ?, ?, ?, ?, ?)"...)
+			display := fmt.Sprintf("Rehearsal runner %d", i+1)
+			args = append(args, name, name, email, email, hash, display, nameKey(name, display), now.Unix(), now.Unix())
 		}
 		base := len(ids)
 		err := d.WithTx(ctx, func(tx *db.Tx) error {
 			ids = ids[:base] // a retried transaction starts again
-			rows, err := tx.Query(ctx, `INSERT INTO users (username, username_key, email, email_key, password_hash, display_name, created_at, updated_at)
+			rows, err := tx.Query(ctx, `INSERT INTO users (username, username_key, email, email_key, password_hash, display_name, name_key, created_at, updated_at)
 				VALUES `+string(values)+` RETURNING id`, args...)
 			if err != nil {
 				return err

@@ -10,6 +10,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/cache"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/search"
 )
 
 // Store is the SQL of the users table, the same on both dialects.
@@ -17,6 +18,9 @@ type Store struct {
 	db  *db.DB
 	now func() time.Time
 	mem *cache.Memo[int64, account] // embedded mode: accounts read by id kept in memory (cache.Memo)
+	// people is the name search of users (people.go); the statements that
+	// change a username or a display name write its name_key.
+	people *search.Index
 }
 
 // account is a user row with what only auth sees.
@@ -127,8 +131,8 @@ func (s *Store) create(ctx context.Context, in Signup, hash string) (*User, erro
 			return errs.Fields(fields)
 		}
 		t := u.CreatedAt.Unix()
-		return db.Scan(tx.QueryRow(ctx, `INSERT INTO users (username, username_key, email, email_key, password_hash, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`, u.Username, uk, u.Email, ek, hash, t, t), &u.ID)
+		return db.Scan(tx.QueryRow(ctx, `INSERT INTO users (username, username_key, email, email_key, password_hash, name_key, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`, u.Username, uk, u.Email, ek, hash, nameKey(u.Username, ""), t, t), &u.ID)
 	})
 	if errors.Is(err, errs.ErrConflict) { // a concurrent sign-up won the race
 		return nil, errs.Fields(map[string]string{"username": msgTakenEither})
@@ -167,15 +171,16 @@ func (s *Store) setPassword(ctx context.Context, id int64, hash string) (int64, 
 func (s *Store) updateProfile(ctx context.Context, id int64, p Profile, avatar *string) (old string, err error) {
 	defer s.changed() // after the commit
 	err = s.db.WithTx(ctx, func(tx *db.Tx) error {
-		if err := db.Scan(tx.QueryRow(ctx, "SELECT avatar FROM users WHERE id = ?", id), &old); err != nil {
+		var username string
+		if err := db.Scan(tx.QueryRow(ctx, "SELECT avatar, username FROM users WHERE id = ?", id), &old, &username); err != nil {
 			return err
 		}
 		av := old
 		if avatar != nil {
 			av = *avatar
 		}
-		_, err := tx.Exec(ctx, "UPDATE users SET display_name = ?, bio = ?, avatar = ?, updated_at = ? WHERE id = ?",
-			p.DisplayName, p.Bio, av, s.now().Unix(), id)
+		_, err := tx.Exec(ctx, "UPDATE users SET display_name = ?, bio = ?, avatar = ?, name_key = ?, updated_at = ? WHERE id = ?",
+			p.DisplayName, p.Bio, av, nameKey(username, p.DisplayName), s.now().Unix(), id)
 		return err
 	})
 	if err != nil {

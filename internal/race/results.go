@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/search"
 	"github.com/tutti-dev/tutti/internal/text"
 )
 
@@ -487,10 +488,7 @@ func ParseResultsQuery(q, page string) ResultsQuery {
 		rq.Bib, rq.Page = n, 1 // one runner: one page
 		return rq
 	}
-	for _, w := range strings.Fields(ResultKey(q)) {
-		if len(rq.Words) == 4 {
-			break
-		}
+	for _, w := range search.Words(q, 4) {
 		if utf8.RuneCountInString(w) > 30 {
 			w = string([]rune(w)[:30])
 		}
@@ -525,8 +523,5 @@ func (q ResultsQuery) key() string {
 }
 
 // ResultKey is a name as search stores and compares it (race_results.
-// name_key): folded (text.Fold), apostrophes dropped ("O'Brien" is
-// "obrien"), words of letters and digits.
-func ResultKey(s string) string {
-	return NameKey(strings.NewReplacer("'", "", "’", "").Replace(text.Fold(s)))
-}
+// name_key): search.Fold's ("Zoë O'Brien" is "zoe obrien").
+func ResultKey(s string) string { return search.Fold(s) }

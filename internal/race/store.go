@@ -10,6 +10,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/cache"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/search"
 )
 
 // Store is race's SQL, the same statements on SQLite and PostgreSQL (the
@@ -20,6 +21,8 @@ type Store struct {
 	// every page of a runner's wizard reads theirs. Each statement that
 	// changes a hold drops it after its commit (holdsChanged).
 	holds *cache.Memo[string, Hold]
+	// results is the name search of race_results (store_results.go).
+	results *search.Index
 }
 
 // holdsFor is how long a hold stays in memory at most: longer than a
@@ -56,7 +59,7 @@ func (s *Store) allHoldsChanged(tx *db.Tx) {
 }
 
 // NewStore is race's store on d.
-func NewStore(d *db.DB) *Store { return &Store{db: d} }
+func NewStore(d *db.DB) *Store { return &Store{db: d, results: resultsIndex(d.Dialect)} }
 
 const raceCols = `id, slug, owner_id, name, location, race_date, tz, description, info, waiver, logo, currency, published_at, version,
 	teams, fundraiser, EXISTS (SELECT 1 FROM race_codes c WHERE c.race_id = race_races.id AND c.early), COALESCE(rehearsal_of, 0),

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/search"
 )
 
 // resultCols are race_results' columns as written, in resultRow's order.
@@ -93,55 +94,19 @@ func (s *Store) ResultByBib(ctx context.Context, eventID int64, bib int) ([]Resu
 	return db.All(ctx, s.db, s.db, scanResult, `SELECT `+resultSelect+` FROM race_results WHERE event_id = ? AND bib = ?`, eventID, bib)
 }
 
-// scanFirst is how many of an event's first results PostgreSQL's search
-// checks one by one before it asks the index (SearchResults).
-const scanFirst = 500
+// resultsIndex is the name search of race_results (migration 00002): the
+// folded name (name_key) within an event, in list order (pos, which the
+// rows' ids follow within an event: an import inserts them in that order).
+func resultsIndex(dialect db.Dialect) *search.Index {
+	return search.NewIndex(dialect, search.Config{Table: "race_results", ID: "id", Key: "name_key",
+		FTS: "race_results_fts", Vector: "name_words", Scope: "event_id", ScopeFTS: "ev", ScopeTag: "e", Order: "pos",
+		Columns: "r.pos, r.place, r.bib, r.name, r.gender, r.age, r.city, r.time_ms"})
+}
 
 // SearchResults lists event's results whose name has a word starting with
 // each of words (folded, as ResultKey makes them), in list order, skipping
-// offset, at most limit. rows is the event's number of results.
-//
-// SQLite asks its FTS5 index, for the event's token and each word's start
-// ("zo"*), in rowid order, which is the list's: the LIMIT stops the walk.
-//
-// PostgreSQL has two ways, and its planner cannot tell in advance which is
-// cheap (it guesses the same share of rows for every word's start): walking
-// the event's results in order and checking each name costs little when
-// the name is common and 50,000 checks (8 ms) when nobody has it; the GIN
-// index costs little when few have it and a heap fetch for every match
-// (5 ms and more for "ma") when many do. So it first checks the event's
-// first scanFirst results in order (0.2 ms at most), which is the answer
-// when it finds enough of them or there are no more; otherwise the name is
-// rare, and the index's matches are few.
+// offset, at most limit. rows is the event's number of results (search.
+// Query.Rows: with few, PostgreSQL never asks its index).
 func (s *Store) SearchResults(ctx context.Context, eventID int64, rows int, words []string, offset, limit int) ([]Result, error) {
-	if len(words) == 0 {
-		return nil, nil
-	}
-	if s.db.Dialect == db.SQLite {
-		var m strings.Builder
-		fmt.Fprintf(&m, `ev : e%d AND name_key : (`, eventID)
-		for i, w := range words {
-			if i > 0 {
-				m.WriteString(" AND ")
-			}
-			m.WriteString(`"` + strings.ReplaceAll(w, `"`, `""`) + `"*`)
-		}
-		m.WriteString(")")
-		return db.All(ctx, s.db, s.db, scanResult, `SELECT `+resultSelect+` FROM race_results_fts f JOIN race_results r ON r.id = f.rowid
-			WHERE race_results_fts MATCH ? ORDER BY f.rowid LIMIT ? OFFSET ?`, m.String(), limit, offset)
-	}
-	q := make([]string, len(words))
-	for i, w := range words {
-		q[i] = "'" + strings.ReplaceAll(w, "'", "''") + "':*"
-	}
-	tsq := strings.Join(q, " & ")
-	out, err := db.All(ctx, s.db, s.db, scanResult, `SELECT `+resultSelect+` FROM (SELECT `+resultSelect+`, name_words FROM race_results
-		WHERE event_id = ? ORDER BY pos LIMIT ?) r WHERE name_words @@ ?::tsquery ORDER BY pos LIMIT ? OFFSET ?`,
-		eventID, scanFirst, tsq, limit, offset)
-	if err != nil || len(out) == limit || rows <= scanFirst {
-		return out, err
-	}
-	return db.All(ctx, s.db, s.db, scanResult, `WITH m AS MATERIALIZED (SELECT event_id, `+resultSelect+` FROM race_results
-		WHERE name_words @@ ?::tsquery) SELECT `+resultSelect+` FROM m WHERE event_id = ? ORDER BY pos LIMIT ? OFFSET ?`,
-		tsq, eventID, limit, offset)
+	return search.Find(ctx, s.db, s.db, s.results, scanResult, search.Query{Words: words, Scope: eventID, Rows: rows, Offset: offset, Limit: limit})
 }
