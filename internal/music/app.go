@@ -137,3 +137,6 @@ type Event struct {
 func message(e *Event) live.Message {
 	return live.Message{Type: e.Type, Data: [][]byte{live.JSON(e)}}
 }
+
+// Streams is the number of live streams open on this instance.
+func (a *App) Streams() int { return a.hub.Streams() }

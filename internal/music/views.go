@@ -40,6 +40,7 @@ type page struct {
 	Notes       *Notifications
 	Reports     []ReportedPost
 	Reason      string
+	Verb        string // what the confirm page asks about: unfriend, block
 	ReasonErr   string
 }
 
