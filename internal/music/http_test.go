@@ -219,3 +219,57 @@ func TestUnfriendAndBlockAskFirst(t *testing.T) {
 		apptest.WantStatus(t, res, body, 404)
 	})
 }
+
+// TestVisitorPagesCached: a visitor's page is served from the cache (no
+// statement) until a public change, which shows at once.
+func TestVisitorPagesCached(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		ann := signUp(t, m, "ann")
+		ann.share("https://example.com/first", "first #x", "public")
+		vis := visitorOf(t, m)
+		for _, path := range []string{"/music/", "/music/tags/x", "/music/u/ann"} {
+			res, body := vis.Get(path)
+			apptest.WantStatus(t, res, body, 200)
+			q0 := apptest.Queries(m)
+			res, body = vis.Get(path)
+			apptest.WantStatus(t, res, body, 200)
+			if n := apptest.Queries(m) - q0; n != 0 {
+				t.Errorf("%s: a cached visitor's page ran %d statements; want none", path, n)
+			}
+		}
+		ann.share("https://example.com/second", "second #x", "public")
+		ann.share("https://example.com/third", "third, friends only #x", "friends")
+		for _, path := range []string{"/music/", "/music/tags/x", "/music/u/ann"} {
+			_, body := vis.Get(path)
+			if !strings.Contains(body, "second") || strings.Contains(body, "third") {
+				t.Errorf("%s: after a new public and a friends-only post, the visitor's page is stale or leaks", path)
+			}
+		}
+	})
+}
+
+// TestModeratorRemovesReported: a report reaches the moderators' page, where
+// a moderator removes the post; others may not read that page.
+func TestModeratorRemovesReported(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		ann, bob, mod := signUp(t, m, "ann"), signUp(t, m, "bob"), signUp(t, m, "mod")
+		if err := m.Auth.SetModerator(context.Background(), "mod", true); err != nil {
+			t.Fatal(err)
+		}
+		id := ann.share("https://example.com/spam", "buy now", "public")
+		res, body := bob.Post("/music/p/"+id+"/report", url.Values{"reason": {""}})
+		apptest.WantStatus(t, res, body, http.StatusUnprocessableEntity)
+		res, body = bob.Post("/music/p/"+id+"/report", url.Values{"reason": {"spam"}})
+		apptest.WantStatus(t, res, body, http.StatusSeeOther)
+		res, body = bob.Get("/music/reports")
+		apptest.WantStatus(t, res, body, http.StatusForbidden)
+		_, body = mod.Get("/music/reports")
+		if !strings.Contains(body, "buy now") || !strings.Contains(body, "spam") {
+			t.Fatalf("the moderators' page lacks the report:\n%s", body)
+		}
+		res, body = mod.Post("/music/p/"+id+"/delete", nil)
+		apptest.WantStatus(t, res, body, http.StatusSeeOther)
+		res, body = ann.Get("/music/p/" + id)
+		apptest.WantStatus(t, res, body, 404)
+	})
+}
