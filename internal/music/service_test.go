@@ -326,3 +326,34 @@ func TestSearch(t *testing.T) {
 		}
 	})
 }
+
+// TestForgetAccount: deleting an account lowers the counts of the posts it
+// liked, commented on and reposted, and its own posts go.
+func TestForgetAccount(t *testing.T) {
+	eachDB(t, func(t *testing.T, w *world) {
+		p := w.share(w.cat, "https://example.com/c", "", Public)
+		mine := w.share(w.bob, "https://example.com/b", "", Public)
+		_, err := w.s.Like(w.ctx, w.bob, p, true)
+		w.must(err)
+		_, err = w.s.Comment(w.ctx, w.bob, p, "hi")
+		w.must(err)
+		_, err = w.s.Comment(w.ctx, w.ann, p, "hello")
+		w.must(err)
+		w.must(w.s.Repost(w.ctx, w.bob, p))
+		w.must(w.d.WithTx(w.ctx, func(tx *db.Tx) error {
+			if err := w.s.ForgetAccount(w.ctx, tx, w.bob.ID); err != nil {
+				return err
+			}
+			_, err := tx.Exec(w.ctx, "DELETE FROM users WHERE id = ?", w.bob.ID)
+			return err
+		}))
+		post, err := w.s.Post(w.ctx, w.cat, p)
+		w.must(err)
+		if post.Likes != 0 || post.Comments != 1 || post.Reposts != 0 {
+			t.Errorf("cat's post after bob left: %d likes, %d comments, %d reposts; want 0, 1, 0", post.Likes, post.Comments, post.Reposts)
+		}
+		if _, err := w.s.Post(w.ctx, w.cat, mine); errs.KindOf(err) != errs.NotFound {
+			t.Errorf("bob's post after he left: %v; want not found", err)
+		}
+	})
+}
