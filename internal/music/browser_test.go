@@ -57,7 +57,7 @@ func TestBrowserFriendsShareCommentLike(t *testing.T) {
 		chromedp.SendKeys(`#share #url`, "https://www.youtube.com/watch?v=dQw4w9WgXcQ"),
 		chromedp.SendKeys(`#share #comment`, "Sunday morning song #sundays"),
 		chromedp.Click(`#share button[type=submit]`),
-		chromedp.WaitVisible(`#feed article.post iframe`),
+		chromedp.WaitVisible(`#feed article.post .player a.play`),
 	))
 	// Ann's page is open, its stream connected, before Bob acts.
 	waitFor(t, func() bool { return streams(m) >= 1 })
@@ -88,6 +88,13 @@ func TestBrowserFriendsShareCommentLike(t *testing.T) {
 	if likes != "1" {
 		t.Fatalf("bob sees %s likes; want 1", likes)
 	}
+	// Pressing play puts the site's player in the card.
+	must(chromedp.Do(bob, chromedp.Click(`#feed article.post .player a.play`), chromedp.WaitVisible(`#feed article.post .player iframe`)))
+	src, err := chromedp.Run(bob, chromedp.Evaluate[string](`document.querySelector("#feed article.post .player iframe").src`))
+	must(err)
+	if !strings.HasPrefix(src, "https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ") {
+		t.Fatalf("the player is %q; want YouTube's", src)
+	}
 	// Ann's badge counts the comment and the like, live.
 	deadline := time.Now().Add(15 * time.Second)
 	for unseen() != addTwo(before) && time.Now().Before(deadline) {
@@ -101,6 +108,8 @@ func TestBrowserFriendsShareCommentLike(t *testing.T) {
 	must(err)
 	apptest.Screenshot(t, ann, "music-discovery-desktop")
 	apptest.Screenshot(t, bob, "music-discovery-phone")
+	must(chromedp.Do(ann, chromedp.Navigate(base+"/music/"), chromedp.WaitVisible(`#feed`)))
+	apptest.Screenshot(t, ann, "music-discovery-desktop-reloaded")
 	for _, p := range []string{"notifications", "hot", "people?q=a", "friends", "u/ann", "everyone", "tags/sundays"} {
 		for ctx, size := range map[context.Context]string{ann: "desktop", bob: "phone"} {
 			must(chromedp.Do(ctx, chromedp.Navigate(base+"/music/"+p), chromedp.WaitVisible(`.music-main`)))

@@ -72,7 +72,7 @@ func TestShareAndFormErrors(t *testing.T) {
 		}
 		id := ann.share("https://www.youtube.com/watch?v=dQw4w9WgXcQ", "Hello <script>x</script> #Jazz", "public")
 		_, page := ann.Get("/music/")
-		if !strings.Contains(page, `src="https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ"`) || !strings.Contains(page, `href="/music/tags/jazz"`) ||
+		if !strings.Contains(page, `data-src="https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ"`) || !strings.Contains(page, `href="/music/tags/jazz"`) ||
 			strings.Contains(page, "<script>x") || !strings.Contains(page, `id="p-`+id+`"`) {
 			t.Fatalf("discovery does not show the post as a player with its tag, escaped:\n%s", page)
 		}
