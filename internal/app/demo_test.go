@@ -64,6 +64,9 @@ func TestServeDemo(t *testing.T) {
 			if code, body, _ := get(t, url+"/roar/"); code != 200 || !strings.Contains(body, "Rehearsal moved to Thursday") {
 				t.Errorf("run %d: /roar/: %d; the demo conversation is missing", run, code)
 			}
+			if code, body, _ := get(t, url+"/music/"); code != 200 || !strings.Contains(body, "Still the best.") || strings.Contains(body, "warm-up") {
+				t.Errorf("run %d: /music/: %d; the demo's public songs are missing, or a friends-only one shows", run, code)
+			}
 			if code, body, _ := get(t, url+"/meet/polls/demo-team-offsite-2026"); code != 200 || !strings.Contains(body, "Team offsite planning") {
 				t.Errorf("run %d: the demo poll: %d", run, code)
 			}
@@ -83,7 +86,9 @@ func TestServeDemo(t *testing.T) {
 		want        int
 	}{
 		{"demo users", `SELECT count(*) FROM users WHERE username = 'demo'`, 1},
-		{"users", `SELECT count(*) FROM users`, 4}, // demo, and roar's ada, grace, linus
+		{"users", `SELECT count(*) FROM users`, 6}, // demo, roar's ada, grace, linus, music's mia and leo
+		{"music posts", `SELECT count(*) FROM music_posts`, 4},
+		{"music friendships", `SELECT count(*) FROM music_friends`, 4}, // mia and leo, demo and mia: each both ways
 		{"roars", `SELECT count(*) FROM roars`, 4},
 		{"likes", `SELECT count(*) FROM roar_likes`, 2},
 		{"polls", `SELECT count(*) FROM meet_polls`, 1},

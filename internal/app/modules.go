@@ -9,6 +9,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/load"
 	"github.com/tutti-dev/tutti/internal/meet"
 	"github.com/tutti-dev/tutti/internal/module"
+	"github.com/tutti-dev/tutti/internal/music"
 	"github.com/tutti-dev/tutti/internal/ops"
 	"github.com/tutti-dev/tutti/internal/pay"
 	"github.com/tutti-dev/tutti/internal/race"
@@ -23,6 +24,7 @@ import (
 func Modules() []module.Module {
 	return []module.Module{
 		meet.Module(),
+		music.Module(),
 		roar.Module(),
 		race.Module(),
 	}
@@ -30,7 +32,6 @@ func Modules() []module.Module {
 
 // comingSoon are the apps shown on the start page before they exist.
 var comingSoon = []web.AppLink{
-	{Path: "/music/", Name: "music", Blurb: "Share songs and playlists with friends; comments, likes, hashtags and what is trending."},
 	{Path: "/rent/", Name: "rent", Blurb: "Rent instruments from people near you, by the day."},
 }
 

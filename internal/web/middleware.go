@@ -177,10 +177,19 @@ func (s *Site) panicked(w http.ResponseWriter, r *http.Request, p any) {
 }
 
 // CSP is the Content-Security-Policy of every page: only our own scripts and
-// styles, no inline code, no framing.
+// styles, no inline code, no framing of our pages, and frames only of the
+// music players in PlayerFrames.
 const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; " +
 	"media-src 'self' blob:; connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'self'; " +
-	"form-action 'self'; frame-ancestors 'none'"
+	"form-action 'self'; frame-src " + PlayerFrames + "; frame-ancestors 'none'"
+
+// PlayerFrames are the origins whose players a page may embed in an
+// iframe: the music sites' embeddable players (music's posts show a shared
+// link as its site's player, made from the URL alone). It is part of every
+// page's CSP, so that a cached page, served by the hot lane with the
+// site's headers, plays too.
+const PlayerFrames = "https://www.youtube-nocookie.com https://w.soundcloud.com https://open.spotify.com " +
+	"https://embed.music.apple.com https://bandcamp.com"
 
 // APICSP is the Content-Security-Policy of API responses: JSON is data, never
 // a document, so it may load nothing and be framed by no one.

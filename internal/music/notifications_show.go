@@ -1,0 +1,24 @@
+package music
+
+import "net/http"
+
+// notificationsShow is my notifications, newest first, grouped (likes of
+// one post gathered), paginated by ?before=.
+func (a *App) notificationsShow(w http.ResponseWriter, r *http.Request) {
+	before, err := queryID(r, "before")
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	u := me(r)
+	n, err := a.svc.Notifications(r.Context(), u, before)
+	if err != nil {
+		a.Site.Error(w, r, err)
+		return
+	}
+	p := &page{Title: "Notifications", Tab: "notifications", User: u, Notes: n, Unseen: n.Unseen}
+	if n.Next != 0 {
+		p.Older = "/music/notifications?before=" + itoa(n.Next)
+	}
+	a.render(w, r, p, nil)
+}

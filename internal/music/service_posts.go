@@ -1,0 +1,182 @@
+package music
+
+import (
+	"context"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/social"
+)
+
+// Share posts u's draft (a link with a comment and hashtags, public or for
+// friends) and returns the new post's id.
+func (s *Service) Share(ctx context.Context, u *auth.User, d Draft) (int64, error) {
+	if u == nil {
+		return 0, errSignIn
+	}
+	if _, err := d.Clean(); err != nil {
+		return 0, err
+	}
+	var id int64
+	err := s.write(ctx, func(ctx context.Context, tx *db.Tx) (err error) {
+		id, err = s.store.insert(ctx, tx, newPost{Author: u.ID, URL: d.URL, Comment: d.Comment, Visibility: d.Visibility,
+			At: s.store.now().UnixMilli()})
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	if d.Visibility == Public {
+		s.tagsChanged(d.Comment)
+	}
+	return id, nil
+}
+
+// Comment adds u's comment to post id and returns the id of the post it
+// went to (the original, for a repost).
+func (s *Service) Comment(ctx context.Context, u *auth.User, id int64, body string) (int64, error) {
+	if u == nil {
+		return 0, errSignIn
+	}
+	body, err := CleanComment(body)
+	if err != nil {
+		return 0, err
+	}
+	var post int64
+	var sent social.Sent
+	if err := s.write(ctx, func(ctx context.Context, tx *db.Tx) (err error) {
+		sent = sent[:0] // a batch that failed runs its writes again
+		post, err = s.store.comment(ctx, tx, id, u.ID, body, &sent)
+		return err
+	}); err != nil {
+		return 0, err
+	}
+	s.notify(ctx, sent)
+	return post, nil
+}
+
+// Like sets whether u likes post id (its original) and returns the like
+// count.
+func (s *Service) Like(ctx context.Context, u *auth.User, id int64, on bool) (int64, error) {
+	if u == nil {
+		return 0, errSignIn
+	}
+	var n int64
+	var sent social.Sent
+	if err := s.write(ctx, func(ctx context.Context, tx *db.Tx) (err error) {
+		sent = sent[:0]
+		_, n, err = s.store.like(ctx, tx, id, u.ID, on, &sent)
+		return err
+	}); err != nil {
+		return 0, err
+	}
+	s.notify(ctx, sent)
+	return n, nil
+}
+
+// Repost shares public post id with u's friends (once).
+func (s *Service) Repost(ctx context.Context, u *auth.User, id int64) error {
+	if u == nil {
+		return errSignIn
+	}
+	var sent social.Sent
+	if err := s.write(ctx, func(ctx context.Context, tx *db.Tx) (err error) {
+		sent = sent[:0]
+		_, err = s.store.repost(ctx, tx, id, u.ID, &sent)
+		return err
+	}); err != nil {
+		return err
+	}
+	s.notify(ctx, sent)
+	return nil
+}
+
+// Delete removes post id: its author, or a moderator (canModerate).
+func (s *Service) Delete(ctx context.Context, u *auth.User, id int64) error {
+	if u == nil {
+		return errSignIn
+	}
+	var comment string
+	err := s.write(ctx, func(ctx context.Context, tx *db.Tx) error {
+		r, err := s.store.row(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		comment = r.Comment
+		return s.store.remove(ctx, tx, id, u.ID, canModerate(u))
+	})
+	if err == nil {
+		s.tagsChanged(comment)
+	}
+	return err
+}
+
+// CommentsOff turns comments off (or on again) on u's own post id.
+func (s *Service) CommentsOff(ctx context.Context, u *auth.User, id int64, off bool) error {
+	if u == nil {
+		return errSignIn
+	}
+	return s.write(ctx, func(ctx context.Context, tx *db.Tx) error {
+		return s.store.commentsOff(ctx, tx, id, u.ID, off)
+	})
+}
+
+// Report files u's report of post id with reason, for the moderators.
+func (s *Service) Report(ctx context.Context, u *auth.User, id int64, reason string) error {
+	if u == nil {
+		return errSignIn
+	}
+	reason, err := s.store.reports.Clean(reason)
+	if err != nil {
+		return err
+	}
+	return s.writeOwn(ctx, func(ctx context.Context, tx *db.Tx) error {
+		return s.store.report(ctx, tx, id, u.ID, reason)
+	})
+}
+
+// ReportedPost is a reported post with its reports, for the moderators.
+type ReportedPost struct {
+	social.Report
+	Post *Post // nil if it is gone
+}
+
+// Reports returns the reported posts, most reported first: moderators only.
+func (s *Service) Reports(ctx context.Context, u *auth.User) ([]ReportedPost, error) {
+	if !canModerate(u) {
+		return nil, errModerators
+	}
+	open, err := s.store.reports.Open(ctx, s.store.db, 50)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ReportedPost, 0, len(open))
+	for _, r := range open {
+		rp := ReportedPost{Report: r}
+		if p, err := s.store.PostAny(ctx, u.ID, r.Subject); err == nil {
+			rp.Post = p
+		}
+		out = append(out, rp)
+	}
+	return out, nil
+}
+
+// Dismiss closes post id's reports without removing it: moderators only.
+func (s *Service) Dismiss(ctx context.Context, u *auth.User, id int64) error {
+	if !canModerate(u) {
+		return errModerators
+	}
+	return s.writeOwn(ctx, func(ctx context.Context, tx *db.Tx) error { return s.store.reports.Dismiss(ctx, tx, id) })
+}
+
+// MarkSeen marks u's notifications up to the id upTo as seen.
+func (s *Service) MarkSeen(ctx context.Context, u *auth.User, upTo int64) error {
+	if u == nil {
+		return errSignIn
+	}
+	return s.writeOwn(ctx, func(ctx context.Context, tx *db.Tx) error { return s.store.notes.MarkSeen(ctx, tx, u.ID, upTo) })
+}
+
+// now is the service's clock.
+func (s *Service) now() time.Time { return s.store.now() }

@@ -1,0 +1,50 @@
+// music: the live unread count in the nav (Server-Sent Events), and the
+// people search's type-ahead. Every page works without this file.
+const app = document.querySelector(".music-app");
+
+// The unread badge follows my notifications as they arrive.
+if (app && app.dataset.me && window.EventSource) {
+  const badge = document.getElementById("unseen");
+  const source = new EventSource("/music/stream");
+  source.addEventListener("notify", (e) => {
+    const n = JSON.parse(e.data).unread;
+    if (!badge) return;
+    badge.textContent = String(n);
+    badge.hidden = n === 0;
+  });
+}
+
+// Type-ahead: the list of people under the search box follows what is typed.
+const box = document.querySelector("input[data-suggest]");
+const list = document.getElementById("people");
+if (box && list) {
+  let timer = 0;
+  let asked = "";
+  box.addEventListener("input", () => {
+    clearTimeout(timer);
+    timer = setTimeout(async () => {
+      const q = box.value.trim();
+      if (q === asked) return;
+      asked = q;
+      const res = await fetch(`${box.dataset.suggest}?q=${encodeURIComponent(q)}`, { headers: { Accept: "text/html" } });
+      if (res.ok && asked === q) list.innerHTML = await res.text();
+    }, 150);
+  });
+}
+
+// A player starts as a button; pressing it puts the site's player in its
+// place (the iframe's address is the server's, on an allowed origin).
+document.addEventListener("click", (e) => {
+  const play = e.target.closest(".player a.play");
+  if (!play || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey) return;
+  const box = play.parentElement;
+  e.preventDefault();
+  const frame = document.createElement("iframe");
+  frame.src = box.dataset.src + (box.dataset.src.includes("?") ? "&" : "?") + "autoplay=1";
+  frame.title = box.dataset.title;
+  frame.allow = "autoplay; encrypted-media; clipboard-write; fullscreen; picture-in-picture";
+  frame.referrerPolicy = "strict-origin-when-cross-origin";
+  frame.setAttribute("sandbox", "allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox allow-presentation");
+  box.replaceChildren(frame);
+  box.classList.add("playing");
+});
