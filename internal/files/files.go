@@ -9,11 +9,11 @@
 // Keys are random or content-addressed and never reused, so a stored file
 // never changes: the handler serves it with immutable cache headers.
 //
-// An app that takes uploads stores them through the Storage in module.Core
-// (never on the local disk itself, which a second instance would not see),
-// with a key from NewKey, after checking the type from the content and
-// re-encoding images; an ImageBudget bounds the memory that decoding
-// images may take at once.
+// An app that takes uploads keeps them through internal/media (streamed,
+// checked by content, the original private under PrivatePrefix, derived
+// sizes made by a job), which stores them here: never on the local disk
+// itself, which a second instance would not see. An ImageBudget bounds the
+// memory that decoding images may take at once.
 package files
 
 import (
