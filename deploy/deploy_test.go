@@ -22,6 +22,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/app/apptest"
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/config"
+	"github.com/tutti-dev/tutti/internal/files"
 )
 
 // ownVars are variables of the deployment tools themselves, not of the
@@ -208,6 +209,13 @@ func TestNginxTemplate(t *testing.T) {
 	up := n.block("upstream tutti")
 	if up == nil || up.get("keepalive") == "" {
 		t.Errorf("upstream tutti %v: want keepalive", up)
+	}
+	// Private uploads are never served by their key (media.ServePrivate).
+	if loc := srv.location("/files/" + files.PrivatePrefix + "tracks/x.mp3"); loc == nil || loc.get("return") != "404" {
+		t.Errorf("/files/%s...: nginx location %v; want 404", files.PrivatePrefix, loc)
+	}
+	if loc := srv.location("/files/avatars/x.jpg"); loc == nil || loc.get("proxy_pass") == "" {
+		t.Errorf("/files/avatars/...: nginx location %v; want tutti", loc)
 	}
 	plain := n.server("@@HTTP_LISTEN@@")
 	if plain == nil || !strings.HasPrefix(plain.location("/").get("return"), "301 @@PUBLIC_URL@@") {

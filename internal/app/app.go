@@ -37,6 +37,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/jobs"
 	"github.com/tutti-dev/tutti/internal/live"
 	"github.com/tutti-dev/tutti/internal/mail"
+	"github.com/tutti-dev/tutti/internal/media"
 	"github.com/tutti-dev/tutti/internal/meet"
 	"github.com/tutti-dev/tutti/internal/memlimit"
 	"github.com/tutti-dev/tutti/internal/module"
@@ -66,6 +67,7 @@ type Main struct {
 	Registry *prometheus.Registry
 	Handler  http.Handler
 	Files    files.Storage
+	Media    *media.Service // uploads kept by the apps, derived by jobs
 	Auth     *auth.Service
 	Apps     []module.App // the built apps, in the order of Modules
 	Jobs     *jobs.Queue  // background work and the outbox
@@ -147,7 +149,12 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 	}
 	// One budget for the decoding of every uploaded picture of the process.
 	images := files.NewImageBudget(files.DefaultImageBudget)
-	ad := auth.Deps{DB: d, Cache: m.Cache, Site: m.Site, Log: log, Files: m.Files, Images: images, Limiter: limiter,
+	// media: uploads of every app; its derive job runs on m.Jobs.
+	if m.Media, err = media.New(media.Deps{DB: d, Files: m.Files, Jobs: m.Jobs, Log: log, TempDir: filepath.Join(cfg.DataDir, "tmp")}); err != nil {
+		m.Close()
+		return nil, err
+	}
+	ad := auth.Deps{DB: d, Cache: m.Cache, Site: m.Site, Log: log, Files: m.Files, Images: images, Media: m.Media, Limiter: limiter,
 		SecureCookies: strings.HasPrefix(cfg.BaseURL, "https://")}
 	if cfg.SessionStore == "redis" {
 		// Session tokens reach the store hashed (auth sets HashTokenInStore),
@@ -179,7 +186,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		return nil, err
 	}
 	core := module.Core{Config: cfg, Log: log, DB: d, Cache: m.Cache, Local: own, Site: m.Site, Bus: m.Bus,
-		Live: m.Live, Files: m.Files, Images: images, Versions: versions, Limiter: limiter, Auth: m.Auth,
+		Live: m.Live, Files: m.Files, Images: images, Media: m.Media, Versions: versions, Limiter: limiter, Auth: m.Auth,
 		Jobs: m.Jobs, Mail: m.Mail, Pay: m.Pay, Rooms: rooms, Listening: m.listening}
 	for _, mod := range Modules() {
 		c := core

@@ -60,6 +60,7 @@ func TestUploadsInS3(t *testing.T) {
 	mw.Close()
 	res, body = w.Do("POST", "/account/settings", &buf, http.Header{"Content-Type": {mw.FormDataContentType()}})
 	apptest.WantRedirect(t, res, body)
+	apptest.SettleMedia(t, m) // the picture is made by a job
 
 	u, err := m.Auth.ByUsername(ctx, "sam")
 	if err != nil || u.AvatarURL() == "" {

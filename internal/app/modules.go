@@ -7,6 +7,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/jobs"
 	"github.com/tutti-dev/tutti/internal/load"
+	"github.com/tutti-dev/tutti/internal/media"
 	"github.com/tutti-dev/tutti/internal/meet"
 	"github.com/tutti-dev/tutti/internal/module"
 	"github.com/tutti-dev/tutti/internal/music"
@@ -56,9 +57,9 @@ func Migrations() []db.Migrations {
 }
 
 // coreMigrations are the core's migration sets: request keys, accounts,
-// jobs, operators, the test payment gateway's ledger.
+// jobs, media files, operators, the test payment gateway's ledger.
 func coreMigrations() []db.Migrations {
-	return []db.Migrations{db.KeyMigrations, auth.Migrations, jobs.Migrations, ops.Migrations, pay.Migrations}
+	return []db.Migrations{db.KeyMigrations, auth.Migrations, jobs.Migrations, media.Migrations, ops.Migrations, pay.Migrations}
 }
 
 // Scenarios are the load scenarios of every app, by name.

@@ -1,12 +1,10 @@
 package auth
 
 import (
-	"bytes"
 	"maps"
 	"net/http"
 
 	"github.com/tutti-dev/tutti/internal/errs"
-	"github.com/tutti-dev/tutti/internal/web"
 )
 
 func (s *Service) settingsShow(w http.ResponseWriter, r *http.Request) {
@@ -26,13 +24,16 @@ func (s *Service) settingsShow(w http.ResponseWriter, r *http.Request) {
 }
 
 // settingsPost saves the profile and, if one was sent, the new picture
-// (checked by content, cropped, re-encoded). Nothing is written on bad input.
+// (streamed and checked by content here; cropped and re-encoded by the
+// media job, the account showing it once made). Nothing is written on bad
+// input.
 func (s *Service) settingsPost(w http.ResponseWriter, r *http.Request) {
 	u, ok := RequireUser(w, r)
 	if !ok {
 		return
 	}
-	img, err := web.ReadImageForm(r, "avatar")
+	up, err := s.Media.ReadForm(r, "avatar", AvatarKind)
+	defer up.Close()
 	// Validate cleans p in place; a refused field keeps what was typed
 	// (text.Field.Clean), so the form shown again has it.
 	p := Profile{DisplayName: r.PostForm.Get("display_name"), Bio: r.PostForm.Get("bio"),
@@ -51,30 +52,27 @@ func (s *Service) settingsPost(w http.ResponseWriter, r *http.Request) {
 		render(fields)
 		return
 	}
-	var avatar *string
-	if p.RemoveAvatar {
-		avatar = new(string)
-	}
-	// No file chosen (or a url-encoded form) keeps the current picture.
-	if img != nil {
-		key, err := s.storeAvatar(r.Context(), bytes.NewReader(img))
-		if err != nil {
-			if f := errs.FieldsOf(err); f != nil {
-				render(f)
-				return
-			}
+	// No file chosen (or a url-encoded form) keeps the current picture; a
+	// new one replaces it once made.
+	if up != nil {
+		if _, err := s.Media.Save(r.Context(), up, u.ID, u.ID); err != nil {
 			s.Site.Error(w, r, err)
 			return
 		}
-		avatar = &key
+	}
+	var avatar *string
+	if p.RemoveAvatar && up == nil {
+		avatar = new(string)
 	}
 	old, err := s.store.updateProfile(r.Context(), u.ID, p, avatar)
 	if err != nil {
-		if avatar != nil && *avatar != "" {
-			s.Files.Delete(r.Context(), *avatar)
-		}
 		s.Site.Error(w, r, err)
 		return
+	}
+	if avatar != nil && s.Media != nil {
+		if err := s.Media.Forget(r.Context(), AvatarKind, u.ID); err != nil {
+			s.Log.Warn("delete avatar uploads", "user", u.ID, "err", err)
+		}
 	}
 	if old != "" && s.Files != nil {
 		if err := s.Files.Delete(r.Context(), old); err != nil {

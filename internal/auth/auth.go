@@ -17,6 +17,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/files"
+	"github.com/tutti-dev/tutti/internal/media"
 	"github.com/tutti-dev/tutti/internal/ratelimit"
 	"github.com/tutti-dev/tutti/internal/web"
 )
@@ -50,6 +51,8 @@ type Deps struct {
 	// Images bounds the memory that decoding pictures holds at once; share
 	// one across the process. nil: a budget of files.DefaultImageBudget.
 	Images *files.ImageBudget
+	// Media keeps the pictures (internal/media); nil: none can be uploaded.
+	Media *media.Service
 
 	// SessionStore keeps sessions; nil: the database (DBStore). Cluster mode
 	// passes a Redis store, behind which the database takes over while Redis
@@ -163,6 +166,9 @@ func New(d Deps) (*Service, error) {
 		s.images = files.NewImageBudget(files.DefaultImageBudget)
 	}
 	s.SetLimits(d.Limits)
+	if d.Media != nil && d.Files != nil {
+		d.Media.Register(avatarKind(s.images, s.onAvatarReady))
+	}
 	s.sessions = NewDBStore(d.DB)
 	s.sessions.now = d.Now
 	if d.SessionStore == nil {
@@ -334,6 +340,11 @@ func (s *Service) Delete(ctx context.Context, id int64) error {
 	if avatar != "" && s.Files != nil {
 		if err := s.Files.Delete(ctx, avatar); err != nil {
 			s.Log.Warn("delete avatar", "key", avatar, "err", err)
+		}
+	}
+	if s.Media != nil {
+		if err := s.Media.Forget(ctx, AvatarKind, id); err != nil {
+			s.Log.Warn("delete avatar uploads", "user", id, "err", err)
 		}
 	}
 	return nil

@@ -427,7 +427,9 @@ func (b *browser) upload(fields map[string]string, filename string, content []by
 		fw.Write(content)
 	}
 	mw.Close()
-	return b.do("POST", "/account/settings", &buf, http.Header{"Content-Type": {mw.FormDataContentType()}})
+	res, body := b.do("POST", "/account/settings", &buf, http.Header{"Content-Type": {mw.FormDataContentType()}})
+	apptest.SettleMedia(b.t, b.m) // the picture is made by a job
+	return res, body
 }
 
 func TestProfileAndAvatar(t *testing.T) {

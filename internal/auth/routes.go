@@ -28,7 +28,7 @@ func (s *Service) Routes(mux *http.ServeMux) {
 
 // SettingsBodyLimit is the request body limit of the settings form: a picture
 // of up to MaxAvatarBytes and the form around it, and room to read past a
-// larger one and answer with the form (web.ReadImageForm).
+// larger one and answer with the form (media.ReadForm).
 const SettingsBodyLimit = files.ImageFormBody
 
 // head is the layout's head for an account page, with the viewer's name

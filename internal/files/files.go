@@ -9,11 +9,11 @@
 // Keys are random or content-addressed and never reused, so a stored file
 // never changes: the handler serves it with immutable cache headers.
 //
-// An app that takes uploads stores them through the Storage in module.Core
-// (never on the local disk itself, which a second instance would not see),
-// with a key from NewKey, after checking the type from the content and
-// re-encoding images; an ImageBudget bounds the memory that decoding
-// images may take at once.
+// An app that takes uploads keeps them through internal/media (streamed,
+// checked by content, the original private under PrivatePrefix, derived
+// sizes made by a job), which stores them here: never on the local disk
+// itself, which a second instance would not see. An ImageBudget bounds the
+// memory that decoding images may take at once.
 package files
 
 import (
@@ -36,6 +36,11 @@ import (
 
 // Prefix is where stored files are served (mount Handler there).
 const Prefix = "/files/"
+
+// PrivatePrefix starts the keys of private files (uploads' originals,
+// internal/media): Handler refuses them; the app serves them to whom it
+// allows (media.ServePrivate).
+const PrivatePrefix = "private/"
 
 // Storage keeps files under keys such as "avatars/3kX9....jpg".
 type Storage interface {
@@ -200,6 +205,9 @@ func typeOf(key string) string {
 	return "application/octet-stream"
 }
 
+// ContextReader is r, failing once ctx is done.
+func ContextReader(ctx context.Context, r io.Reader) io.Reader { return ctxReader{ctx, r} }
+
 type ctxReader struct {
 	ctx context.Context
 	r   io.Reader
@@ -214,31 +222,44 @@ func (c ctxReader) Read(p []byte) (int, error) {
 
 // Handler serves the files of s under prefix (mount it as "GET "+prefix):
 // immutable, with ranges and conditional requests handled by
-// http.ServeContent.
+// http.ServeContent. Keys under PrivatePrefix are not found.
 func Handler(s Storage, prefix string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key := strings.TrimPrefix(r.URL.Path, prefix)
-		if !ValidKey(key) {
+		if strings.HasPrefix(key, PrivatePrefix) {
 			http.NotFound(w, r)
 			return
 		}
-		f, err := s.Open(r.Context(), key)
-		if err != nil {
-			if errs.KindOf(err) != errs.NotFound {
-				http.Error(w, "could not read the file", http.StatusInternalServerError)
-				return
-			}
-			http.NotFound(w, r)
-			return
-		}
-		defer f.Close()
-		h := w.Header()
-		h.Set("Content-Type", f.ContentType())
-		h.Set("Cache-Control", "public, max-age=31536000, immutable")
-		h.Set("ETag", `"`+key+`"`) // valid keys hold no quote
-		if f.ContentType() == "application/octet-stream" {
-			h.Set("Content-Disposition", "attachment")
-		}
-		http.ServeContent(w, r, "", f.ModTime(), f)
+		Serve(w, r, s, key, "public, max-age=31536000, immutable")
 	})
+}
+
+// Serve answers r with the file of s under key (404 when missing or not a
+// valid key), with cacheControl, its type from its key (never sniffed by the
+// browser: nosniff), and ranges and conditional requests handled by
+// http.ServeContent (keys never change: the key is the ETag).
+func Serve(w http.ResponseWriter, r *http.Request, s Storage, key, cacheControl string) {
+	if !ValidKey(key) {
+		http.NotFound(w, r)
+		return
+	}
+	f, err := s.Open(r.Context(), key)
+	if err != nil {
+		if errs.KindOf(err) != errs.NotFound {
+			http.Error(w, "could not read the file", http.StatusInternalServerError)
+			return
+		}
+		http.NotFound(w, r)
+		return
+	}
+	defer f.Close()
+	h := w.Header()
+	h.Set("Content-Type", f.ContentType())
+	h.Set("Cache-Control", cacheControl)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("ETag", `"`+key+`"`) // valid keys hold no quote
+	if f.ContentType() == "application/octet-stream" {
+		h.Set("Content-Disposition", "attachment")
+	}
+	http.ServeContent(w, r, "", f.ModTime(), f)
 }

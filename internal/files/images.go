@@ -113,7 +113,7 @@ func (b *ImageBudget) Peak() int64 {
 }
 
 // A form with a picture (a race's logo, an account's avatar) is read by
-// web.ReadImageForm within these bounds.
+// media.ReadForm within these bounds.
 
 const (
 	// MaxImageBytes is the largest picture a form takes: a phone's photo.

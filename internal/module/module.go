@@ -26,6 +26,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/live"
 	"github.com/tutti-dev/tutti/internal/load"
 	"github.com/tutti-dev/tutti/internal/mail"
+	"github.com/tutti-dev/tutti/internal/media"
 	"github.com/tutti-dev/tutti/internal/pay"
 	"github.com/tutti-dev/tutti/internal/pubsub"
 	"github.com/tutti-dev/tutti/internal/ratelimit"
@@ -95,8 +96,12 @@ type Core struct {
 	Auth  *auth.Service
 	Files files.Storage
 	// Images bounds the memory that decoding uploaded pictures holds at
-	// once, for every app of the process (files.ReadImage, Process).
+	// once, for every app of the process (internal/media decodes within it).
 	Images *files.ImageBudget
+	// Media keeps uploads (internal/media): streamed, checked, the
+	// original private, derived sizes made by a job. An app registers its
+	// kinds at start.
+	Media *media.Service
 	// Jobs is the durable background work (rows claimed by workers, on
 	// any instance), and the outbox that Mail sends from.
 	Jobs *jobs.Queue

@@ -7,7 +7,6 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/errs"
-	"github.com/tutti-dev/tutti/internal/web"
 )
 
 func raceInput(r *http.Request) RaceInput {
@@ -34,18 +33,19 @@ func (a *App) raceCreate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The logo may come with the basics (a multipart form).
-	img, err := web.ReadImageForm(r, "logo")
+	up, err := a.Media.ReadForm(r, "logo", LogoKind)
+	defer up.Close()
 	in := raceInput(r)
 	var race *Race
 	if err == nil {
-		race, err = a.svc.CreateRaceWithLogo(r.Context(), u, in, img)
+		race, err = a.svc.CreateRaceWithLogo(r.Context(), u, in, up)
 	} else if f := errs.FieldsOf(err); f != nil {
 		if _, vf := in.Validate(a.Now()); len(vf) > 0 {
 			maps.Copy(f, vf) // every message at once
 		}
 	}
 	if f := refusal(err); f != nil {
-		if img != nil && f["logo"] == "" {
+		if up != nil && f["logo"] == "" {
 			f["logo"] = "The picture was fine, but a returned form cannot keep it: choose it again."
 		}
 		a.Site.Render(w, r, refusalStatus(err), NewRacePage(a, u, in, f))
@@ -78,6 +78,8 @@ func flash(r *http.Request) string {
 	switch r.URL.Query().Get("saved") {
 	case "1":
 		return "Saved. The race page shows it now."
+	case "logo":
+		return "The new logo is being prepared: the race page shows it in a moment (reload to see it here)."
 	case "published":
 		return "Published: runners can see the race and register."
 	case "director":

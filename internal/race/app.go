@@ -18,6 +18,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/files"
 	"github.com/tutti-dev/tutti/internal/jobs"
 	"github.com/tutti-dev/tutti/internal/mail"
+	"github.com/tutti-dev/tutti/internal/media"
 	"github.com/tutti-dev/tutti/internal/pay"
 	"github.com/tutti-dev/tutti/internal/pubsub"
 	"github.com/tutti-dev/tutti/internal/ratelimit"
@@ -71,6 +72,9 @@ type Deps struct {
 	// memory their decoding holds (nil: a budget of the app's own).
 	Files  files.Storage
 	Images *files.ImageBudget
+	// Media keeps the logos' uploads and makes their sizes (nil: none can
+	// be uploaded).
+	Media *media.Service
 	// Listening is the instance's listen address once it listens: a load
 	// rehearsal's runners reach it over loopback (rehearsal.go); nil, ""
 	// or not on loopback: none can run here.
@@ -134,6 +138,10 @@ func New(d Deps) (*App, error) {
 	a.svc.inviteFor = d.InviteFor
 	a.svc.mail = d.Mail
 	a.svc.files, a.svc.images = d.Files, d.Images
+	if d.Media != nil && d.Files != nil {
+		a.svc.media = d.Media
+		d.Media.Register(a.svc.logoKind(d.Images))
+	}
 	a.svc.bg, a.svc.stop = context.WithCancel(context.Background())
 	if d.DB.Dialect == db.SQLite { // embedded mode: this process writes every hold
 		a.store.keepHolds()

@@ -40,6 +40,11 @@ func TestBrowserDirectorAndRunner(t *testing.T) {
 		chromedp.WaitVisible(`#logo`),
 		chromedp.SetUploadFiles(`#logo`, []string{logoFile}),
 		chromedp.Click(`form[action$="/logo"] button[type=submit]`),
+		chromedp.WaitVisible(`.flash`),
+	))
+	apptest.SettleMedia(t, m) // the logo is made by a job; the page shows it once reloaded
+	must(chromedp.Do(dora,
+		chromedp.Reload(),
 		chromedp.WaitVisible(`.logo-admin img.race-logo`),
 	))
 	apptest.Screenshot(t, dora, "race-director-logo")

@@ -1,99 +1,105 @@
 package race
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"image/png"
-	"io"
-	"maps"
 	"net/http"
 	"strings"
-
-	"github.com/disintegration/imaging"
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/files"
-	"github.com/tutti-dev/tutti/internal/web"
+	"github.com/tutti-dev/tutti/internal/media"
 )
 
-// A race's logo (the wizard's first step): an uploaded picture, checked by
-// its content, decoded within the process's image budget, fitted into
-// LogoSize and stored as PNG (transparency kept, metadata dropped) in the
-// core's file storage, so every instance serves it.
+// A race's logo (the wizard's first step, or the basics page) goes through
+// the core's media path: the form streams it (media.ReadForm, checked as a
+// picture), its original is kept privately, and the derive job fits it
+// into LogoSize (never enlarged) as PNG (transparency kept, metadata
+// dropped) in the core's file storage, so every instance serves it. Once
+// made, the race shows it (onLogoReady); until then, the logo it had.
 
 const (
 	LogoSize      = 256                 // the stored logo fits a square of this side
 	MaxLogoBytes  = files.MaxImageBytes // an upload's size (a phone's photo)
 	logoBodyLimit = files.ImageFormBody
+	// LogoKind is the media kind of a race's logo (ref: the race's id).
+	LogoKind    = "race-logo"
+	logoVariant = "256"
 )
 
-// logoImage decodes a checked upload, fits it into LogoSize (never
-// enlarged) and re-encodes it as PNG.
-func logoImage(b []byte) ([]byte, error) {
-	img, err := imaging.Decode(bytes.NewReader(b), imaging.AutoOrientation(true))
-	if err != nil {
-		return nil, errs.Fields(map[string]string{"logo": "Upload a JPEG, PNG, GIF or WebP picture."})
-	}
-	if bd := img.Bounds(); bd.Dx() > LogoSize || bd.Dy() > LogoSize {
-		img = imaging.Fit(img, LogoSize, LogoSize, imaging.Lanczos)
-	}
-	var out bytes.Buffer
-	if err := (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(&out, img); err != nil {
-		return nil, err
-	}
-	return out.Bytes(), nil
+// logoKind is the logo's media kind, decoding within budget.
+func (s *Service) logoKind(budget *files.ImageBudget) media.Kind {
+	k := media.ImageKind(LogoKind, "race-logos", budget,
+		media.Resize(logoVariant, budget, LogoSize, LogoSize, media.Within, media.PNG))
+	k.MaxBytes = MaxLogoBytes
+	k.OnReady = s.onLogoReady
+	return k
 }
 
-// SetLogo stores an uploaded logo for the directed race (nil r: removes
-// it); the old file goes once the race no longer names it.
-func (s *Service) SetLogo(ctx context.Context, d *Directing, r io.Reader) error {
-	var out []byte
-	if r != nil {
-		var err error
-		if out, err = s.readLogo(ctx, r); err != nil {
-			return err
-		}
+// SetLogo keeps an uploaded logo for the directed race, shown once the
+// job has made it (nil up: removes the logo at once, and any upload under
+// way).
+func (s *Service) SetLogo(ctx context.Context, d *Directing, up *media.Upload) error {
+	if up == nil {
+		return s.removeLogo(ctx, d)
 	}
-	return s.storeLogo(ctx, d, out)
+	if s.media == nil {
+		return errs.Fields(map[string]string{"logo": media.CannotUpload})
+	}
+	_, err := s.media.Save(ctx, up, d.Race.ID, d.User.ID)
+	return err
 }
 
-// readLogo checks an uploaded picture and makes it the logo's PNG.
-func (s *Service) readLogo(ctx context.Context, r io.Reader) ([]byte, error) {
-	if s.files == nil {
-		return nil, errs.Fields(map[string]string{"logo": "Pictures cannot be uploaded here."})
-	}
-	b, cost, err := files.ReadImage(r, MaxLogoBytes, "logo")
-	if err != nil {
-		return nil, err
-	}
-	var out []byte
-	err = s.images.Process(ctx, cost, "logo", func() (err error) { out, err = logoImage(b); return err })
-	return out, err
-}
-
-// storeLogo stores a logo made by readLogo (nil: none) for the directed
-// race, and deletes the old one.
-func (s *Service) storeLogo(ctx context.Context, d *Directing, png []byte) error {
-	url := ""
-	if png != nil {
-		key := files.NewKey("race-logos", ".png")
-		if err := s.files.Put(ctx, key, bytes.NewReader(png), "image/png"); err != nil {
-			return err
-		}
-		url = s.files.URL(key)
-	}
+// removeLogo removes the directed race's logo and its uploads.
+func (s *Service) removeLogo(ctx context.Context, d *Directing) error {
 	old := d.Race.Logo
-	if err := s.edit(ctx, d, func(tx *db.Tx) error { return s.store.SetLogo(ctx, tx, d.Race.ID, url) }); err != nil {
-		if key, ok := s.logoKey(url); ok {
-			s.files.Delete(context.WithoutCancel(ctx), key)
-		}
+	if err := s.edit(ctx, d, func(tx *db.Tx) error { return s.store.SetLogo(ctx, tx, d.Race.ID, "") }); err != nil {
 		return err
 	}
-	d.Race.Logo = url
-	if key, ok := s.logoKey(old); ok {
+	d.Race.Logo = ""
+	s.forgetLogo(ctx, d.Race.ID, old)
+	return nil
+}
+
+// forgetLogo deletes a race's logo file (url) and its uploads.
+func (s *Service) forgetLogo(ctx context.Context, raceID int64, url string) {
+	ctx = context.WithoutCancel(ctx)
+	if s.media != nil {
+		if err := s.media.Forget(ctx, LogoKind, raceID); err != nil {
+			s.log.Warn("race: delete logo uploads", "race", raceID, "err", err)
+		}
+	}
+	if key, ok := s.logoKey(url); ok {
+		if err := s.files.Delete(ctx, key); err != nil {
+			s.log.Warn("race: delete old logo", "key", key, "err", err)
+		}
+	}
+}
+
+// onLogoReady makes a derived logo the race's (the job's OnReady): the
+// race page shows it from its next version on; the file it replaces goes
+// (media deletes the older uploads; a logo stored before media kept them
+// is deleted here).
+func (s *Service) onLogoReady(ctx context.Context, f *media.File) error {
+	v := f.Derived[logoVariant]
+	if v == nil {
+		return fmt.Errorf("race: logo %d ready without its picture", f.ID)
+	}
+	url := s.files.URL(v.Key)
+	var slug, old string
+	err := db.Scan(s.db.QueryRow(ctx, `SELECT slug, logo FROM race_races WHERE id = ?`, f.Ref), &slug, &old)
+	if errs.KindOf(err) == errs.NotFound { // the race is gone
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := s.editRace(ctx, f.Ref, slug, func(tx *db.Tx) error { return s.store.SetLogo(ctx, tx, f.Ref, url) }); err != nil {
+		return err
+	}
+	if key, ok := s.logoKey(old); ok && old != url {
 		if err := s.files.Delete(context.WithoutCancel(ctx), key); err != nil {
 			s.log.Warn("race: delete old logo", "key", key, "err", err)
 		}
@@ -102,28 +108,18 @@ func (s *Service) storeLogo(ctx context.Context, d *Directing, png []byte) error
 }
 
 // CreateRaceWithLogo is CreateRace with the logo uploaded on the same form
-// (img, nil for none): the basics and the picture are checked together
-// (every message at once), and nothing is stored unless both are good.
-func (s *Service) CreateRaceWithLogo(ctx context.Context, u *auth.User, in RaceInput, img []byte) (*Race, error) {
-	var png []byte
-	f := map[string]string{}
-	if img != nil {
-		var err error
-		png, err = s.readLogo(ctx, bytes.NewReader(img))
-		if err != nil && errs.FieldsOf(err) == nil {
-			return nil, err
-		}
-		maps.Copy(f, errs.FieldsOf(err))
-	}
-	if _, vf := in.Validate(s.now()); len(vf) > 0 || len(f) > 0 {
-		maps.Copy(f, vf)
-		return nil, errs.Fields(f)
+// (up, checked by media.ReadForm; nil for none): the basics are checked
+// (the picture was, as the form was read), and the logo kept once the race
+// exists.
+func (s *Service) CreateRaceWithLogo(ctx context.Context, u *auth.User, in RaceInput, up *media.Upload) (*Race, error) {
+	if _, vf := in.Validate(s.now()); len(vf) > 0 {
+		return nil, errs.Fields(vf)
 	}
 	r, err := s.CreateRace(ctx, u, in)
-	if err != nil || png == nil {
+	if err != nil || up == nil {
 		return r, err
 	}
-	if err := s.storeLogo(ctx, &Directing{User: u, Race: r}, png); err != nil {
+	if err := s.SetLogo(ctx, &Directing{User: u, Race: r}, up); err != nil {
 		return r, fmt.Errorf("race: the new race's logo: %w", err)
 	}
 	return r, nil
@@ -131,6 +127,9 @@ func (s *Service) CreateRaceWithLogo(ctx context.Context, u *auth.User, in RaceI
 
 // logoKey is the storage key of a logo's URL.
 func (s *Service) logoKey(url string) (string, bool) {
+	if s.files == nil {
+		return "", false
+	}
 	prefix := s.files.URL("")
 	if url == "" || !strings.HasPrefix(url, prefix) {
 		return "", false
@@ -151,15 +150,18 @@ func (a *App) logoPost(w http.ResponseWriter, r *http.Request) {
 	if d == nil {
 		return
 	}
-	img, err := web.ReadImageForm(r, "logo")
+	up, err := a.Media.ReadForm(r, "logo", LogoKind)
+	defer up.Close()
+	saved := "1"
 	switch {
 	case err != nil:
 	case r.PostForm.Get("remove") == "1":
 		err = a.svc.SetLogo(r.Context(), d, nil)
-	case img == nil:
+	case up == nil:
 		err = errs.Fields(map[string]string{"logo": "Choose a picture to upload."})
 	default:
-		err = a.svc.SetLogo(r.Context(), d, bytes.NewReader(img))
+		err = a.svc.SetLogo(r.Context(), d, up)
+		saved = "logo"
 	}
 	if f := errs.FieldsOf(err); f != nil {
 		a.Site.Render(w, r, http.StatusUnprocessableEntity, BasicsPage(a, d.User, d.Race, basicsOf(d.Race), nil, f, ""))
@@ -169,5 +171,5 @@ func (a *App) logoPost(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.redirect(w, r, adminURL(d.Race.Slug)+"/basics?saved=1")
+	a.redirect(w, r, adminURL(d.Race.Slug)+"/basics?saved="+saved)
 }

@@ -78,6 +78,7 @@ func TestLogoPhoneSizedPhoto(t *testing.T) {
 		}
 		res, body = dir.uploadLogo(logo, "photo.png", photo)
 		apptest.WantRedirect(t, res, body)
+		apptest.SettleMedia(t, m) // the logo is made by a job
 		_, page := dir.Get("/race/r/" + slug + "/admin/basics")
 		src := logoSrc.FindStringSubmatch(page)
 		if src == nil {
@@ -129,6 +130,7 @@ func TestNewRaceWithLogo(t *testing.T) {
 		}
 		res, body = dir.postMultipart("/race/races", basics, picture(t, 300, 200))
 		path := apptest.WantRedirect(t, res, body)
+		apptest.SettleMedia(t, m) // the logo is made by a job
 		_, review := dir.Get(strings.TrimSuffix(path, "/events"))
 		if !logoSrc.MatchString(review) {
 			t.Errorf("the new race has no logo on its review: %.4000s", review)

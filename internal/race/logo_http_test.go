@@ -80,6 +80,7 @@ func TestLogoUpload(t *testing.T) {
 		}
 		res, body = dir.uploadLogo(logo, "logo.png", picture(t, 600, 300))
 		apptest.WantRedirect(t, res, body)
+		apptest.SettleMedia(t, m) // the logo is made by a job
 		_, page := rita.Get("/race/r/" + slug)
 		src := logoSrc.FindStringSubmatch(page)
 		if src == nil {
@@ -94,6 +95,7 @@ func TestLogoUpload(t *testing.T) {
 		// Replaced: the old file goes.
 		res, body = dir.uploadLogo(logo, "small.png", picture(t, 40, 20))
 		apptest.WantRedirect(t, res, body)
+		apptest.SettleMedia(t, m)
 		res, body = rita.Get(src[1])
 		apptest.WantStatus(t, res, body, http.StatusNotFound)
 		_, page = rita.Get("/race/r/" + slug)

@@ -17,6 +17,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/files"
 	"github.com/tutti-dev/tutti/internal/jobs"
 	"github.com/tutti-dev/tutti/internal/mail"
+	"github.com/tutti-dev/tutti/internal/media"
 	"github.com/tutti-dev/tutti/internal/pay"
 	"github.com/tutti-dev/tutti/internal/version"
 )
@@ -49,6 +50,7 @@ type Service struct {
 	// decoding.
 	files  files.Storage
 	images *files.ImageBudget
+	media  *media.Service
 	// listening is the instance's listen address, whose loopback URL a
 	// rehearsal's runners reach it at (nil: none); bg ends with the app
 	// (Close).

@@ -62,12 +62,6 @@ func (s *Service) DeleteDraft(ctx context.Context, d *Directing) error {
 		return err
 	}
 	s.changed(d.Race.Slug, v)
-	if s.files != nil {
-		if key, ok := s.logoKey(d.Race.Logo); ok {
-			if err := s.files.Delete(context.WithoutCancel(ctx), key); err != nil {
-				s.log.Warn("race: delete a deleted draft's logo", "key", key, "err", err)
-			}
-		}
-	}
+	s.forgetLogo(ctx, d.Race.ID, d.Race.Logo)
 	return nil
 }

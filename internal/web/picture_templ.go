@@ -13,7 +13,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/files"
 )
 
-// PictureInput is a form's picture field (web.ReadImageForm reads it):
+// PictureInput is a form's picture field (media.ReadForm reads it):
 // the file input named id, the limit printed beside it (then what the app
 // does with the picture, after), the check of the size before sending
 // (forms.js, with the very message the server gives), and the field's
