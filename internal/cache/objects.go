@@ -32,10 +32,20 @@ type Objects struct {
 	misses atomic.Int64
 }
 
-// objKey is a view's key: the view, and the key given to it.
+// objKey is a view's key: the view, and the key given to it, in s when it
+// is a string (boxing a string in key would cost an allocation a lookup).
 type objKey struct {
 	view *view
+	s    string
 	key  any
+}
+
+// objKey is k's key in the Objects.
+func (d *Decoded[K, V]) objKey(k K) objKey {
+	if s, ok := any(k).(string); ok {
+		return objKey{view: d.v, s: s}
+	}
+	return objKey{view: d.v, key: k}
 }
 
 // view tells one Decoded's entries apart from another's; its name is for
@@ -156,7 +166,7 @@ func NewDecoded[K comparable, V any](o *Objects, name string, ttl time.Duration,
 
 // Hit returns k's value at version, if it is kept.
 func (d *Decoded[K, V]) Hit(k K, version int64) (V, bool) {
-	if e, ok := d.o.c.GetIfPresent(objKey{d.v, k}); ok && e.version == version {
+	if e, ok := d.o.c.GetIfPresent(d.objKey(k)); ok && e.version == version {
 		d.o.hits.Add(1)
 		return e.val.(V), true
 	}
@@ -178,14 +188,14 @@ func (d *Decoded[K, V]) Get(ctx context.Context, k K, version int64, load func(c
 }
 
 // Forget drops k's entry, whatever its version.
-func (d *Decoded[K, V]) Forget(k K) { d.o.c.Invalidate(objKey{d.v, k}) }
+func (d *Decoded[K, V]) Forget(k K) { d.o.c.Invalidate(d.objKey(k)) }
 
 // load runs fn as k's one load at version, or waits for the one running.
 func (d *Decoded[K, V]) load(ctx context.Context, k K, version int64, fn func(ctx context.Context) (V, error)) (V, error) {
 	var zero V
 	o := d.o
 	o.misses.Add(1)
-	lk := loadKey{objKey{d.v, k}, version}
+	lk := loadKey{d.objKey(k), version}
 	o.mu.Lock()
 	if l, ok := o.loads[lk]; ok {
 		o.mu.Unlock()
@@ -232,9 +242,7 @@ func (d *Decoded[K, V]) load(ctx context.Context, k K, version int64, fn func(ct
 // keep sets k's entry to v at version, unless a newer version is kept.
 func (d *Decoded[K, V]) keep(k objKey, version int64, v V) {
 	w := d.size(v) + ObjectOverhead
-	if s, ok := k.key.(string); ok {
-		w += len(s)
-	}
+	w += len(k.s)
 	e := object{version: version, val: v, weight: uint32(min(max(w, 1), 1<<31)), ttl: d.ttl}
 	d.o.c.Compute(k, func(old object, found bool) (object, otter.ComputeOp) {
 		if found && old.version > version {

@@ -261,3 +261,30 @@ func TestSize(t *testing.T) {
 		t.Fatal("Size(nil) is not 0")
 	}
 }
+
+// BenchmarkDecodedHit is a hit at the current version: what a read of the
+// newest roars or of a runner's race costs once decoded.
+func BenchmarkDecodedHit(b *testing.B) {
+	d := NewDecoded[string, []int](nil, "b", 0, nil)
+	if _, err := d.Get(context.Background(), "newest", 3, func(context.Context) ([]int, error) { return make([]int, 200), nil }); err != nil {
+		b.Fatal(err)
+	}
+	slug := strings.Clone("spring-10k")
+	d.Get(context.Background(), slug, 3, func(context.Context) ([]int, error) { return nil, nil })
+	b.Run("constant", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, ok := d.Hit("newest", 3); !ok {
+				b.Fatal("miss")
+			}
+		}
+	})
+	b.Run("string", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, ok := d.Hit(slug, 3); !ok {
+				b.Fatal("miss")
+			}
+		}
+	})
+}
