@@ -63,6 +63,7 @@ type Main struct {
 	Redis    *redis.Client  // nil unless --redis-url is set
 	Shared   *redisx.Client // the guarded Redis of the cache tier, versions and limits; nil without Redis
 	Cache    *cache.Cache
+	Objects  *cache.Objects // the decoded values, in --cache-bytes with Cache (objcache)
 	Site     *web.Site
 	Registry *prometheus.Registry
 	Handler  http.Handler
@@ -113,9 +114,12 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		d.Close()
 		return nil, err
 	}
-	cacheBytes := cacheSize(cfg)
-	log.Info("in-process cache", "MiB", cacheBytes>>20)
-	local := cache.NewLocal(cacheBytes)
+	// One --cache-bytes budget: the byte cache's share, and the decoded
+	// values' (objcache: see cacheBudget).
+	localBytes, objectBytes := cacheBudget(cfg)
+	log.Info("in-process cache", "MiB", (localBytes+objectBytes)>>20, "objects_MiB", objectBytes>>20)
+	m.Objects = cache.NewObjects(objectBytes)
+	local := cache.NewLocal(localBytes)
 	m.Cache = cache.New(local)
 	own := m.Cache // this process's own, whatever the shared tier
 	var versions version.Versions = version.For(d)
@@ -185,7 +189,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 		m.Close()
 		return nil, err
 	}
-	core := module.Core{Config: cfg, Log: log, DB: d, Cache: m.Cache, Local: own, Site: m.Site, Bus: m.Bus,
+	core := module.Core{Config: cfg, Log: log, DB: d, Cache: m.Cache, Local: own, Objects: m.Objects, Site: m.Site, Bus: m.Bus,
 		Live: m.Live, Files: m.Files, Images: images, Media: m.Media, Versions: versions, Limiter: limiter, Auth: m.Auth,
 		Jobs: m.Jobs, Mail: m.Mail, Pay: m.Pay, Rooms: rooms, Listening: m.listening}
 	for _, mod := range Modules() {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 
+	"github.com/tutti-dev/tutti/internal/cache"
 	"github.com/tutti-dev/tutti/internal/config"
 	"github.com/tutti-dev/tutti/internal/memlimit"
 )
@@ -64,4 +65,12 @@ func cacheSize(cfg config.Config) int {
 		return cfg.CacheSize
 	}
 	return int(min(max(debug.SetMemoryLimit(-1)/4, 16<<20), 256<<20))
+}
+
+// cacheBudget splits cacheSize between the in-process byte cache (Local:
+// pages, fragments, encoded values) and the decoded values (cache.Objects:
+// a race, the newest roars), by cache.SplitBudget: together they are
+// --cache-bytes, whatever the apps keep.
+func cacheBudget(cfg config.Config) (local, objects int) {
+	return cache.SplitBudget(cacheSize(cfg))
 }

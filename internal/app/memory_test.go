@@ -66,5 +66,11 @@ func TestCacheSizeFollowsTheMemoryLimit(t *testing.T) {
 		if got := cacheSize(cfg); got != c.want {
 			t.Errorf("limit %d MiB, --cache-bytes %d: %d MiB; want %d MiB", c.limit>>20, c.set, got>>20, c.want>>20)
 		}
+		// The decoded values take their quarter of it, not more.
+		local, objects := cacheBudget(cfg)
+		if local+objects != c.want || objects != c.want/4 {
+			t.Errorf("limit %d MiB, --cache-bytes %d: local %d + objects %d bytes; want %d in all, a quarter for objects",
+				c.limit>>20, c.set, local, objects, c.want)
+		}
 	}
 }

@@ -88,8 +88,12 @@ type Core struct {
 	// nanoseconds (rendered fragments); sized by --cache-bytes with Cache.
 	// Its entries must be version-keyed: nothing tells other instances.
 	Local *cache.Cache
-	Site  *web.Site
-	Bus   *pubsub.Bus
+	// Objects is this process's one cache of decoded values (a race, the
+	// newest roars), read through typed views (cache.NewDecoded): a hit
+	// costs no decoding. Its share of --cache-bytes is cache.SplitBudget's.
+	Objects *cache.Objects
+	Site    *web.Site
+	Bus     *pubsub.Bus
 	// Live is every app's live streams (internal/live): limited together,
 	// ended when shutdown begins. Pass it to live.New.
 	Live  *live.Group

@@ -43,8 +43,11 @@ func StaticFS() fs.FS { return web.EmbeddedStatic(static) }
 
 // Deps are the core services race uses.
 type Deps struct {
-	DB       *db.DB
-	Cache    *cache.Cache
+	DB    *db.DB
+	Cache *cache.Cache
+	// Objects is the process's cache of decoded values (runners' races);
+	// nil: one of the app's own.
+	Objects  *cache.Objects
 	Site     *web.Site
 	Log      *slog.Logger
 	Bus      *pubsub.Bus // tells other instances' waiting pages of written registrations; nil: none
@@ -134,7 +137,7 @@ func New(d Deps) (*App, error) {
 	a.pages = cache.NewPages(d.Cache, "race:page", 10*time.Second, 0)
 	a.results = cache.NewPages(d.Cache, "race:results", resultsTTL, 16<<20)
 	a.svc = &Service{store: a.store, db: d.DB, batch: d.DB.Batch(), pay: d.Pay, jobs: d.Jobs, users: d.Auth.ByUsername, usersGone: d.Auth.Forget, now: d.Now,
-		holdFor: d.HoldFor, log: d.Log, changed: a.changed, versions: a.versions, races: newRaceCache()}
+		holdFor: d.HoldFor, log: d.Log, changed: a.changed, versions: a.versions, races: newRaceCache(d.Objects)}
 	a.svc.inviteFor = d.InviteFor
 	a.svc.mail = d.Mail
 	a.svc.files, a.svc.images = d.Files, d.Images

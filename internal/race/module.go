@@ -21,7 +21,7 @@ func Module() module.Module {
 			Flags: seedFlags,
 		},
 		New: func(_ context.Context, c module.Core) (module.App, error) {
-			return New(Deps{DB: c.DB, Cache: c.Cache, Site: c.Site, Log: c.Log, Bus: c.Bus, Auth: c.Auth, Pay: c.Pay,
+			return New(Deps{DB: c.DB, Cache: c.Cache, Objects: c.Objects, Site: c.Site, Log: c.Log, Bus: c.Bus, Auth: c.Auth, Pay: c.Pay,
 				Mail: c.Mail, Jobs: c.Jobs, Versions: c.Versions, Assets: c.Assets, Rooms: c.Rooms,
 				Files: c.Files, Images: c.Images, Media: c.Media, Listening: c.Listening, JoinLimit: joinLimit(c)})
 		},

@@ -9,9 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/maypok86/otter/v2"
-
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/cache"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/files"
@@ -42,10 +41,10 @@ type Service struct {
 	// changed is told after a commit that changed what race slug shows.
 	changed func(slug string, v int64)
 	writer  *writer
-	// versions and races serve Race: runners' reads of a race, cached
-	// under its version (race_cache.go).
+	// versions and races serve Race: runners' reads of a race, decoded in
+	// the core's object cache by slug at its pageVersion.
 	versions version.Versions
-	races    *otter.Cache[raceKey, *Race]
+	races    *cache.Decoded[string, *Race]
 	// files stores logos (nil: none can be uploaded); images bounds their
 	// decoding.
 	files  files.Storage
@@ -231,4 +230,45 @@ func (s *Service) DirectedBy(ctx context.Context, u *auth.User) ([]RaceRow, erro
 // Upcoming lists the published races from today on.
 func (s *Service) Upcoming(ctx context.Context) ([]RaceRow, error) {
 	return s.store.Upcoming(ctx, s.db.Lagging(), s.now().UTC().AddDate(0, 0, -1).Format(time.DateOnly), 100)
+}
+
+// Runners' pages (the wizard, the waiting room) read a published race
+// through the process's object cache (cache.Decoded): decoded once per
+// version and placesEvery period, one load at a time per race, so that a
+// rush of wizard pages asks the database nothing about the race. A
+// director's edit raises the version, so the next read is current (and the
+// old race's memory is freed); places left may be placesEvery old, as on
+// the race page, and the claim decides in the database. The races are
+// shared: read them, never change them.
+
+// newRaceCache is the view of objects (nil: one of its own) that keeps
+// the races, each at most two periods after it was read.
+func newRaceCache(objects *cache.Objects) *cache.Decoded[string, *Race] {
+	return cache.NewDecoded[string, *Race](objects, "race", 2*placesEvery, nil)
+}
+
+// Race is race slug for a runner: published only, as the cache has it.
+func (s *Service) Race(ctx context.Context, slug string) (*Race, error) {
+	if !ValidSlug(slug) {
+		return nil, errNoRace
+	}
+	st, err := s.versions.Get(ctx, versionScope, slug)
+	if errors.Is(err, errs.ErrNotFound) {
+		return nil, errNoRace
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.races.Get(ctx, slug, pageVersion(st, s.now()), func(ctx context.Context) (*Race, error) {
+		return s.published(ctx, slug)
+	})
+}
+
+// published is race slug read from the database, if published.
+func (s *Service) published(ctx context.Context, slug string) (*Race, error) {
+	r, err := s.store.RaceBySlug(ctx, s.db, slug)
+	if errors.Is(err, errs.ErrNotFound) || err == nil && !r.Published() {
+		return nil, errNoRace
+	}
+	return r, err
 }

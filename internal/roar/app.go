@@ -42,6 +42,7 @@ type Deps struct {
 	Auth      *auth.Service
 	PostLimit Limiter          // roars, replies and reposts per user; nil: unlimited
 	Local     *cache.Cache     // this process's own cache, for rendered articles; nil: Cache
+	Objects   *cache.Objects   // this process's cache of decoded values (the newest roars); nil: one of roar's own
 	Now       func() time.Time // nil: time.Now
 	Versions  version.Versions // the core's versions service; nil: one of roar's own
 	Assets    *web.Assets      // its static files, built by the core (module.Module.Assets)
@@ -88,6 +89,9 @@ func New(ctx context.Context, d Deps) (*App, error) {
 	}
 	// The writes go through the core's group commit, shared with every app.
 	a.svc = NewService(a.store, d.DB.Batch(), a.versions, d.Cache, d.PostLimit, d.Log, a.announce)
+	if d.Objects != nil {
+		a.svc.decoded = newDecoded(d.Objects)
+	}
 	if _, err := a.versions.Get(ctx, versionScope, ""); err != nil {
 		return nil, err
 	}

@@ -20,7 +20,7 @@ func Module() module.Module {
 		Migrations: Migrations,
 		Static:     StaticFS(),
 		New: func(ctx context.Context, c module.Core) (module.App, error) {
-			d := Deps{Assets: c.Assets, DB: c.DB, Cache: c.Cache, Local: c.Local, Site: c.Site, Log: c.Log, Bus: c.Bus, Live: c.Live, Auth: c.Auth, Versions: c.Versions}
+			d := Deps{Assets: c.Assets, DB: c.DB, Cache: c.Cache, Local: c.Local, Objects: c.Objects, Site: c.Site, Log: c.Log, Bus: c.Bus, Live: c.Live, Auth: c.Auth, Versions: c.Versions}
 			if n := c.Config.RoarPostsPerMin; c.Config.RateLimits && n > 0 {
 				d.PostLimit = c.Limiter("roar-post", time.Minute/time.Duration(n), 10)
 			}

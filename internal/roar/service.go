@@ -41,8 +41,8 @@ type Service struct {
 	store    *Store
 	writes   *db.Batcher
 	versions version.Versions
-	cache    *cache.Cache // the shared cache: the newest roars, encoded
-	decoded  memo         // what was read from cache, decoded, at its version
+	cache    *cache.Cache                   // the shared cache: the newest roars, encoded
+	decoded  *cache.Decoded[string, []Roar] // what was read from cache, decoded, at its version
 	limit    Limiter
 	log      *slog.Logger
 	// publish is told of every change after its commit (App.announce: the
@@ -72,7 +72,7 @@ func NewService(store *Store, writes *db.Batcher, versions version.Versions, c *
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{store: store, writes: writes, versions: versions, cache: c, limit: limit, log: log, publish: publish}
+	s := &Service{store: store, writes: writes, versions: versions, cache: c, decoded: newDecoded(nil), limit: limit, log: log, publish: publish}
 	versions.Register(versionScope, func(ctx context.Context, _ string) (version.Stamp, error) {
 		v, err := store.Version(ctx)
 		return version.Stamp{V: v}, err

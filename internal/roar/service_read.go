@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/cache"
 	"github.com/tutti-dev/tutti/internal/db"
 )
 
@@ -128,26 +129,24 @@ func (s *Service) newest(ctx context.Context) ([]Roar, error) {
 	if err != nil {
 		return nil, err
 	}
-	if roars, ok := s.decoded.get("newest", v); ok {
-		return roars.([]Roar), nil
-	}
-	b, err := s.cache.Fetch(ctx, cacheKey(v, "newest"), func(ctx context.Context) ([]byte, time.Duration, error) {
-		roars, err := s.store.At(ctx, v).Timeline(ctx, Query{Limit: pageSize + 1})
+	return s.decoded.Get(ctx, "newest", v, func(ctx context.Context) ([]Roar, error) {
+		b, err := s.cache.Fetch(ctx, cacheKey(v, "newest"), func(ctx context.Context) ([]byte, time.Duration, error) {
+			roars, err := s.store.At(ctx, v).Timeline(ctx, Query{Limit: pageSize + 1})
+			if err != nil {
+				return nil, 0, err
+			}
+			b, err := json.Marshal(roars)
+			return b, versionTTL, err
+		})
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
-		b, err := json.Marshal(roars)
-		return b, versionTTL, err
+		var roars []Roar
+		if err := json.Unmarshal(b, &roars); err != nil {
+			return nil, fmt.Errorf("roar: cached timeline: %w", err)
+		}
+		return roars, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	var roars []Roar
-	if err := json.Unmarshal(b, &roars); err != nil {
-		return nil, fmt.Errorf("roar: cached timeline: %w", err)
-	}
-	s.decoded.put("newest", v, roars)
-	return roars, nil
 }
 
 // timeline returns a page of q (pageSize by default) and the cursor of the next.
@@ -219,22 +218,29 @@ func cacheKey(v int64, name string) string {
 	return "roar:" + strconv.FormatInt(v, 10) + ":" + name
 }
 
-// memo keeps, by name, what this process decoded from the shared cache at
-// the version it was read, so that a hit at the current version costs one
-// map load: no cache lookup, no decoding, no key to build. The names are a
-// few constants (the newest roars), never per user.
-type memo struct{ m sync.Map }
-
-type memoEntry struct {
-	version int64
-	val     any
+// newDecoded is the view of objects (nil: one of its own) that keeps, by
+// name, what this process decoded from the shared cache at the version it
+// was read, so that a hit at the current version costs one lookup: no
+// shared cache, no decoding. The names are a few constants (the newest
+// roars), never per user. Their size is estimated (roarsSize).
+func newDecoded(objects *cache.Objects) *cache.Decoded[string, []Roar] {
+	return cache.NewDecoded[string](objects, "roar", versionTTL, roarsSize)
 }
 
-func (m *memo) get(name string, v int64) (any, bool) {
-	if e, ok := m.m.Load(name); ok && e.(*memoEntry).version == v {
-		return e.(*memoEntry).val, true
+// roarsSize estimates the bytes a decoded page of roars holds: the slice,
+// and each roar's strings and original.
+func roarsSize(roars []Roar) int {
+	n := cap(roars) * int(unsafe.Sizeof(Roar{}))
+	for i := range roars {
+		n += roarStrings(&roars[i])
+		if o := roars[i].RepostOf; o != nil {
+			n += int(unsafe.Sizeof(*o)) + roarStrings(o)
+		}
 	}
-	return nil, false
+	return n
 }
 
-func (m *memo) put(name string, v int64, val any) { m.m.Store(name, &memoEntry{v, val}) }
+// roarStrings is the bytes of r's strings.
+func roarStrings(r *Roar) int {
+	return len(r.Body) + len(r.ReplyToUser) + len(r.Author.Username) + len(r.Author.DisplayName) + len(r.Author.Avatar)
+}
