@@ -19,6 +19,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/tutti-dev/tutti/internal/app"
 	"github.com/tutti-dev/tutti/internal/app/apptest"
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/config"
@@ -30,16 +31,16 @@ import (
 var ownVars = regexp.MustCompile(`^TUTTI_(CLUSTER_[A-Z0-9_]*|TEST_[A-Z0-9_]*|BIN)$`)
 
 // TestVariablesAreSettings: every TUTTI_* name in deploy/ is one of the
-// binary's settings (config.Flags), or its _FILE form.
+// binary's settings (app.Settings: the core's and the apps'), or its _FILE form.
 func TestVariablesAreSettings(t *testing.T) {
 	known := map[string]bool{}
 	var c config.Config
-	for _, v := range config.Flags(flag.NewFlagSet("tutti", flag.ContinueOnError), &c, func(string) string { return "" }) {
+	for _, v := range app.Settings(flag.NewFlagSet("tutti", flag.ContinueOnError), &c, func(string) string { return "" }) {
 		known[v.Env] = true
 		known[v.Env+"_FILE"] = true
 	}
 	if !known["TUTTI_DATABASE_URL"] {
-		t.Fatalf("config.Flags lists no TUTTI_DATABASE_URL: %v", known)
+		t.Fatalf("app.Settings lists no TUTTI_DATABASE_URL: %v", known)
 	}
 	nameRE := regexp.MustCompile(`\bTUTTI_[A-Z0-9_]*[A-Z0-9]\b`)
 	unknown := map[string][]string{}
@@ -65,7 +66,7 @@ func TestVariablesAreSettings(t *testing.T) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		t.Errorf("%s (in %s) is not a setting of the binary (config.Flags)", n, strings.Join(unknown[n], ", "))
+		t.Errorf("%s (in %s) is not a setting of the binary (app.Settings)", n, strings.Join(unknown[n], ", "))
 	}
 }
 
@@ -164,14 +165,29 @@ func routesMatching(t *testing.T, re *regexp.Regexp) []string {
 		t.Fatalf("no routes.go files: %v", err)
 	}
 	route := regexp.MustCompile(`"GET (/[^" ]*)"`)
+	// An app's routes on its web.Router (/APP): rt.Get("/path", ...), and
+	// on groups under a longer prefix (x := rt.Route("/r/{slug}", ...)).
+	sub := regexp.MustCompile(`(\w+) := (\w+)\.Route\("([^"]*)"`)
+	get := regexp.MustCompile(`(\w+)\.Get\("([^"]*)"`)
 	wild := regexp.MustCompile(`\{[^}]+\}`)
 	var out []string
+	add := func(p string) {
+		if p = wild.ReplaceAllString(p, "x1"); re.MatchString(p) {
+			out = append(out, p)
+		}
+	}
 	for _, f := range files {
-		for _, m := range route.FindAllStringSubmatch(readFile(t, f), -1) {
-			p := wild.ReplaceAllString(m[1], "x1")
-			if re.MatchString(p) {
-				out = append(out, p)
-			}
+		src := readFile(t, f)
+		for _, m := range route.FindAllStringSubmatch(src, -1) {
+			add(m[1])
+		}
+		prefix := map[string]string{}
+		for _, m := range sub.FindAllStringSubmatch(src, -1) {
+			prefix[m[1]] = prefix[m[2]] + m[3]
+		}
+		app := "/" + filepath.Base(filepath.Dir(f))
+		for _, m := range get.FindAllStringSubmatch(src, -1) {
+			add(app + prefix[m[1]] + m[2])
 		}
 	}
 	return out
@@ -646,7 +662,7 @@ func TestSettingsValidate(t *testing.T) {
 		}
 		var c config.Config
 		fs := flag.NewFlagSet("tutti", flag.ContinueOnError)
-		config.Flags(fs, &c, func(k string) string { return env[k] })
+		app.Settings(fs, &c, func(k string) string { return env[k] })
 		if err := fs.Parse(nil); err != nil {
 			t.Fatal(err)
 		}

@@ -38,16 +38,13 @@ import (
 	"github.com/tutti-dev/tutti/internal/live"
 	"github.com/tutti-dev/tutti/internal/mail"
 	"github.com/tutti-dev/tutti/internal/media"
-	"github.com/tutti-dev/tutti/internal/meet"
 	"github.com/tutti-dev/tutti/internal/memlimit"
 	"github.com/tutti-dev/tutti/internal/module"
 	"github.com/tutti-dev/tutti/internal/ops"
 	"github.com/tutti-dev/tutti/internal/pay"
 	"github.com/tutti-dev/tutti/internal/pubsub"
-	"github.com/tutti-dev/tutti/internal/race"
 	"github.com/tutti-dev/tutti/internal/ratelimit"
 	"github.com/tutti-dev/tutti/internal/redisx"
-	"github.com/tutti-dev/tutti/internal/roar"
 	"github.com/tutti-dev/tutti/internal/room"
 	"github.com/tutti-dev/tutti/internal/version"
 	"github.com/tutti-dev/tutti/internal/web"
@@ -70,18 +67,13 @@ type Main struct {
 	Files    files.Storage
 	Media    *media.Service // uploads kept by the apps, derived by jobs
 	Auth     *auth.Service
-	Apps     []module.App // the built apps, in the order of Modules
+	Apps     []module.App // the built apps, in the order of Modules (apptest.AppOf finds one by type)
 	Jobs     *jobs.Queue  // background work and the outbox
 	Mail     *mail.Mailer // outgoing mail, fed from the outbox
 	Pay      pay.Gateway  // the payment gateway
 	Ops      *ops.Ops     // the operators' pages
 
-	// Typed handles on two apps, for tests that look inside them; nothing
-	// else needs them (an app is reached through Apps).
-	Meet *meet.App
-	Roar *roar.App
-	Race *race.App
-
+	modules []module.Module // Apps' modules, in the same order
 	srv     *http.Server
 	proxies web.Proxies // --trusted-proxies: the chain's and the front's
 	ln      net.Listener
@@ -184,14 +176,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 	if !pay.TakesCardNumbers(m.Pay) {
 		log.Warn("payment-url: a live Stripe key needs Stripe.js's card form, which the payment pages do not have yet: every card payment will be refused (nothing charged)")
 	}
-	rooms, err := m.openRooms(ctx)
-	if err != nil {
-		m.Close()
-		return nil, err
-	}
 	core := module.Core{Config: cfg, Log: log, DB: d, Cache: m.Cache, Local: own, Objects: m.Objects, Site: m.Site, Bus: m.Bus,
 		Live: m.Live, Files: m.Files, Images: images, Media: m.Media, Versions: versions, Limiter: limiter, Auth: m.Auth,
-		Jobs: m.Jobs, Mail: m.Mail, Pay: m.Pay, Rooms: rooms, Listening: m.listening}
+		Jobs: m.Jobs, Mail: m.Mail, Pay: m.Pay, Rooms: m.openRooms, Listening: m.listening}
 	for _, mod := range Modules() {
 		c := core
 		if c.Assets, err = mod.Assets(); err != nil {
@@ -203,17 +190,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 			m.Close()
 			return nil, fmt.Errorf("%s: %w", mod.Name, err)
 		}
-		m.Apps = append(m.Apps, a)
+		m.Apps, m.modules = append(m.Apps, a), append(m.modules, mod)
 		if h, ok := a.(module.AccountHook); ok {
 			m.Auth.OnDelete(h.ForgetAccount, h.AccountForgotten)
-		}
-		switch a := a.(type) {
-		case *meet.App:
-			m.Meet = a
-		case *roar.App:
-			m.Roar = a
-		case *race.App:
-			m.Race = a
 		}
 	}
 	m.registerMetrics()
@@ -231,13 +210,10 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 	return m, nil
 }
 
-// openRooms is the waiting rooms (nil: none): their slots in Redis in
-// cluster mode, else in this process; tickets signed with the site's
-// "room" key.
-func (m *Main) openRooms(ctx context.Context) (*room.Rooms, error) {
-	if m.Config.RoomRate <= 0 { // --room-rate 0: no waiting room
-		return nil, nil
-	}
+// openRooms makes waiting rooms that let rate in per second (module.Core.Rooms):
+// their slots in Redis in cluster mode, else in this process; tickets
+// signed with the site's "room" key.
+func (m *Main) openRooms(ctx context.Context, rate int) (*room.Rooms, error) {
 	key, err := m.DB.SiteKey(ctx, "room")
 	if err != nil {
 		return nil, err
@@ -246,7 +222,7 @@ func (m *Main) openRooms(ctx context.Context) (*room.Rooms, error) {
 	if m.Shared != nil {
 		st = room.NewRedis(m.Shared)
 	}
-	return room.New(st, key, m.Config.RoomRate, m.Config.RoomRate)
+	return room.New(st, key, rate, rate)
 }
 
 // openFiles is the upload storage: S3 with --storage-url, else the data

@@ -20,6 +20,7 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/app"
 	"github.com/tutti-dev/tutti/internal/app/apptest"
+	"github.com/tutti-dev/tutti/internal/meet"
 )
 
 // TestAssetsExport exports the static files as `tutti assets export DIR`
@@ -36,7 +37,7 @@ func TestAssetsExport(t *testing.T) {
 		t.Fatalf("tutti assets export: exit %d, %q %q; want 0 and a summary", code, stdout.String(), stderr.String())
 	}
 	m := apptest.Start(t, "")
-	pub, _, err := m.Meet.Demo(context.Background())
+	pub, _, err := apptest.AppOf[*meet.App](t, m).Demo(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

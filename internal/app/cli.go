@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/tutti-dev/tutti/internal/auth"
@@ -36,9 +38,12 @@ Usage:
   tutti serve --demo           ... and load a small demo data set
   tutti migrate [flags]        apply pending database migrations and exit
   tutti seed APP [flags]       bulk-load an app's load-test data set and write its ids
+%s  tutti role grant|revoke APP ROLE USERNAME [flags]
+                               grant or revoke an app's role (tutti role list: the roles
+                               and who holds them)
 %s  tutti moderator add|remove USERNAME [flags]
-                               grant or revoke moderation (roar's reports)
-  tutti operator add|remove USERNAME [flags]
+                               the same as tutti role grant|revoke roar moderator USERNAME
+%s  tutti operator add|remove USERNAME [flags]
                                grant or revoke the operators' pages (/ops/: jobs, mail)
   tutti jobs [list [STATE]] | tutti jobs retry ID [flags]
                                background jobs: counts, the newest, retry a dead one
@@ -58,7 +63,20 @@ func usageText() string {
 			fmt.Fprintf(&seeds, "    %-27s%s\n", m.Name+":", m.Seed.Help)
 		}
 	}
-	return fmt.Sprintf(usage, seeds.String())
+	var roles strings.Builder
+	for _, m := range Modules() {
+		for _, r := range m.Roles {
+			fmt.Fprintf(&roles, "    %-27s%s\n", m.Name+" "+r.Name+":", r.Help)
+		}
+	}
+	var cmds strings.Builder
+	for _, m := range Modules() {
+		for _, name := range slices.Sorted(maps.Keys(m.Commands)) {
+			c := m.Commands[name]
+			fmt.Fprintf(&cmds, "  tutti %s %s\n%31s%s (%s)\n", name, c.Usage, "", c.Help, m.Name)
+		}
+	}
+	return fmt.Sprintf(usage, seeds.String(), roles.String(), cmds.String())
 }
 
 // Run is the command line; it returns the process exit code.
@@ -76,6 +94,8 @@ func Run(ctx context.Context, env Env) int {
 		err = migrate(ctx, env, args)
 	case "seed":
 		err = seed(ctx, env, args)
+	case "role":
+		err = roleCmd(ctx, env, args)
 	case "moderator":
 		err = moderator(ctx, env, args)
 	case "operator":
@@ -91,8 +111,12 @@ func Run(ctx context.Context, env Env) int {
 	case "help", "-h", "--help":
 		fmt.Fprint(env.Stdout, usageText())
 	default:
-		fmt.Fprintf(env.Stderr, "tutti: unknown command %q\n\n%s", cmd, usageText())
-		return 2
+		c, ok := commandNamed(Modules(), cmd)
+		if !ok {
+			fmt.Fprintf(env.Stderr, "tutti: unknown command %q\n\n%s", cmd, usageText())
+			return 2
+		}
+		err = runCommand(ctx, env, cmd, c, args)
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -104,22 +128,62 @@ func Run(ctx context.Context, env Env) int {
 	return 0
 }
 
+// commandNamed is the modules' command name (module.Module.Commands).
+func commandNamed(mods []module.Module, name string) (module.Command, bool) {
+	for _, m := range mods {
+		if c, ok := m.Commands[name]; ok {
+			return c, true
+		}
+	}
+	return module.Command{}, false
+}
+
+// runCommand runs a module's command with the arguments after its name.
+func runCommand(ctx context.Context, env Env, name string, c module.Command, args []string) error {
+	settings := func(args []string, extra func(fs *flag.FlagSet)) (config.Config, []string, error) {
+		return parseArgs(name, env, args, extra)
+	}
+	return c.Run(ctx, args, settings, env.Stdout)
+}
+
 // parse reads the shared settings (plus extra flags) for a command.
 func parse(name string, env Env, args []string, extra func(fs *flag.FlagSet)) (config.Config, error) {
+	cfg, rest, err := parseArgs(name, env, args, extra)
+	if len(rest) > 0 {
+		return cfg, fmt.Errorf("unexpected arguments: %s", strings.Join(rest, " "))
+	}
+	return cfg, err
+}
+
+// parseArgs is parse that returns the positional arguments left.
+func parseArgs(name string, env Env, args []string, extra func(fs *flag.FlagSet)) (config.Config, []string, error) {
 	fs := flag.NewFlagSet("tutti "+name, flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
 	var cfg config.Config
-	config.Flags(fs, &cfg, env.Getenv)
+	Settings(fs, &cfg, env.Getenv)
 	if extra != nil {
 		extra(fs)
 	}
 	if err := fs.Parse(args); err != nil {
-		return cfg, err
+		return cfg, nil, err
 	}
-	if fs.NArg() > 0 {
-		return cfg, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	return cfg, fs.Args(), cfg.Validate()
+}
+
+// Settings declares every setting on fs: the core's (config.Flags), then
+// each module's own (module.Module.Flags), whose values it keeps in
+// cfg.Apps. It returns them all, for the usage text and the docs' table.
+// After fs.Parse, call cfg.Validate.
+func Settings(fs *flag.FlagSet, cfg *config.Config, getenv func(string) string) []config.Var {
+	s := &config.Settings{FS: fs, Getenv: getenv}
+	config.FlagsOn(s, cfg)
+	cfg.Apps = map[string]any{}
+	for _, m := range Modules() {
+		if m.Flags != nil {
+			cfg.Apps[m.Name] = m.Flags(s)
+		}
 	}
-	return cfg, cfg.Validate()
+	return s.Vars
 }
 
 // NewLogger makes the process logger from the configuration.
@@ -239,11 +303,13 @@ func progressTo(env Env) io.Writer {
 	return nil
 }
 
-// moderator grants or revokes moderation: tutti moderator add|remove USERNAME.
+// moderator grants or revokes roar's moderation: tutti moderator
+// add|remove USERNAME, the older spelling of tutti role grant|revoke roar
+// moderator USERNAME.
 func moderator(ctx context.Context, env Env, args []string) error {
 	return setRole(ctx, env, args, "moderator", "a moderator",
 		func(ctx context.Context, _ *db.DB, a *auth.Service, u *auth.User, on bool) error {
-			return a.SetModerator(ctx, u.Username, on)
+			return grant(ctx, a, u.Username, auth.Role{App: "roar", Name: "moderator"}, on)
 		})
 }
 
@@ -260,16 +326,11 @@ func setRole(ctx context.Context, env Env, args []string, cmd, what string,
 	if err != nil {
 		return err
 	}
-	log := NewLogger(cfg, env.Stderr)
-	d, err := openMigrated(ctx, cfg, log)
+	d, a, err := openAccounts(ctx, cfg, env)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	a, err := auth.New(auth.Deps{DB: d, Log: log})
-	if err != nil {
-		return err
-	}
 	u, err := a.ByUsername(ctx, name)
 	if errs.KindOf(err) == errs.NotFound {
 		return fmt.Errorf("no user %q", name)

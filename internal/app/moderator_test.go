@@ -37,6 +37,16 @@ func TestModeratorCommand(t *testing.T) {
 		{[]string{"moderator", "remove", "MIA", "--data-dir", dir}, 0, "Mia is no longer a moderator"},
 		{[]string{"moderator", "add", "nobody", "--data-dir", dir}, 1, `no user "nobody"`},
 		{[]string{"moderator", "promote", "mia"}, 1, "usage"},
+		{[]string{"role", "grant", "roar", "moderator", "mia", "--data-dir", dir}, 0, "Mia is now a moderator of roar"},
+		{[]string{"role", "list", "--data-dir", dir}, 0, "roar moderator: sees the reports"},
+		{[]string{"role", "list", "roar", "--data-dir", dir}, 0, "  Mia (id 1, since "},
+		{[]string{"role", "grant", "roar", "admin", "mia", "--data-dir", dir}, 1, `no role "admin" in app "roar"; the roles are: roar moderator`},
+		{[]string{"role", "grant", "rent", "moderator", "mia", "--data-dir", dir}, 1, `no role "moderator" in app "rent"`},
+		{[]string{"role", "list", "meet", "--data-dir", dir}, 1, `the roles are: roar moderator`},
+		{[]string{"role", "revoke", "roar", "moderator", "mia", "--data-dir", dir}, 0, "Mia is no longer a moderator"},
+		{[]string{"role", "list", "roar", "moderator", "--data-dir", dir}, 0, "(nobody)"},
+		{[]string{"role", "grant", "roar", "moderator"}, 1, "usage: tutti role"},
+		{[]string{"role", "promote"}, 1, "usage: tutti role"},
 	}
 	for _, c := range cases {
 		out.Reset()
@@ -53,7 +63,7 @@ func TestModeratorCommand(t *testing.T) {
 	}
 	defer m.Close()
 	u, err := m.Auth.ByUsername(ctx, "mia")
-	if err != nil || u.Moderator {
+	if err != nil || u.Has("roar", "moderator") {
 		t.Errorf("after add then remove: %+v, %v; want not a moderator", u, err)
 	}
 	pw, err := m.Auth.Demo(ctx)

@@ -58,8 +58,8 @@ func (m *Main) routes() http.Handler {
 	})
 	mux.Handle("GET "+files.Prefix, files.Handler(m.Files, files.Prefix))
 	m.Auth.Routes(mux)
-	for _, a := range m.Apps {
-		a.Routes(mux)
+	for i, a := range m.Apps {
+		a.Routes(web.NewRouter(mux, "/"+m.modules[i].Name))
 	}
 	m.Ops.Routes(mux)
 	for _, a := range m.Site.Apps {

@@ -11,7 +11,10 @@ import (
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/app"
+	"github.com/tutti-dev/tutti/internal/app/apptest"
 	"github.com/tutti-dev/tutti/internal/config"
+	"github.com/tutti-dev/tutti/internal/meet"
+	"github.com/tutti-dev/tutti/internal/roar"
 )
 
 // TestShutdownEndsLiveStreams: a graceful stop ends the open live streams of
@@ -61,7 +64,7 @@ func TestShutdownEndsLiveStreams(t *testing.T) {
 	}
 	// Real time: the streams are real TCP connections to the whole server,
 	// which testing/synctest cannot fake.
-	for m.Roar.Streams() != 1 || m.Meet.Streams() != 1 {
+	for apptest.AppOf[*roar.App](t, m).Streams() != 1 || apptest.AppOf[*meet.App](t, m).Streams() != 1 {
 		time.Sleep(5 * time.Millisecond)
 	}
 	start := time.Now()

@@ -245,7 +245,7 @@ func (s *Service) Sessions() *DBStore { return s.sessions }
 // (the seed's 15-60 s), so that a rush's wizard reads each user and
 // session from the database once (with users kept 30 s, their reads were
 // 8 % of the server's core in the burst's steady part). Another process's
-// change (the `tutti moderator` command) shows within a second
+// change (`tutti role grant`) shows within a second
 // (db.OnOthers).
 const memoFor = 5 * time.Minute
 
@@ -293,11 +293,6 @@ func (s *Service) ByUsername(ctx context.Context, name string) (*User, error) {
 		return nil, err
 	}
 	return &a.User, nil
-}
-
-// SetModerator grants (on) or revokes moderation for username.
-func (s *Service) SetModerator(ctx context.Context, username string, on bool) error {
-	return s.store.setModerator(ctx, username, on)
 }
 
 // Create validates in and makes the account; bad or taken fields come back

@@ -9,7 +9,7 @@ import (
 )
 
 // In embedded mode a user is read from memory; another process's change
-// (`tutti moderator` beside the server) still shows within a look of the
+// (`tutti role grant` beside the server) still shows within a look of the
 // database's watcher (db.OnOthers), not only after memoFor.
 func TestOthersChangeShows(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -41,7 +41,7 @@ func TestOthersChangeShows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return got.Moderator
+		return got.Has("roar", "moderator")
 	}
 	time.Sleep(100 * time.Millisecond) // the watcher's first look
 	if moderator() {
@@ -50,7 +50,7 @@ func TestOthersChangeShows(t *testing.T) {
 	if _, ok := server.store.mem.Get(u.ID); !ok {
 		t.Fatal("the user is not held in memory: the test proves nothing")
 	}
-	if err := other.SetModerator(ctx, "mod", true); err != nil {
+	if err := other.Grant(ctx, "mod", Role{App: "roar", Name: "moderator"}); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(5 * time.Second)

@@ -30,23 +30,26 @@ type account struct {
 	gen  int64
 }
 
-const userCols = "id, username, email, display_name, bio, avatar, moderator, created_at, session_gen, password_hash"
+const userCols = "id, username, email, display_name, bio, avatar, created_at, session_gen, password_hash"
 
 type scanner interface{ Scan(dest ...any) error }
 
 func scanAccount(row scanner) (*account, error) {
 	var a account
 	var created int64
-	err := row.Scan(&a.ID, &a.Username, &a.Email, &a.DisplayName, &a.Bio, &a.Avatar, &a.Moderator, &created, &a.gen, &a.hash)
+	var roles sql.NullString
+	err := row.Scan(&a.ID, &a.Username, &a.Email, &a.DisplayName, &a.Bio, &a.Avatar, &created, &a.gen, &a.hash, &roles)
 	if err != nil {
 		return nil, err
 	}
 	a.CreatedAt = time.Unix(created, 0).UTC()
+	a.Roles = parseRoles(roles.String)
 	return &a, nil
 }
 
+// one loads the account that where finds, with its roles, in one statement.
 func (s *Store) one(ctx context.Context, where string, args ...any) (*account, error) {
-	a, err := scanAccount(s.db.QueryRow(ctx, "SELECT "+userCols+" FROM users WHERE "+where, args...))
+	a, err := scanAccount(s.db.QueryRow(ctx, "SELECT "+userCols+", "+s.rolesCol()+" FROM users WHERE "+where, args...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errs.ErrNotFound
 	}
@@ -190,22 +193,6 @@ func (s *Store) updateProfile(ctx context.Context, id int64, p Profile, avatar *
 		old = ""
 	}
 	return old, nil
-}
-
-// setModerator grants or revokes moderation.
-func (s *Store) setModerator(ctx context.Context, username string, on bool) error {
-	defer s.changed() // after the commit
-	if CheckUsername(username) != "" {
-		return errs.ErrNotFound
-	}
-	res, err := s.db.Exec(ctx, "UPDATE users SET moderator = ?, updated_at = ? WHERE username_key = ?", on, s.now().Unix(), UsernameKey(username))
-	if err != nil {
-		return fmt.Errorf("auth: set moderator: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return errs.ErrNotFound
-	}
-	return nil
 }
 
 // delete removes the account after running every app's hook in the same

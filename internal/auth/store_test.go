@@ -76,14 +76,14 @@ func TestStoreCreateUnique(t *testing.T) {
 		if _, err := s.User(ctx, 9999); errs.KindOf(err) != errs.NotFound {
 			t.Errorf("User(9999): %v; want not found", err)
 		}
-		if err := s.SetModerator(ctx, "alice", true); err != nil {
+		if err := s.Grant(ctx, "alice", Role{App: "roar", Name: "moderator"}); err != nil {
 			t.Fatal(err)
 		}
-		if got, _ := s.User(ctx, u.ID); !got.Moderator {
-			t.Error("SetModerator(alice, true): not a moderator")
+		if got, _ := s.User(ctx, u.ID); !got.Has("roar", "moderator") {
+			t.Error("Grant(alice, roar moderator): not a moderator")
 		}
-		if err := s.SetModerator(ctx, "nobody", true); errs.KindOf(err) != errs.NotFound {
-			t.Errorf("SetModerator(nobody): %v; want not found", err)
+		if err := s.Grant(ctx, "nobody", Role{App: "roar", Name: "moderator"}); errs.KindOf(err) != errs.NotFound {
+			t.Errorf("Grant(nobody): %v; want not found", err)
 		}
 		if a, err := s.store.byLogin(ctx, "ALICE@example.COM"); err != nil || a.ID != u.ID || !CheckPassword(a.hash, "password1") {
 			t.Errorf("byLogin by e-mail: %v, %v; want user %d with the hash", a, err, u.ID)

@@ -16,8 +16,10 @@ type User struct {
 	DisplayName string // may be empty: then Name() is the username
 	Bio         string
 	Avatar      string // storage key of the resized avatar; empty: none
-	Moderator   bool
 	CreatedAt   time.Time
+	// Roles are the roles the user holds in the apps (user_roles), loaded
+	// with the account in the same statement; see Has.
+	Roles []Role
 }
 
 // Name is what to show for the user.

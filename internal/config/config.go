@@ -4,8 +4,10 @@
 //
 // Config is a plain value, read once at start and never changed (no
 // globals). Apps read it from module.Core when they are built and pass what
-// they need on in their own Deps; a setting one app needs is a field here,
-// with its flag, variable and default (and a row in docs/configuration.md's table).
+// they need on in their own Deps. A setting of the core is a field here,
+// with its flag, variable and default (and a row in docs/configuration.md's
+// table); a setting of one app is the app's own (module.Module.Flags),
+// declared through Settings and kept in Apps.
 package config
 
 import (
@@ -13,10 +15,12 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -50,19 +54,22 @@ type Config struct {
 	BaseURL            string        // public URL, for links in mail and calendars; empty: from the request
 	DebugAddr          string        // if set, net/http/pprof listens here (keep it on loopback)
 	FlightDir          string        // if set, a request over a second writes the last seconds' execution trace here
-	RoarPostsPerMin    int           // roars a user may post per minute (bursts of up to 10); 0: no limit
-	RoomRate           int           // people a waiting room lets in per second (all instances together); 0: no waiting room
 	RateLimits         bool          // false turns off the login, sign-up and posting limits (load tests)
 	SMTPURL            string        // smtp://user:pass@host:port for outgoing mail; empty: .eml files in DataDir/mail
 	MailFrom           string        // the From address of outgoing mail
 	MailPerSecond      int           // mails the site sends per second (every instance together, through Redis when set)
 	TrustedProxies     string        // CIDRs or addresses whose X-Forwarded-For and X-Forwarded-Proto are believed
 	PaymentURL         string        // the payment gateway: test:[?decline=R&latency=D] (the built-in stand-in) or stripe://SECRET_KEY@host
+
+	// Apps are the apps' own settings by module name: what each module's
+	// Flags declared (module.Module.Flags), parsed. A value with a
+	// Validate() error method is checked by Validate. An app missing here
+	// (a Config made in Go, not parsed) takes its defaults.
+	Apps map[string]any
 }
 
-// DefaultRoomRate is --room-rate's default: a little under the
-// registrations a second one core completes (docs/results.md, race).
-const DefaultRoomRate = 400
+// App is the settings of the app named name (Apps), or nil.
+func (c Config) App(name string) any { return c.Apps[name] }
 
 // Default is the configuration of `tutti serve` with nothing set.
 func Default() Config {
@@ -74,8 +81,6 @@ func Default() Config {
 		ShutdownTimeout: 15 * time.Second,
 		MemoryLimit:     "auto",
 		MaxBodyBytes:    1 << 20,
-		RoarPostsPerMin: 30,
-		RoomRate:        DefaultRoomRate,
 		RateLimits:      true,
 		MailFrom:        mail.DefaultFrom,
 		MailPerSecond:   mail.DefaultPerSecond,
@@ -87,27 +92,57 @@ func Default() Config {
 // Var describes one setting for docs/configuration.md's table and `tutti help`.
 type Var struct{ Flag, Env, Default, Usage string }
 
-// Flags registers every setting on fs, with defaults taken from the environment
-// (getenv) over Default(). After fs.Parse, call Validate.
+// Settings declares settings on a flag set, each with its TUTTI_*
+// variable (the flag wins; a secret may come from NAME_FILE), and lists
+// them (Vars) for `tutti serve -h` and docs/configuration.md. The core's
+// are declared by Flags; an app's by its module's Flags, on the same.
+type Settings struct {
+	FS     *flag.FlagSet
+	Getenv func(string) string
+	Vars   []Var
+}
+
+// Env is the variable name's value (or its _FILE's contents), else def.
+func (s *Settings) Env(name, def string) string {
+	if v := s.Getenv(name); v != "" {
+		return v
+	}
+	if f := s.Getenv(name + "_FILE"); f != "" {
+		if b, err := os.ReadFile(f); err == nil {
+			return strings.TrimSpace(string(b))
+		}
+	}
+	return def
+}
+
+// String declares a string setting: --flagName, variable envName.
+func (s *Settings) String(p *string, flagName, envName, def, usage string) {
+	s.FS.StringVar(p, flagName, s.Env(envName, def), usage+" (env "+envName+")")
+	s.Vars = append(s.Vars, Var{flagName, envName, def, usage})
+}
+
+// Int declares a whole-number setting: --flagName, variable envName (a
+// variable that is not a number is the default).
+func (s *Settings) Int(p *int, flagName, envName string, def int, usage string) {
+	s.FS.IntVar(p, flagName, intFrom(s.Env(envName, ""), def), usage+" (env "+envName+")")
+	s.Vars = append(s.Vars, Var{flagName, envName, fmt.Sprint(def), usage})
+}
+
+// Flags registers every setting of the core on fs, with defaults taken from
+// the environment (getenv) over Default(). After fs.Parse, call Validate.
+// The apps' own settings are declared after it (internal/app).
 func Flags(fs *flag.FlagSet, c *Config, getenv func(string) string) []Var {
+	s := &Settings{FS: fs, Getenv: getenv}
+	FlagsOn(s, c)
+	return s.Vars
+}
+
+// FlagsOn is Flags on s, so that the apps' settings can follow on the same.
+func FlagsOn(s *Settings, c *Config) {
+	fs := s.FS
 	d := Default()
 	*c = d
-	var vars []Var
-	env := func(name, def string) string {
-		if v := getenv(name); v != "" {
-			return v
-		}
-		if f := getenv(name + "_FILE"); f != "" {
-			if b, err := os.ReadFile(f); err == nil {
-				return strings.TrimSpace(string(b))
-			}
-		}
-		return def
-	}
-	str := func(p *string, flagName, envName, def, usage string) {
-		fs.StringVar(p, flagName, env(envName, def), usage+" (env "+envName+")")
-		vars = append(vars, Var{flagName, envName, def, usage})
-	}
+	env, str := s.Env, s.String
 	str(&c.Addr, "addr", "TUTTI_ADDR", d.Addr, "listen address")
 	str(&c.DataDir, "data-dir", "TUTTI_DATA_DIR", d.DataDir, "data directory: SQLite database, uploads, embedded stores")
 	str(&c.DatabaseURL, "database-url", "TUTTI_DATABASE_URL", "", "postgres://... switches to PostgreSQL; empty means SQLite in the data directory")
@@ -127,24 +162,18 @@ func Flags(fs *flag.FlagSet, c *Config, getenv func(string) string) []Var {
 	str(&c.TrustedProxies, "trusted-proxies", "TUTTI_TRUSTED_PROXIES", "", "comma-separated CIDRs or addresses of reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (nginx in front: 127.0.0.1); empty believes no one")
 	str(&c.PaymentURL, "payment-url", "TUTTI_PAYMENT_URL", d.PaymentURL, "the payment gateway: test: is the built-in test gateway, a stand-in that pays test cards (test:?decline=0.02&latency=300ms adds declines and a delay); stripe://SECRET_KEY@api.stripe.com charges through Stripe")
 	str(&c.MailFrom, "mail-from", "TUTTI_MAIL_FROM", d.MailFrom, "the From address of outgoing mail")
-	fs.IntVar(&c.MailPerSecond, "mail-per-second", intFrom(env("TUTTI_MAIL_PER_SECOND", ""), d.MailPerSecond), "mails the site sends per second, all instances together (env TUTTI_MAIL_PER_SECOND)")
-	vars = append(vars, Var{"mail-per-second", "TUTTI_MAIL_PER_SECOND", fmt.Sprint(d.MailPerSecond), "mails the site sends per second, all instances together"})
+	s.Int(&c.MailPerSecond, "mail-per-second", "TUTTI_MAIL_PER_SECOND", d.MailPerSecond, "mails the site sends per second, all instances together")
 	fs.TextVar(&c.LogLevel, "log-level", levelFrom(env("TUTTI_LOG_LEVEL", "info")), "log level: debug, info, warn, error (env TUTTI_LOG_LEVEL)")
-	vars = append(vars, Var{"log-level", "TUTTI_LOG_LEVEL", "info", "log level: debug, info, warn, error"})
+	s.Vars = append(s.Vars, Var{"log-level", "TUTTI_LOG_LEVEL", "info", "log level: debug, info, warn, error"})
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", durFrom(env("TUTTI_SHUTDOWN_TIMEOUT", ""), d.ShutdownTimeout), "graceful shutdown deadline (env TUTTI_SHUTDOWN_TIMEOUT)")
-	vars = append(vars, Var{"shutdown-timeout", "TUTTI_SHUTDOWN_TIMEOUT", d.ShutdownTimeout.String(), "graceful shutdown deadline"})
+	s.Vars = append(s.Vars, Var{"shutdown-timeout", "TUTTI_SHUTDOWN_TIMEOUT", d.ShutdownTimeout.String(), "graceful shutdown deadline"})
 	fs.IntVar(&c.CacheSize, "cache-bytes", intFrom(env("TUTTI_CACHE_BYTES", ""), d.CacheSize), "in-process cache capacity in bytes; 0 means a quarter of the memory limit, from 16 to 256 MiB (env TUTTI_CACHE_BYTES)")
-	vars = append(vars, Var{"cache-bytes", "TUTTI_CACHE_BYTES", "0", "in-process cache capacity in bytes; 0: a quarter of the memory limit, from 16 to 256 MiB"})
-	fs.IntVar(&c.RoarPostsPerMin, "roar-posts-per-minute", intFrom(env("TUTTI_ROAR_POSTS_PER_MINUTE", ""), d.RoarPostsPerMin), "roars a user may post per minute, in bursts of up to 10; 0 means no limit (env TUTTI_ROAR_POSTS_PER_MINUTE)")
-	vars = append(vars, Var{"roar-posts-per-minute", "TUTTI_ROAR_POSTS_PER_MINUTE", fmt.Sprint(d.RoarPostsPerMin), "roars a user may post per minute (bursts of up to 10); 0: no limit"})
-	fs.IntVar(&c.RoomRate, "room-rate", intFrom(env("TUTTI_ROOM_RATE", ""), d.RoomRate), "people a waiting room (race registration) lets in per second, in bursts of as many; the rest wait their turn on a light page; 0 means no waiting room (env TUTTI_ROOM_RATE)")
-	vars = append(vars, Var{"room-rate", "TUTTI_ROOM_RATE", fmt.Sprint(d.RoomRate), "people a waiting room (race registration) lets in per second, in bursts of as many; 0: no waiting room"})
+	s.Vars = append(s.Vars, Var{"cache-bytes", "TUTTI_CACHE_BYTES", "0", "in-process cache capacity in bytes; 0: a quarter of the memory limit, from 16 to 256 MiB"})
 	rl := env("TUTTI_RATE_LIMITS", "on")
 	fs.BoolVar(&c.RateLimits, "rate-limits", rl != "off" && rl != "0" && rl != "false", "rate limits on login, sign-up and posting; --rate-limits=false turns them off for load tests (env TUTTI_RATE_LIMITS=off)")
-	vars = append(vars, Var{"rate-limits", "TUTTI_RATE_LIMITS", "on", "rate limits on login, sign-up and posting; off only for load tests"})
+	s.Vars = append(s.Vars, Var{"rate-limits", "TUTTI_RATE_LIMITS", "on", "rate limits on login, sign-up and posting; off only for load tests"})
 	fs.BoolVar(&c.Demo, "demo", env("TUTTI_DEMO", "") == "1" || env("TUTTI_DEMO", "") == "true", "load the demo data set on start (env TUTTI_DEMO=1)")
-	vars = append(vars, Var{"demo", "TUTTI_DEMO", "off", "load a small demo data set on start"})
-	return vars
+	s.Vars = append(s.Vars, Var{"demo", "TUTTI_DEMO", "off", "load a small demo data set on start"})
 }
 
 // Validate checks the configuration after parsing.
@@ -215,9 +244,6 @@ func (c *Config) Validate() error {
 			errs = append(errs, fmt.Errorf("memory-limit %s: want at least 32MiB", c.MemoryLimit))
 		}
 	}
-	if c.RoarPostsPerMin < 0 {
-		errs = append(errs, fmt.Errorf("roar-posts-per-minute %d: want 0 or more", c.RoarPostsPerMin))
-	}
 	if _, err := pay.Parse(c.PaymentURL); err != nil { // never quotes the key
 		errs = append(errs, err)
 	}
@@ -234,6 +260,13 @@ func (c *Config) Validate() error {
 	}
 	if c.MailPerSecond < 1 {
 		errs = append(errs, fmt.Errorf("mail-per-second %d: want 1 or more", c.MailPerSecond))
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.Apps)) {
+		if v, ok := c.Apps[name].(interface{ Validate() error }); ok {
+			if err := v.Validate(); err != nil {
+				errs = append(errs, err)
+			}
+		}
 	}
 	if c.MaxBodyBytes <= 0 {
 		c.MaxBodyBytes = Default().MaxBodyBytes

@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tutti-dev/tutti/internal/app/apptest"
+	"github.com/tutti-dev/tutti/internal/meet"
 )
 
 // box is an element's bounding box in CSS pixels.
@@ -23,7 +24,7 @@ type box struct{ Top, Left, Width, Height float64 }
 // missing favicon (or anything else that 404s).
 func TestBrowserLayout(t *testing.T) {
 	m := apptest.One(t)
-	pub, admin, err := m.Meet.Demo(context.Background())
+	pub, admin, err := apptest.AppOf[*meet.App](t, m).Demo(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

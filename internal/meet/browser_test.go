@@ -159,7 +159,7 @@ func TestBrowserPollUpdatesLive(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, func() bool { return streams(m) == 2 })
+	waitFor(t, func() bool { return streams(t, m) == 2 })
 	// What another script wrote for this browser stays (participations.js).
 	if err := chromedp.Do(desk, chromedp.Evaluate[chromedp.Void](`(() => {
 		const box = document.querySelector("#my-answers");

@@ -14,6 +14,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/app/apptest"
 	"github.com/tutti-dev/tutti/internal/cache"
 	"github.com/tutti-dev/tutti/internal/meet"
+	"github.com/tutti-dev/tutti/internal/web"
 )
 
 // openStream opens an event stream and sends the names of its events.
@@ -56,10 +57,11 @@ func waitFor(t *testing.T, ok func() bool) {
 
 // streams is the count of meet's live streams open on m's instances (nginx
 // sends each to either).
-func streams(m *app.Main) int {
+func streams(t testing.TB, m *app.Main) int {
+	t.Helper()
 	n := 0
 	for _, i := range apptest.Instances(m) {
-		n += i.Meet.Streams()
+		n += apptest.AppOf[*meet.App](t, i).Streams()
 	}
 	return n
 }
@@ -104,7 +106,7 @@ func TestPollStream(t *testing.T) {
 		defer cancel()
 		events := openStream(t, ctx, m.URL()+pub+"/stream")
 		quiet := openStream(t, ctx, m.URL()+other+"/stream")
-		waitFor(t, func() bool { return streams(m) == 2 })
+		waitFor(t, func() bool { return streams(t, m) == 2 })
 
 		ada := s.join(pub, "Ada")
 		nextEvent(t, events, "answers")
@@ -128,7 +130,7 @@ func TestPollStream(t *testing.T) {
 		}
 		defer o.Close()
 		mux := http.NewServeMux()
-		o.Routes(mux)
+		o.Routes(web.NewRouter(mux, "/meet"))
 		srv := httptest.NewServer(mux)
 		defer srv.Close()
 		w2 := &apptest.Web{T: t, Client: apptest.Client(t), Base: srv.URL}

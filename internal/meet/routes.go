@@ -26,37 +26,39 @@ const (
 	busyBodyLimit = maxCalendarBytes + 64<<10
 )
 
-// Routes mounts meet under /meet/.
-func (a *App) Routes(mux *http.ServeMux) {
+// Routes mounts meet under /meet/ (rt's prefix). Nothing here needs an
+// account: the organizer's and each participant's links carry their
+// tokens, which the service checks.
+func (a *App) Routes(rt *web.Router) {
 	a.Site.Static(a.assets)
-	mux.HandleFunc("GET /meet/{$}", a.pollList)
-	mux.HandleFunc("GET /meet/polls/new", a.pollNew)
-	mux.HandleFunc("POST /meet/polls", a.pollCreate)
-	mux.HandleFunc("GET /meet/polls/{id}", a.pollShow)
-	a.Site.Hot("GET /meet/polls/{id}", a.pollHot)
-	mux.HandleFunc("GET /meet/polls/{id}/export.csv", a.pollExportCSV)
-	mux.HandleFunc("GET /meet/polls/{id}/event.ics", a.pollEventICS)
-	mux.HandleFunc("GET /meet/polls/{id}/stream", a.pollStream)
-	mux.HandleFunc("POST /meet/polls/{id}/participants", a.participantAdd)
-	mux.HandleFunc("GET /meet/polls/{id}/p/{pid}", a.participantShow)
+	rt.Get("/{$}", a.pollList)
+	rt.Get("/polls/new", a.pollNew)
+	rt.Post("/polls", a.pollCreate)
+	rt.Get("/polls/{id}", a.pollShow)
+	a.Site.Hot(rt.Pattern("GET", "/polls/{id}"), a.pollHot)
+	rt.Get("/polls/{id}/export.csv", a.pollExportCSV)
+	rt.Get("/polls/{id}/event.ics", a.pollEventICS)
+	rt.Get("/polls/{id}/stream", a.pollStream)
+	rt.Post("/polls/{id}/participants", a.participantAdd)
+	rt.Get("/polls/{id}/p/{pid}", a.participantShow)
 
-	admin := "/meet/polls/{id}/admin/{token}"
-	mux.HandleFunc("GET "+admin, a.adminShow)
-	mux.HandleFunc("POST "+admin, a.pollUpdate)
-	mux.HandleFunc("POST "+admin+"/close", a.pollClose)
-	mux.HandleFunc("POST "+admin+"/reopen", a.pollReopen)
-	mux.HandleFunc("POST "+admin+"/duplicate", a.pollDuplicate)
-	mux.HandleFunc("POST "+admin+"/delete", a.pollDelete)
-	mux.HandleFunc("POST "+admin+"/participants/{pid}/delete", a.adminRemoveParticipant)
+	admin := rt.Route("/polls/{id}/admin/{token}")
+	admin.Get("", a.adminShow)
+	admin.Post("", a.pollUpdate)
+	admin.Post("/close", a.pollClose)
+	admin.Post("/reopen", a.pollReopen)
+	admin.Post("/duplicate", a.pollDuplicate)
+	admin.Post("/delete", a.pollDelete)
+	admin.Post("/participants/{pid}/delete", a.adminRemoveParticipant)
 
-	own := "/meet/polls/{id}/p/{pid}/{token}"
-	mux.HandleFunc("GET "+own, a.participantEdit)
-	mux.HandleFunc("POST "+own+"/timeframes", a.timeframeAdd)
-	mux.HandleFunc("POST "+own+"/timeframes/{tf}/delete", a.timeframeDelete)
-	mux.Handle("POST "+own+"/availability", web.MaxBody(availabilityBodyLimit, http.HandlerFunc(a.availabilityPut)))
-	mux.HandleFunc("POST "+own+"/comments", a.commentAdd)
-	mux.Handle("POST "+own+"/busy", web.MaxBody(busyBodyLimit, http.HandlerFunc(a.busyImport)))
-	mux.HandleFunc("POST "+own+"/delete", a.participantLeave)
+	own := rt.Route("/polls/{id}/p/{pid}/{token}")
+	own.Get("", a.participantEdit)
+	own.Post("/timeframes", a.timeframeAdd)
+	own.Post("/timeframes/{tf}/delete", a.timeframeDelete)
+	own.Handle(http.MethodPost, "/availability", web.MaxBody(availabilityBodyLimit, http.HandlerFunc(a.availabilityPut)))
+	own.Post("/comments", a.commentAdd)
+	own.Handle(http.MethodPost, "/busy", web.MaxBody(busyBodyLimit, http.HandlerFunc(a.busyImport)))
+	own.Post("/delete", a.participantLeave)
 }
 
 // validID reports whether s looks like a poll id (22 URL-safe characters), so

@@ -15,7 +15,6 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
-	"net/http"
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/cache"
@@ -56,6 +55,52 @@ type Module struct {
 	// them to the app in Core.Assets, and `tutti assets export` writes the
 	// same for nginx.
 	Static fs.FS
+	// Flags, if set, declares the app's own settings on s (s.Int,
+	// s.String: a --flag and its TUTTI_* variable, listed by `tutti serve
+	// -h`) and returns a pointer to their value, filled in by parsing;
+	// the core keeps it in Config.Apps[Name] (read it with SettingsOf) and
+	// calls its Validate() error method, if any, with the core's checks.
+	Flags func(s *config.Settings) any
+	// Commands, if set, are the app's own commands: `tutti NAME ARGS...`
+	// (listed by `tutti help`).
+	Commands map[string]Command
+	// Roles are the roles the app gives some users (roar: "moderator"):
+	// granted by `tutti role grant NAME ROLE USER`, stored by the core
+	// (auth's user_roles) and carried by the signed-in user: check them
+	// with u.Has(NAME, role), or guard a route group with auth.RequireRole.
+	Roles []Role
+}
+
+// Command is an app's command-line command.
+type Command struct {
+	Usage string // "tutti NAME ..." arguments, for the usage text
+	Help  string // one line: what it does
+	// Run runs it with the arguments after its name. settings parses the
+	// site's settings (database, data directory, the apps' flags) from
+	// args with the command's own flags (declare on fs; fs may be nil)
+	// added: use it so that the command reaches the same database as
+	// `tutti serve`. out is the command's standard output.
+	Run func(ctx context.Context, args []string, settings Parse, out io.Writer) error
+}
+
+// Parse parses the site's settings from args, with extra flags declared
+// on the flag set first (extra may be nil); it returns the positional
+// arguments left.
+type Parse func(args []string, extra func(fs *flag.FlagSet)) (config.Config, []string, error)
+
+// SettingsOf is the app's settings that its Flags returned (a *T), kept
+// in c.Config.Apps[name]; def when there are none (a Config made in Go).
+func SettingsOf[T any](c Core, name string, def T) T {
+	if p, ok := c.Config.App(name).(*T); ok && p != nil {
+		return *p
+	}
+	return def
+}
+
+// Role is one of an app's roles.
+type Role struct {
+	Name string // lower-case letters, digits and '-': "moderator"
+	Help string // one line for `tutti role list`: what its holders may do
 }
 
 // StaticPrefix is where the app's Static files are served: /NAME/static/.
@@ -117,9 +162,10 @@ type Core struct {
 	// in memory (SQLite), read from the database (PostgreSQL), or kept in
 	// Redis (cluster mode), so that every instance sees a change at once.
 	Versions version.Versions
-	// Rooms is the waiting rooms (internal/room): who is let in when a
-	// crowd arrives at once; shared by every instance in cluster mode.
-	Rooms *room.Rooms
+	// Rooms makes a waiting room (internal/room) that lets rate people in
+	// a second, in bursts of as many: who is let in when a crowd arrives
+	// at once; its slots shared by every instance in cluster mode.
+	Rooms func(ctx context.Context, rate int) (*room.Rooms, error)
 	// Limiter makes the rate limiters (internal/ratelimit): in process, or
 	// shared by every instance through Redis in cluster mode.
 	Limiter ratelimit.Maker
@@ -132,9 +178,12 @@ type Core struct {
 	Listening func() string
 }
 
-// App is a built app: it mounts its routes.
+// App is a built app: it mounts its routes on rt, a router scoped to its
+// path (/NAME): rt.Get("/home", h) is GET /NAME/home; rt.Group(mw...)
+// and rt.Route(path, mw...) make groups whose handlers run behind mw
+// (auth.SignedIn, auth.RequireRole, the app's own).
 type App interface {
-	Routes(mux *http.ServeMux)
+	Routes(rt *web.Router)
 }
 
 // The optional parts of an App, found by type assertion.

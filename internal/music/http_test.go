@@ -12,6 +12,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/app"
 	"github.com/tutti-dev/tutti/internal/app/apptest"
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/music"
 )
 
 // person is someone using the site without JavaScript.
@@ -253,7 +254,7 @@ func TestVisitorPagesCached(t *testing.T) {
 func TestModeratorRemovesReported(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, m *app.Main) {
 		ann, bob, mod := signUp(t, m, "ann"), signUp(t, m, "bob"), signUp(t, m, "mod")
-		if err := m.Auth.SetModerator(context.Background(), "mod", true); err != nil {
+		if err := m.Auth.Grant(context.Background(), "mod", auth.Role{App: "music", Name: music.RoleModerator}); err != nil {
 			t.Fatal(err)
 		}
 		id := ann.share("https://example.com/spam", "buy now", "public")

@@ -15,6 +15,7 @@ func Module() module.Module {
 		Blurb:      "Share songs and playlists with friends; comments, likes, hashtags and what is trending.",
 		Migrations: Migrations,
 		Static:     StaticFS(),
+		Roles:      []module.Role{{Name: RoleModerator, Help: "sees the reports, removes anyone's posts, dismisses reports"}},
 		New: func(ctx context.Context, c module.Core) (module.App, error) {
 			return New(ctx, Deps{DB: c.DB, Cache: c.Cache, Local: c.Local, Site: c.Site, Log: c.Log, Bus: c.Bus,
 				Live: c.Live, Auth: c.Auth, Versions: c.Versions, Assets: c.Assets})
@@ -38,3 +39,8 @@ func (a *App) ForgetAccount(ctx context.Context, tx *db.Tx, userID int64) error 
 
 // AccountForgotten implements module.AccountHook.
 func (a *App) AccountForgotten(context.Context, int64) { a.svc.AccountForgotten() }
+
+// RoleModerator is music's one role (module.Module.Roles): its holders see
+// the reports and remove anyone's posts. Grant it with
+// `tutti role grant music moderator USERNAME`.
+const RoleModerator = "moderator"

@@ -12,69 +12,68 @@ import (
 )
 
 // Routes mounts music under /music/. Pages everyone may read come first;
-// then what needs a signed-in user, each wrapped by signedIn (the one
-// place that checks it); visitors' cached pages go in the hot lane.
-func (a *App) Routes(mux *http.ServeMux) {
+// then what needs a signed-in user, in the signed group (a visitor is sent
+// to sign in, an API client gets 401), and what needs a moderator, in
+// mods; visitors' cached pages go in the hot lane.
+func (a *App) Routes(rt *web.Router) {
 	a.Site.Static(a.Assets)
-	// Everyone (a visitor sees the public posts only).
-	mux.HandleFunc("GET /music/{$}", a.homeShow)
-	mux.HandleFunc("GET /music/everyone", a.everyoneShow)
-	mux.HandleFunc("GET /music/hot", a.hotShow)
-	mux.HandleFunc("GET /music/tags/{tag}", a.tagShow)
-	mux.HandleFunc("GET /music/u/{name}", a.personShow)
-	mux.HandleFunc("GET /music/p/{id}", a.postShow)
-	mux.HandleFunc("GET /music/people", a.peopleSearch)
-	mux.HandleFunc("GET /music/people/suggest", a.peopleSuggest)
+	signed := rt.Group(auth.SignedIn(a.signIn))
+	mods := signed.Group(auth.RequireRole("music", RoleModerator, a.notModerator))
 
-	// Signed in.
-	for pattern, h := range map[string]http.HandlerFunc{
-		"GET /music/friends":              a.friendsShow,
-		"GET /music/notifications":        a.notificationsShow,
-		"POST /music/notifications/seen":  a.notificationsSeen,
-		"GET /music/stream":               a.stream,
-		"POST /music/posts":               a.postCreate,
-		"POST /music/p/{id}/comments":     a.commentCreate,
-		"POST /music/p/{id}/like":         a.postLike,
-		"POST /music/p/{id}/repost":       a.postRepost,
-		"POST /music/p/{id}/comments-off": a.postCommentsOff,
-		"GET /music/p/{id}/delete":        a.postDeleteConfirm,
-		"POST /music/p/{id}/delete":       a.postDelete,
-		"GET /music/p/{id}/report":        a.reportForm,
-		"POST /music/p/{id}/report":       a.reportCreate,
-		"GET /music/reports":              a.reportsShow,
-		"POST /music/p/{id}/dismiss":      a.reportDismiss,
-		"POST /music/u/{name}/{verb}":     a.personRelate,
-	} {
-		mux.Handle(pattern, a.signedIn(h))
-	}
+	// Everyone (a visitor sees the public posts only).
+	rt.Get("/{$}", a.homeShow)
+	rt.Get("/everyone", a.everyoneShow)
+	rt.Get("/hot", a.hotShow)
+	rt.Get("/tags/{tag}", a.tagShow)
+	rt.Get("/u/{name}", a.personShow)
+	rt.Get("/p/{id}", a.postShow)
+	rt.Get("/people", a.peopleSearch)
+	rt.Get("/people/suggest", a.peopleSuggest)
+
+	signed.Get("/friends", a.friendsShow)
+	signed.Get("/notifications", a.notificationsShow)
+	signed.Post("/notifications/seen", a.notificationsSeen)
+	signed.Get("/stream", a.stream)
+	signed.Post("/posts", a.postCreate)
+	signed.Post("/p/{id}/comments", a.commentCreate)
+	signed.Post("/p/{id}/like", a.postLike)
+	signed.Post("/p/{id}/repost", a.postRepost)
+	signed.Post("/p/{id}/comments-off", a.postCommentsOff)
+	signed.Get("/p/{id}/delete", a.postDeleteConfirm)
+	signed.Post("/p/{id}/delete", a.postDelete) // its author or a moderator: the service decides
+	signed.Get("/p/{id}/report", a.reportForm)
+	signed.Post("/p/{id}/report", a.reportCreate)
+	signed.Post("/u/{name}/{verb}", a.personRelate)
+
+	mods.Get("/reports", a.reportsShow)
+	mods.Post("/p/{id}/dismiss", a.reportDismiss)
 
 	// Visitors' cached pages, served ahead of the middleware chain on a hit.
-	a.Site.Hot("GET /music/{$}", a.hot(func(web.HotRequest) string { return "everyone" }))
-	a.Site.Hot("GET /music/everyone", a.hot(func(web.HotRequest) string { return "everyone" }))
-	a.Site.Hot("GET /music/hot", a.hot(func(web.HotRequest) string { return a.hotKey() }))
-	a.Site.Hot("GET /music/tags/{tag}", a.hot(func(h web.HotRequest) string { return tagKey(h.Args[0]) }))
-	a.Site.Hot("GET /music/u/{name}", a.hot(func(h web.HotRequest) string { return personKey(h.Args[0]) }))
-	a.Site.Hot("GET /music/p/{id}", a.hot(func(h web.HotRequest) string { return postKey(h.Args[0]) }))
+	a.Site.Hot(rt.Pattern("GET", "/{$}"), a.hot(func(web.HotRequest) string { return "everyone" }))
+	a.Site.Hot(rt.Pattern("GET", "/everyone"), a.hot(func(web.HotRequest) string { return "everyone" }))
+	a.Site.Hot(rt.Pattern("GET", "/hot"), a.hot(func(web.HotRequest) string { return a.hotKey() }))
+	a.Site.Hot(rt.Pattern("GET", "/tags/{tag}"), a.hot(func(h web.HotRequest) string { return tagKey(h.Args[0]) }))
+	a.Site.Hot(rt.Pattern("GET", "/u/{name}"), a.hot(func(h web.HotRequest) string { return personKey(h.Args[0]) }))
+	a.Site.Hot(rt.Pattern("GET", "/p/{id}"), a.hot(func(h web.HotRequest) string { return postKey(h.Args[0]) }))
 }
 
-// signedIn lets only signed-in users through: a visitor is sent to sign in
-// (GET: back to the page; POST: back to where the form was), an API client
-// gets 401.
-func (a *App) signedIn(h http.HandlerFunc) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if auth.UserFrom(r.Context()) != nil {
-			h(w, r)
-			return
-		}
-		switch {
-		case web.WantsJSON(r):
-			a.Site.Error(w, r, errSignIn)
-		case r.Method == http.MethodGet:
-			http.Redirect(w, r, auth.LoginURL(r.URL.RequestURI()), http.StatusSeeOther)
-		default:
-			http.Redirect(w, r, auth.LoginURL(back(r)), http.StatusSeeOther)
-		}
-	})
+// signIn answers a visitor where a user must be signed in: 401 in JSON,
+// else the sign-in page, which comes back to the page (GET) or to the
+// page the form was on.
+func (a *App) signIn(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case web.WantsJSON(r):
+		a.Site.Error(w, r, errSignIn)
+	case r.Method == http.MethodGet:
+		http.Redirect(w, r, auth.LoginURL(r.URL.RequestURI()), http.StatusSeeOther)
+	default:
+		http.Redirect(w, r, auth.LoginURL(back(r)), http.StatusSeeOther)
+	}
+}
+
+// notModerator answers a signed-in user who is not a moderator: 403.
+func (a *App) notModerator(w http.ResponseWriter, r *http.Request) {
+	a.Site.Error(w, r, errModerators)
 }
 
 // me is the signed-in user of a handler behind signedIn.

@@ -60,8 +60,8 @@ var (
 )
 
 // canModerate is the one place that says whether u may remove anyone's
-// post and read the reports (today: auth's moderator flag).
-func canModerate(u *auth.User) bool { return u != nil && u.Moderator }
+// post and read the reports: music's moderator role (module.Module.Roles).
+func canModerate(u *auth.User) bool { return u.Has("music", RoleModerator) }
 
 // write runs fn in a group-committed transaction that raises music_meta's
 // version once (every write of a batch shares it), then raises the stamps

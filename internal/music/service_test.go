@@ -30,7 +30,7 @@ func newWorld(t *testing.T, d *db.DB) *world {
 	w := &world{t: t, ctx: context.Background(), d: d,
 		s:   NewService(NewStore(d, time.Now), d.Batch(), version.NewMemory(), nil),
 		ann: &auth.User{ID: ids[0], Username: "ann"}, bob: &auth.User{ID: ids[1], Username: "bob"},
-		cat: &auth.User{ID: ids[2], Username: "cat"}, mod: &auth.User{ID: ids[3], Username: "mod", Moderator: true}}
+		cat: &auth.User{ID: ids[2], Username: "cat"}, mod: &auth.User{ID: ids[3], Username: "mod", Roles: []auth.Role{{App: "music", Name: RoleModerator}}}}
 	w.must(w.s.Relate(w.ctx, w.ann, "bob", "befriend"))
 	w.must(w.s.Relate(w.ctx, w.bob, "ann", "accept"))
 	return w

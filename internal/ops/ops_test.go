@@ -63,7 +63,7 @@ func TestOpsPagesAreForOperatorsOnly(t *testing.T) {
 			}
 		}
 		mod, mu := signup(t, m, "mod")
-		m.Auth.SetModerator(ctx, mu.Username, true) // a moderator is not an operator
+		m.Auth.Grant(ctx, mu.Username, auth.Role{App: "roar", Name: "moderator"}) // a moderator is not an operator
 		for _, p := range []string{"/ops/jobs", "/ops/mail"} {
 			if res, _ := get(t, mod, m.URL()+p); res.StatusCode != http.StatusForbidden {
 				t.Errorf("non-operator %s: %d; want 403", p, res.StatusCode)

@@ -17,8 +17,8 @@ func policyForm(r *http.Request) PolicyInput {
 }
 
 func (a *App) policySave(w http.ResponseWriter, r *http.Request) {
-	d := a.directed(w, r)
-	if d == nil || !a.form(w, r) {
+	d := directedOf(r)
+	if !a.form(w, r) {
 		return
 	}
 	in := policyForm(r)
@@ -66,10 +66,7 @@ func (a *App) eventOpen(w http.ResponseWriter, r *http.Request, open bool) {
 // registrant is the directed race and its registration {rid}; nil after
 // answering otherwise.
 func (a *App) registrant(w http.ResponseWriter, r *http.Request) (*Directing, *Registration) {
-	d := a.directed(w, r)
-	if d == nil {
-		return nil, nil
-	}
+	d := directedOf(r)
 	id, err := pathInt(r, "rid")
 	var reg Registration
 	if err == nil {

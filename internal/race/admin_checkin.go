@@ -56,10 +56,7 @@ func (a *App) checkinPost(w http.ResponseWriter, r *http.Request) {
 	if !a.form(w, r) {
 		return
 	}
-	d := a.directed(w, r)
-	if d == nil {
-		return
-	}
+	d := directedOf(r)
 	id, err := pathInt(r, "rid")
 	if err != nil {
 		a.Site.Error(w, r, errs.ErrNotFound)

@@ -10,10 +10,7 @@ func codeForm(r *http.Request) CodeInput {
 }
 
 func (a *App) codesShow(w http.ResponseWriter, r *http.Request) {
-	d := a.directed(w, r)
-	if d == nil {
-		return
-	}
+	d := directedOf(r)
 	a.codesPage(w, r, d, http.StatusOK, CodeInput{}, nil, flash(r))
 }
 
@@ -27,8 +24,8 @@ func (a *App) codesPage(w http.ResponseWriter, r *http.Request, d *Directing, st
 }
 
 func (a *App) codeAdd(w http.ResponseWriter, r *http.Request) {
-	d := a.directed(w, r)
-	if d == nil || !a.form(w, r) {
+	d := directedOf(r)
+	if !a.form(w, r) {
 		return
 	}
 	in := codeForm(r)
@@ -45,10 +42,7 @@ func (a *App) codeAdd(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) codeDelete(w http.ResponseWriter, r *http.Request) {
-	d := a.directed(w, r)
-	if d == nil {
-		return
-	}
+	d := directedOf(r)
 	id, err := pathInt(r, "cid")
 	if err == nil {
 		err = a.svc.DeleteCode(r.Context(), d, id)

@@ -29,17 +29,14 @@ func (a *App) newEventInput(race *Race) EventInput {
 }
 
 func (a *App) eventsShow(w http.ResponseWriter, r *http.Request) {
-	d := a.directed(w, r)
-	if d == nil {
-		return
-	}
+	d := directedOf(r)
 	u, race := d.User, d.Race
 	a.Site.Render(w, r, http.StatusOK, EventsPage(a, u, race, 0, a.newEventInput(race), nil, flash(r)))
 }
 
 func (a *App) eventAdd(w http.ResponseWriter, r *http.Request) {
-	d := a.directed(w, r)
-	if d == nil || !a.form(w, r) {
+	d := directedOf(r)
+	if !a.form(w, r) {
 		return
 	}
 	u, race := d.User, d.Race
@@ -49,8 +46,8 @@ func (a *App) eventAdd(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) eventSave(w http.ResponseWriter, r *http.Request) {
-	d := a.directed(w, r)
-	if d == nil || !a.form(w, r) {
+	d := directedOf(r)
+	if !a.form(w, r) {
 		return
 	}
 	u, race := d.User, d.Race
@@ -79,10 +76,7 @@ func (a *App) eventDone(w http.ResponseWriter, r *http.Request, u *auth.User, ra
 }
 
 func (a *App) eventDelete(w http.ResponseWriter, r *http.Request) {
-	d := a.directed(w, r)
-	if d == nil {
-		return
-	}
+	d := directedOf(r)
 	id, err := pathInt(r, "eid")
 	if err == nil {
 		err = a.svc.DeleteEvent(r.Context(), d, id)
@@ -100,10 +94,7 @@ const entrantsPage = 50
 // directedEvent is the directed race and its {eid} event; nil after
 // answering otherwise.
 func (a *App) directedEvent(w http.ResponseWriter, r *http.Request) (*Directing, *Event) {
-	d := a.directed(w, r)
-	if d == nil {
-		return nil, nil
-	}
+	d := directedOf(r)
 	id, err := pathInt(r, "eid")
 	e, found := d.Race.Event(id)
 	if err != nil || !found {
@@ -197,10 +188,7 @@ func linesText(ls []Line) string {
 // registrationCancelShow asks before a cancellation, saying what it does
 // (the refund's amount); the POST does it.
 func (a *App) registrationCancelShow(w http.ResponseWriter, r *http.Request) {
-	d := a.directed(w, r)
-	if d == nil {
-		return
-	}
+	d := directedOf(r)
 	id, err := pathInt(r, "rid")
 	var p CancelPreview
 	if err == nil {
@@ -214,10 +202,7 @@ func (a *App) registrationCancelShow(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) registrationCancel(w http.ResponseWriter, r *http.Request) {
-	d := a.directed(w, r)
-	if d == nil {
-		return
-	}
+	d := directedOf(r)
 	id, err := pathInt(r, "rid")
 	var reg Registration
 	if err == nil {

@@ -19,16 +19,13 @@ func itemForm(r *http.Request) ItemInput {
 }
 
 func (a *App) extrasShow(w http.ResponseWriter, r *http.Request) {
-	d := a.directed(w, r)
-	if d == nil {
-		return
-	}
+	d := directedOf(r)
 	a.Site.Render(w, r, http.StatusOK, ExtrasPage(a, d.User, d.Race, 0, extrasOf(d.Race), ItemInput{Price: "0", Stock: "100"}, nil, flash(r)))
 }
 
 func (a *App) extrasSave(w http.ResponseWriter, r *http.Request) {
-	d := a.directed(w, r)
-	if d == nil || !a.form(w, r) {
+	d := directedOf(r)
+	if !a.form(w, r) {
 		return
 	}
 	in := ExtrasInput{Teams: r.PostForm.Get("teams") == "on", Fundraiser: r.PostForm.Get("fundraiser"), Shirts: r.PostForm.Get("shirts") == "on"}
@@ -41,8 +38,8 @@ func (a *App) extrasSave(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) itemAdd(w http.ResponseWriter, r *http.Request) {
-	d := a.directed(w, r)
-	if d == nil || !a.form(w, r) {
+	d := directedOf(r)
+	if !a.form(w, r) {
 		return
 	}
 	in := itemForm(r)
@@ -50,8 +47,8 @@ func (a *App) itemAdd(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) itemSave(w http.ResponseWriter, r *http.Request) {
-	d := a.directed(w, r)
-	if d == nil || !a.form(w, r) {
+	d := directedOf(r)
+	if !a.form(w, r) {
 		return
 	}
 	id, err := pathInt(r, "iid")
@@ -64,10 +61,7 @@ func (a *App) itemSave(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) itemDelete(w http.ResponseWriter, r *http.Request) {
-	d := a.directed(w, r)
-	if d == nil {
-		return
-	}
+	d := directedOf(r)
 	id, err := pathInt(r, "iid")
 	if err == nil {
 		err = a.svc.DeleteItem(r.Context(), d, id)

@@ -10,8 +10,8 @@ import (
 // co-director, unpublish, delete a draft (asked first, on its own page).
 
 func (a *App) directorRemove(w http.ResponseWriter, r *http.Request) {
-	d := a.directed(w, r)
-	if d == nil || !a.form(w, r) {
+	d := directedOf(r)
+	if !a.form(w, r) {
 		return
 	}
 	err := a.svc.RemoveDirector(r.Context(), d, r.PostForm.Get("username"))
@@ -30,10 +30,7 @@ func (a *App) directorRemove(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) unpublish(w http.ResponseWriter, r *http.Request) {
-	d := a.directed(w, r)
-	if d == nil {
-		return
-	}
+	d := directedOf(r)
 	err := a.svc.Unpublish(r.Context(), d)
 	if e := errs.As(err); err != nil && e.Kind == errs.Conflict {
 		a.renderAdmin(w, r, d.User, d.Race, http.StatusConflict, map[string]string{"unpublish": e.Message}, "")
@@ -48,18 +45,12 @@ func (a *App) unpublish(w http.ResponseWriter, r *http.Request) {
 
 // deleteShow asks before a draft is deleted, saying what goes with it.
 func (a *App) deleteShow(w http.ResponseWriter, r *http.Request) {
-	d := a.directed(w, r)
-	if d == nil {
-		return
-	}
+	d := directedOf(r)
 	a.Site.Render(w, r, http.StatusOK, DeleteDraftPage(a, d.User, d.Race, ""))
 }
 
 func (a *App) deletePost(w http.ResponseWriter, r *http.Request) {
-	d := a.directed(w, r)
-	if d == nil {
-		return
-	}
+	d := directedOf(r)
 	err := a.svc.DeleteDraft(r.Context(), d)
 	if e := errs.As(err); err != nil && e.Kind == errs.Conflict {
 		a.Site.Render(w, r, http.StatusConflict, DeleteDraftPage(a, d.User, d.Race, e.Message))

@@ -58,21 +58,6 @@ func (a *App) raceCreate(w http.ResponseWriter, r *http.Request) {
 	a.redirect(w, r, adminURL(race.Slug)+"/events")
 }
 
-// directed is the {slug} race for its signed-in director; nil after
-// answering otherwise.
-func (a *App) directed(w http.ResponseWriter, r *http.Request) *Directing {
-	u, ok := auth.RequireUser(w, r)
-	if !ok {
-		return nil
-	}
-	d, err := a.svc.Directed(r.Context(), u, r.PathValue("slug"))
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return nil
-	}
-	return d
-}
-
 // flash is the ?saved= message of a page after a redirect.
 func flash(r *http.Request) string {
 	switch r.URL.Query().Get("saved") {

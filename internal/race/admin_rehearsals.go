@@ -23,10 +23,7 @@ func rehearsalForm(r *http.Request) RehearsalInput {
 }
 
 func (a *App) rehearsalsShow(w http.ResponseWriter, r *http.Request) {
-	d := a.directed(w, r)
-	if d == nil {
-		return
-	}
+	d := directedOf(r)
 	in := DefaultRehearsal.Input()
 	if up := d.Race.Upcoming(a.Now()); len(up) > 0 {
 		in.Event = i64(up[0].ID)
@@ -44,8 +41,8 @@ func (a *App) rehearsalsPage(w http.ResponseWriter, r *http.Request, d *Directin
 }
 
 func (a *App) rehearsalStart(w http.ResponseWriter, r *http.Request) {
-	d := a.directed(w, r)
-	if d == nil || !a.form(w, r) {
+	d := directedOf(r)
+	if !a.form(w, r) {
 		return
 	}
 	in := rehearsalForm(r)
@@ -63,10 +60,7 @@ func (a *App) rehearsalStart(w http.ResponseWriter, r *http.Request) {
 
 // rehearsalOf is the rehearsal the path names, of the directed race.
 func (a *App) rehearsalOf(w http.ResponseWriter, r *http.Request) (*Directing, int64) {
-	d := a.directed(w, r)
-	if d == nil {
-		return nil, 0
-	}
+	d := directedOf(r)
 	id, err := pathInt(r, "rid")
 	if err != nil {
 		a.Site.Error(w, r, err)

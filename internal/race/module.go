@@ -4,8 +4,10 @@ import (
 	"context"
 	"time"
 
+	"github.com/tutti-dev/tutti/internal/config"
 	"github.com/tutti-dev/tutti/internal/module"
 	"github.com/tutti-dev/tutti/internal/ratelimit"
+	"github.com/tutti-dev/tutti/internal/room"
 )
 
 // Module is race as internal/app hosts it.
@@ -20,12 +22,43 @@ func Module() module.Module {
 			Help:  "a race open now with 1,000 signed-in runners for 1,000 places, and 10,000 results",
 			Flags: seedFlags,
 		},
-		New: func(_ context.Context, c module.Core) (module.App, error) {
+		Flags: settingsFlags,
+		New: func(ctx context.Context, c module.Core) (module.App, error) {
+			var rooms *room.Rooms
+			if rate := module.SettingsOf(c, "race", DefaultSettings()).RoomRate; rate > 0 && c.Rooms != nil {
+				var err error
+				if rooms, err = c.Rooms(ctx, rate); err != nil {
+					return nil, err
+				}
+			}
 			return New(Deps{DB: c.DB, Cache: c.Cache, Objects: c.Objects, Site: c.Site, Log: c.Log, Bus: c.Bus, Auth: c.Auth, Pay: c.Pay,
-				Mail: c.Mail, Jobs: c.Jobs, Versions: c.Versions, Assets: c.Assets, Rooms: c.Rooms,
+				Mail: c.Mail, Jobs: c.Jobs, Versions: c.Versions, Assets: c.Assets, Rooms: rooms,
 				Files: c.Files, Images: c.Images, Media: c.Media, Listening: c.Listening, JoinLimit: joinLimit(c)})
 		},
 	}
+}
+
+// Settings are race's own settings (module.Module.Flags).
+type Settings struct {
+	// RoomRate is the people a race's waiting room lets in per second,
+	// all instances together, in bursts of as many; 0 (or less): no
+	// waiting room.
+	RoomRate int
+}
+
+// DefaultRoomRate is --room-rate's default: a little under the
+// registrations a second one core completes (docs/results.md, race).
+const DefaultRoomRate = 400
+
+// DefaultSettings are race's settings when none are given.
+func DefaultSettings() Settings { return Settings{RoomRate: DefaultRoomRate} }
+
+// settingsFlags declares Settings: --room-rate.
+func settingsFlags(cs *config.Settings) any {
+	s := DefaultSettings()
+	cs.Int(&s.RoomRate, "room-rate", "TUTTI_ROOM_RATE", s.RoomRate,
+		"people a waiting room (race registration) lets in per second, in bursts of as many; the rest wait their turn on a light page; 0 means no waiting room")
+	return &s
 }
 
 // joinLimit is a runner's joins of a race's waiting room: three at once

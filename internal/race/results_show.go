@@ -14,28 +14,29 @@ import (
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
-// resultsRoutes mounts the results pages (Routes calls it).
-func (a *App) resultsRoutes(mux *http.ServeMux) {
+// resultsRoutes mounts the results pages (Routes calls it): the public
+// ones on rt, the director's in the admin group.
+func (a *App) resultsRoutes(rt, admin *web.Router) {
 	// Visitors' results pages and suggestions are everyone's alike:
 	// served ahead of sessions; a signed-in director's preview of results
 	// not published yet goes through the mux.
-	for pattern, h := range map[string]http.HandlerFunc{
-		"GET /race/r/{slug}/results":             a.resultsShow,
-		"GET /race/r/{slug}/results/{eid}":       a.resultsShow,
-		"GET /race/r/{slug}/results/{eid}/names": a.resultsNames,
+	for path, h := range map[string]http.HandlerFunc{
+		"/r/{slug}/results":             a.resultsShow,
+		"/r/{slug}/results/{eid}":       a.resultsShow,
+		"/r/{slug}/results/{eid}/names": a.resultsNames,
 	} {
-		a.Site.EarlyVisitors(pattern, h)
-		mux.HandleFunc(pattern, h)
+		a.Site.EarlyVisitors(rt.Pattern("GET", path), h)
+		rt.Get(path, h)
 	}
 	// A visitor's cached page, of any page or search, is answered ahead
 	// of net/http, with no database query.
-	a.Site.HotQuery("GET /race/r/{slug}/results", a.resultsHot)
-	a.Site.HotQuery("GET /race/r/{slug}/results/{eid}", a.resultsHot)
-	admin := "/race/r/{slug}/admin/events/{eid}/results"
-	mux.HandleFunc("GET "+admin, a.resultsAdmin)
-	mux.Handle("POST "+admin, web.MaxBody(resultsBodyLimit, http.HandlerFunc(a.resultsImport)))
-	mux.HandleFunc("POST "+admin+"/publish", a.resultsPublish)
-	mux.HandleFunc("POST "+admin+"/unpublish", a.resultsUnpublish)
+	a.Site.HotQuery(rt.Pattern("GET", "/r/{slug}/results"), a.resultsHot)
+	a.Site.HotQuery(rt.Pattern("GET", "/r/{slug}/results/{eid}"), a.resultsHot)
+	results := admin.Route("/events/{eid}/results") // the director's
+	results.Get("", a.resultsAdmin)
+	results.Handle(http.MethodPost, "", web.MaxBody(resultsBodyLimit, http.HandlerFunc(a.resultsImport)))
+	results.Post("/publish", a.resultsPublish)
+	results.Post("/unpublish", a.resultsUnpublish)
 }
 
 func resultsURL(slug string, eventID int64) string {

@@ -14,6 +14,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/app"
 	"github.com/tutti-dev/tutti/internal/app/apptest"
 	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/race"
 	"github.com/tutti-dev/tutti/internal/ratelimit"
 	"github.com/tutti-dev/tutti/internal/room"
 )
@@ -26,7 +27,7 @@ func oneASecond(t *testing.T, m *app.Main) *room.Rooms {
 		t.Fatal(err)
 	}
 	for _, in := range apptest.Instances(m) {
-		in.Race.Rooms = rs
+		apptest.AppOf[*race.App](t, in).Rooms = rs
 	}
 	return rs
 }
@@ -118,7 +119,7 @@ func TestWaitingRoomJoinsAreLimited(t *testing.T) {
 		oneASecond(t, m)
 		limit := ratelimit.NewLocal(time.Minute, 2)
 		for _, in := range apptest.Instances(m) {
-			in.Race.JoinLimit = limit
+			apptest.AppOf[*race.App](t, in).JoinLimit = limit
 		}
 		_, page := signedIn(t, m, "vic").Get("/race/r/" + slug)
 		register := "/race/r/" + slug + "/register?event=" + eventID.FindStringSubmatch(page)[1]
@@ -169,7 +170,7 @@ func TestWaitingRoomBeforeTheOpening(t *testing.T) {
 		var clock atomic.Int64
 		clock.Store(opening.Add(-10 * time.Minute).UnixNano())
 		for _, in := range apptest.Instances(m) {
-			in.Race.Now = func() time.Time { return time.Unix(0, clock.Load()) }
+			apptest.AppOf[*race.App](t, in).Now = func() time.Time { return time.Unix(0, clock.Load()) }
 		}
 		ev := strconv.FormatInt(id, 10)
 		register := "/race/r/" + slug + "/register?event=" + ev

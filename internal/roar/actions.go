@@ -14,10 +14,7 @@ import (
 // postCreate posts a roar or a reply from the compose form. Bad input
 // re-renders the page with the text kept and the message at the field (422).
 func (a *App) postCreate(w http.ResponseWriter, r *http.Request) {
-	u, ok := a.user(w, r)
-	if !ok {
-		return
-	}
+	u := me(r)
 	if err := web.ParseForm(r, 64<<10); err != nil {
 		a.Site.Error(w, r, err)
 		return
@@ -128,10 +125,7 @@ func formOn(r *http.Request) (bool, error) {
 // ({"liked": true, "likes": 3}) to scripts, or go back for a plain form.
 func (a *App) toggle(mark, count string, act func(ctx context.Context, u *auth.User, id int64, on bool) (int64, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		u, ok := a.user(w, r)
-		if !ok {
-			return
-		}
+		u := me(r)
 		id, err := pathID(r)
 		if err == nil {
 			var on bool
@@ -148,10 +142,7 @@ func (a *App) toggle(mark, count string, act func(ctx context.Context, u *auth.U
 }
 
 func (a *App) roarDelete(w http.ResponseWriter, r *http.Request) {
-	u, ok := a.user(w, r)
-	if !ok {
-		return
-	}
+	u := me(r)
 	id, err := pathID(r)
 	if err == nil {
 		if err = a.svc.Delete(r.Context(), u, id); err == nil {
@@ -171,10 +162,7 @@ func (a *App) roarDelete(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) relationSet(w http.ResponseWriter, r *http.Request) {
-	u, ok := a.user(w, r)
-	if !ok {
-		return
-	}
+	u := me(r)
 	verb := r.PathValue("verb")
 	if verb != "follow" && verb != "mute" && verb != "block" {
 		a.Site.NotFound(w, r)
@@ -191,10 +179,7 @@ func (a *App) relationSet(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) reportForm(w http.ResponseWriter, r *http.Request) {
-	u, ok := a.user(w, r)
-	if !ok {
-		return
-	}
+	u := me(r)
 	id, err := pathID(r)
 	if err != nil {
 		a.Site.Error(w, r, err)
@@ -214,10 +199,7 @@ func (a *App) reportForm(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) reportCreate(w http.ResponseWriter, r *http.Request) {
-	u, ok := a.user(w, r)
-	if !ok {
-		return
-	}
+	u := me(r)
 	id, err := pathID(r)
 	if err == nil {
 		err = web.ParseForm(r, 16<<10)
@@ -251,10 +233,7 @@ func (a *App) reportCreate(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) reportDismiss(w http.ResponseWriter, r *http.Request) {
-	u, ok := a.user(w, r)
-	if !ok {
-		return
-	}
+	u := me(r)
 	id, err := pathID(r)
 	if err == nil {
 		if err = a.svc.Dismiss(r.Context(), u, id); err == nil {
@@ -266,10 +245,7 @@ func (a *App) reportDismiss(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) reportsShow(w http.ResponseWriter, r *http.Request) {
-	u, ok := a.user(w, r)
-	if !ok {
-		return
-	}
+	u := me(r)
 	reports, err := a.svc.Reports(r.Context(), u)
 	if err != nil {
 		a.Site.Error(w, r, err)
@@ -287,10 +263,7 @@ func (a *App) reportsShow(w http.ResponseWriter, r *http.Request) {
 // (a link from another site must not clear the unread count): the page's
 // script marks them seen with a POST, and so does its button without one.
 func (a *App) notificationsShow(w http.ResponseWriter, r *http.Request) {
-	u, ok := a.user(w, r)
-	if !ok {
-		return
-	}
+	u := me(r)
 	before, err := queryID(r, "before")
 	if err != nil {
 		a.Site.Error(w, r, err)
@@ -318,10 +291,7 @@ func (a *App) notificationsShow(w http.ResponseWriter, r *http.Request) {
 // notificationsSeen marks the notifications up to ?up_to= as seen: the
 // unread count to a script ({"unread": 0}), back to the list for a form.
 func (a *App) notificationsSeen(w http.ResponseWriter, r *http.Request) {
-	u, ok := a.user(w, r)
-	if !ok {
-		return
-	}
+	u := me(r)
 	if err := web.ParseForm(r, 4<<10); err != nil {
 		a.Site.Error(w, r, err)
 		return

@@ -50,40 +50,42 @@ var openapiPage = sync.OnceValue(func() *web.Page {
 	return web.NewPage("application/json", openapiJSON, "")
 })
 
-// apiRoutes mounts the JSON API under /roar/api/.
-func (a *App) apiRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /roar/api/openapi.json", apiDocument)
+// apiRoutes mounts the JSON API under /roar/api/ (rt's prefix).
+func (a *App) apiRoutes(rt *web.Router) {
+	signed := rt.Group(auth.SignedIn(a.signIn))
+	mods := signed.Group(auth.RequireRole("roar", RoleModerator, a.notModerator))
+	rt.Get("/openapi.json", apiDocument)
 
-	mux.HandleFunc("POST /roar/api/session", a.apiLogin)
-	mux.HandleFunc("DELETE /roar/api/session", a.apiLogout)
-	mux.HandleFunc("GET /roar/api/me", a.apiMe)
+	rt.Post("/session", a.apiLogin)
+	rt.Delete("/session", a.apiLogout)
+	signed.Get("/me", a.apiMe)
 
-	mux.HandleFunc("GET /roar/api/roars", a.apiPublic)
-	mux.HandleFunc("POST /roar/api/roars", a.apiPost)
-	mux.HandleFunc("GET /roar/api/roars/{id}", a.apiRoarShow)
-	mux.HandleFunc("DELETE /roar/api/roars/{id}", a.apiRoarDelete)
-	mux.HandleFunc("GET /roar/api/roars/{id}/replies", a.apiReplies)
-	mux.HandleFunc("GET /roar/api/roars/{id}/thread", a.apiThread)
+	rt.Get("/roars", a.apiPublic)
+	signed.Post("/roars", a.apiPost)
+	rt.Get("/roars/{id}", a.apiRoarShow)
+	signed.Delete("/roars/{id}", a.apiRoarDelete)
+	rt.Get("/roars/{id}/replies", a.apiReplies)
+	rt.Get("/roars/{id}/thread", a.apiThread)
 	like, repost := a.apiToggle("liked", "likes", a.svc.Like), a.apiToggle("reposted", "reposts", a.svc.Repost)
-	mux.HandleFunc("PUT /roar/api/roars/{id}/like", like)
-	mux.HandleFunc("DELETE /roar/api/roars/{id}/like", like)
-	mux.HandleFunc("PUT /roar/api/roars/{id}/repost", repost)
-	mux.HandleFunc("DELETE /roar/api/roars/{id}/repost", repost)
-	mux.HandleFunc("POST /roar/api/roars/{id}/reports", a.apiReport)
+	signed.Put("/roars/{id}/like", like)
+	signed.Delete("/roars/{id}/like", like)
+	signed.Put("/roars/{id}/repost", repost)
+	signed.Delete("/roars/{id}/repost", repost)
+	signed.Post("/roars/{id}/reports", a.apiReport)
 
-	mux.HandleFunc("GET /roar/api/timelines/home", a.apiHome)
-	mux.HandleFunc("GET /roar/api/tags/{tag}/roars", a.apiTag)
-	mux.HandleFunc("GET /roar/api/users/{username}", a.apiProfile)
-	mux.HandleFunc("GET /roar/api/users/{username}/roars", a.apiUserRoars)
+	signed.Get("/timelines/home", a.apiHome)
+	rt.Get("/tags/{tag}/roars", a.apiTag)
+	rt.Get("/users/{username}", a.apiProfile)
+	rt.Get("/users/{username}/roars", a.apiUserRoars)
 	for _, kind := range []string{"follow", "mute", "block"} {
-		mux.HandleFunc("PUT /roar/api/users/{username}/"+kind, a.apiRelate(kind, true))
-		mux.HandleFunc("DELETE /roar/api/users/{username}/"+kind, a.apiRelate(kind, false))
+		signed.Put("/users/{username}/"+kind, a.apiRelate(kind, true))
+		signed.Delete("/users/{username}/"+kind, a.apiRelate(kind, false))
 	}
 
-	mux.HandleFunc("GET /roar/api/notifications", a.apiNotifications)
-	mux.HandleFunc("POST /roar/api/notifications/seen", a.apiSeen)
-	mux.HandleFunc("GET /roar/api/reports", a.apiReports)
-	mux.HandleFunc("DELETE /roar/api/reports/{roar_id}", a.apiDismiss)
+	signed.Get("/notifications", a.apiNotifications)
+	signed.Post("/notifications/seen", a.apiSeen)
+	mods.Get("/reports", a.apiReports)
+	mods.Delete("/reports/{roar_id}", a.apiDismiss)
 }
 
 // apiDocument serves openapi.json: cacheable for an hour, then revalidated
@@ -209,10 +211,7 @@ func (a *App) apiPublic(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) apiHome(w http.ResponseWriter, r *http.Request) {
-	u, ok := a.user(w, r)
-	if !ok {
-		return
-	}
+	u := me(r)
 	q, err := listQuery(r)
 	if err != nil {
 		a.Site.Error(w, r, err)

@@ -11,10 +11,7 @@ import (
 
 // apiPost posts a roar or a reply: 201 with Location and the roar.
 func (a *App) apiPost(w http.ResponseWriter, r *http.Request) {
-	u, ok := a.user(w, r)
-	if !ok {
-		return
-	}
+	u := me(r)
 	var in struct {
 		Body    string `json:"body"`
 		ReplyTo int64  `json:"reply_to"`
@@ -64,10 +61,7 @@ func (a *App) apiRoarShow(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) apiRoarDelete(w http.ResponseWriter, r *http.Request) {
-	u, ok := a.user(w, r)
-	if !ok {
-		return
-	}
+	u := me(r)
 	id, err := pathID(r)
 	if err == nil {
 		err = a.svc.Delete(r.Context(), u, id)
@@ -128,10 +122,7 @@ func (a *App) apiThread(w http.ResponseWriter, r *http.Request) {
 // idempotent, so liking twice counts once. It answers the new count.
 func (a *App) apiToggle(mark, count string, act func(ctx context.Context, u *auth.User, id int64, on bool) (int64, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		u, ok := a.user(w, r)
-		if !ok {
-			return
-		}
+		u := me(r)
 		id, err := pathID(r)
 		if err != nil {
 			a.Site.Error(w, r, err)
@@ -149,10 +140,7 @@ func (a *App) apiToggle(mark, count string, act func(ctx context.Context, u *aut
 
 // apiReport files a report to the moderators (once per user and roar).
 func (a *App) apiReport(w http.ResponseWriter, r *http.Request) {
-	u, ok := a.user(w, r)
-	if !ok {
-		return
-	}
+	u := me(r)
 	id, err := pathID(r)
 	if err != nil {
 		a.Site.Error(w, r, err)

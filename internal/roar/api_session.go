@@ -26,7 +26,7 @@ func (a *App) me(w http.ResponseWriter, r *http.Request, u *auth.User, status in
 	}
 	web.JSON(w, status, APIMe{
 		APIUser: apiUser(Author{ID: u.ID, Username: u.Username, DisplayName: u.DisplayName, Avatar: u.Avatar}),
-		Email:   u.Email, Bio: u.Bio, Moderator: u.Moderator, Unread: unread,
+		Email:   u.Email, Bio: u.Bio, Moderator: isModerator(u), Unread: unread,
 	})
 }
 
@@ -70,9 +70,6 @@ func (a *App) apiLogout(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) apiMe(w http.ResponseWriter, r *http.Request) {
-	u, ok := a.user(w, r)
-	if !ok {
-		return
-	}
+	u := me(r)
 	a.me(w, r, u, http.StatusOK)
 }

@@ -3,6 +3,7 @@ package roar_test
 import (
 	"context"
 	"fmt"
+	"github.com/tutti-dev/tutti/internal/auth"
 	"io"
 	"net/http"
 	"os"
@@ -114,7 +115,7 @@ func TestAPIRoars(t *testing.T) {
 		bob.fails("GET", "/roar/api/reports", nil, 403)
 		bob.fails("DELETE", "/roar/api/reports/"+itoa(r.ID), nil, 403)
 		newUser(t, m, "mod")
-		if err := m.Auth.SetModerator(context.Background(), "mod", true); err != nil {
+		if err := m.Auth.Grant(context.Background(), "mod", auth.Role{App: "roar", Name: "moderator"}); err != nil {
 			t.Fatal(err)
 		}
 		mod := visitor(t, m)

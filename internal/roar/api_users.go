@@ -77,10 +77,7 @@ func (a *App) apiUserRoars(w http.ResponseWriter, r *http.Request) {
 // answers the profile as it now stands.
 func (a *App) apiRelate(kind string, on bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		u, ok := a.user(w, r)
-		if !ok {
-			return
-		}
+		u := me(r)
 		if err := a.svc.Relate(r.Context(), u, r.PathValue("username"), kind, on); err != nil {
 			a.Site.Error(w, r, err)
 			return
@@ -116,10 +113,7 @@ type NotificationList struct {
 // apiNotifications lists the caller's notifications, newest first; reading
 // them does not mark them seen (POST .../seen does).
 func (a *App) apiNotifications(w http.ResponseWriter, r *http.Request) {
-	u, ok := a.user(w, r)
-	if !ok {
-		return
-	}
+	u := me(r)
 	before, err := queryID(r, "before")
 	if err != nil {
 		a.Site.Error(w, r, err)
@@ -157,10 +151,7 @@ func (a *App) apiNotifications(w http.ResponseWriter, r *http.Request) {
 
 // apiSeen marks the caller's notifications up to an id as seen.
 func (a *App) apiSeen(w http.ResponseWriter, r *http.Request) {
-	u, ok := a.user(w, r)
-	if !ok {
-		return
-	}
+	u := me(r)
 	var in struct {
 		UpTo int64 `json:"up_to"`
 	}
@@ -196,10 +187,7 @@ type APIReport struct {
 
 // apiReports lists the open reports, most reported first: moderators only.
 func (a *App) apiReports(w http.ResponseWriter, r *http.Request) {
-	u, ok := a.user(w, r)
-	if !ok {
-		return
-	}
+	u := me(r)
 	reports, err := a.svc.Reports(r.Context(), u)
 	if err != nil {
 		a.Site.Error(w, r, err)
@@ -218,10 +206,7 @@ func (a *App) apiReports(w http.ResponseWriter, r *http.Request) {
 
 // apiDismiss closes a roar's reports without removing it: moderators only.
 func (a *App) apiDismiss(w http.ResponseWriter, r *http.Request) {
-	u, ok := a.user(w, r)
-	if !ok {
-		return
-	}
+	u := me(r)
 	id, err := pathInt(r, "roar_id")
 	if err != nil {
 		a.Site.Error(w, r, err)

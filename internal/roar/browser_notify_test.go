@@ -49,7 +49,7 @@ func TestBrowserUnreadBadgeAndReplyFocus(t *testing.T) {
 		t.Fatal("badge shown with nothing unread")
 	}
 	must(chromedp.Do(bob, chromedp.Navigate(base+"/roar/"), chromedp.WaitVisible(`form.compose textarea`)))
-	waitFor(t, func() bool { return streams(m) == 2 })
+	waitFor(t, func() bool { return streams(t, m) == 2 })
 	eval(ann, `(window.__sameLoad = true)`)
 
 	// Bob mentions ann: her badge says 1, live.

@@ -35,7 +35,7 @@ func TestBrowserLiveTimeline(t *testing.T) {
 	signup(ann, "ann")
 	signup(bob, "bob")
 	// Bob's page is open and connected before Ann roars.
-	waitFor(t, func() bool { return streams(m) == 2 })
+	waitFor(t, func() bool { return streams(t, m) == 2 })
 
 	text := "Live from the browser <b>not bold</b> #tutti"
 	must(chromedp.Do(ann,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/app/apptest"
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/roar"
 )
 
 // TestBrowserReplyCountsLive: two people on one thread, in two browsers.
@@ -41,7 +42,7 @@ func TestBrowserReplyCountsLive(t *testing.T) {
 	// (the browser may keep a page it left, and its stream, for going back).
 	u, err := m.Auth.ByUsername(context.Background(), "ann")
 	must(err)
-	r, err := m.Roar.Service().Post(context.Background(), u, "Who brings the music stands on Sunday?", 0)
+	r, err := apptest.AppOf[*roar.App](t, m).Service().Post(context.Background(), u, "Who brings the music stands on Sunday?", 0)
 	must(err)
 	id := itoa(r.ID)
 	thread := base + "/roar/r/" + id
@@ -49,7 +50,7 @@ func TestBrowserReplyCountsLive(t *testing.T) {
 		must(chromedp.Do(ctx, chromedp.Navigate(thread), chromedp.WaitVisible(`#replies-h`)))
 	}
 	// Both thread pages are open and listening before bob replies.
-	waitFor(t, func() bool { return streams(m) == 2 })
+	waitFor(t, func() bool { return streams(t, m) == 2 })
 	_, err = chromedp.Run(ann, chromedp.Evaluate[bool](`(window.__sameLoad = true)`))
 	must(err)
 
@@ -108,7 +109,7 @@ func TestBrowserLiveReplyOnALongThread(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := m.Roar.Service()
+	svc := apptest.AppOf[*roar.App](t, m).Service()
 	root, err := svc.Post(ctx, u, "Your favourite chord?", 0)
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +133,7 @@ func TestBrowserLiveReplyOnALongThread(t *testing.T) {
 	if err := chromedp.Do(ann, chromedp.Navigate(base+"/roar/r/"+itoa(root.ID)), chromedp.WaitVisible(`#replies-h`)); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return streams(m) == 1 })
+	waitFor(t, func() bool { return streams(t, m) == 1 })
 	state := `document.getElementById("replies-h").textContent.trim() + " / " + document.querySelector(".roar.focus .reply-count").textContent.trim() + " / " + document.querySelectorAll("#timeline > article.roar").length + " / " + !!document.querySelector('.pager a[rel="next"]')`
 	check := func(want string) {
 		t.Helper()

@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tutti-dev/tutti/internal/app/apptest"
+	"github.com/tutti-dev/tutti/internal/roar"
 )
 
 // TestBrowserTrending: the Trending box beside the timeline (below the
@@ -22,7 +23,7 @@ func TestBrowserTrending(t *testing.T) {
 	ctx := context.Background()
 	signupIn(t, ann, base, "ann")
 	signupIn(t, bob, base, "bob")
-	svc := m.Roar.Service()
+	svc := apptest.AppOf[*roar.App](t, m).Service()
 	for _, p := range []struct{ who, body string }{
 		{"ann", "Late set at the #jazz club, then #blues until three"},
 		{"bob", "Who else is going to the #jazz festival? #summer"},

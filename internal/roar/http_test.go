@@ -220,7 +220,7 @@ func TestBadInputWritesNothing(t *testing.T) {
 func TestOnlyTheAuthorOrAModeratorRemoves(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, m *app.Main) {
 		ann, bob, mod := user(t, m, "ann"), user(t, m, "bob"), user(t, m, "mod")
-		if err := m.Auth.SetModerator(context.Background(), "mod", true); err != nil {
+		if err := m.Auth.Grant(context.Background(), "mod", auth.Role{App: "roar", Name: "moderator"}); err != nil {
 			t.Fatal(err)
 		}
 		id := ann.roar("mine", "")
@@ -391,7 +391,7 @@ func TestVisitorsSeeOtherInstancesRoars(t *testing.T) {
 		// on this one's database and bus.
 		var other *roar.App
 		if peers := apptest.Instances(m); len(peers) > 1 {
-			other = peers[1].Roar
+			other = apptest.AppOf[*roar.App](t, peers[1])
 		} else {
 			assets, err := roar.Module().Assets()
 			if err != nil {
@@ -431,10 +431,11 @@ func TestVisitorsSeeOtherInstancesRoars(t *testing.T) {
 }
 
 // streams is the count of roar's live streams open on m's instances.
-func streams(m *app.Main) int {
+func streams(t testing.TB, m *app.Main) int {
+	t.Helper()
 	n := 0
 	for _, i := range apptest.Instances(m) {
-		n += i.Roar.Streams()
+		n += apptest.AppOf[*roar.App](t, i).Streams()
 	}
 	return n
 }
@@ -488,7 +489,7 @@ func TestConcurrentPostsAllLand(t *testing.T) {
 		}
 		writeStats := func() (batches, writes int64) { // every instance's
 			for _, i := range apptest.Instances(m) {
-				b, w := i.Roar.WriteStats()
+				b, w := apptest.AppOf[*roar.App](t, i).WriteStats()
 				batches, writes = batches+b, writes+w
 			}
 			return batches, writes
@@ -535,7 +536,7 @@ func TestStreamDeliversAndCatchesUp(t *testing.T) {
 		defer cancel()
 		events := openStream(t, ctx, m.URL()+"/roar/stream", "")
 		// Wait for the stream to be registered before posting.
-		waitFor(t, func() bool { return streams(m) == 1 })
+		waitFor(t, func() bool { return streams(t, m) == 1 })
 		id := ann.roar("live!", "")
 		e := <-events
 		if e.id == first { // the bus is asynchronous: its event may come after the stream opened

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/config"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/module"
 )
@@ -21,7 +23,7 @@ func Module() module.Module {
 		Static:     StaticFS(),
 		New: func(ctx context.Context, c module.Core) (module.App, error) {
 			d := Deps{Assets: c.Assets, DB: c.DB, Cache: c.Cache, Local: c.Local, Objects: c.Objects, Site: c.Site, Log: c.Log, Bus: c.Bus, Live: c.Live, Auth: c.Auth, Versions: c.Versions}
-			if n := c.Config.RoarPostsPerMin; c.Config.RateLimits && n > 0 {
+			if n := module.SettingsOf(c, "roar", DefaultSettings()).PostsPerMinute; c.Config.RateLimits && n > 0 {
 				d.PostLimit = c.Limiter("roar-post", time.Minute/time.Duration(n), 10)
 			}
 			return New(ctx, d)
@@ -31,8 +33,44 @@ func Module() module.Module {
 			Flags: seedFlags,
 		},
 		Scenarios: LoadScenarios,
+		Flags:     settingsFlags,
+		Roles:     []module.Role{{Name: RoleModerator, Help: "sees the reports, removes anyone's roars, dismisses reports"}},
 	}
 }
+
+// Settings are roar's own settings (module.Module.Flags).
+type Settings struct {
+	// PostsPerMinute is the roars a user may post per minute, in bursts
+	// of up to 10 (429 + Retry-After past it); 0: no limit. Off with
+	// --rate-limits=false too.
+	PostsPerMinute int
+}
+
+// DefaultSettings are roar's settings when none are given.
+func DefaultSettings() Settings { return Settings{PostsPerMinute: 30} }
+
+// Validate checks the settings after parsing (config.Config.Validate).
+func (s *Settings) Validate() error {
+	if s.PostsPerMinute < 0 {
+		return fmt.Errorf("roar-posts-per-minute %d: want 0 or more", s.PostsPerMinute)
+	}
+	return nil
+}
+
+// settingsFlags declares Settings: --roar-posts-per-minute.
+func settingsFlags(cs *config.Settings) any {
+	s := DefaultSettings()
+	cs.Int(&s.PostsPerMinute, "roar-posts-per-minute", "TUTTI_ROAR_POSTS_PER_MINUTE", s.PostsPerMinute,
+		"roars a user may post per minute, in bursts of up to 10; 0 means no limit")
+	return &s
+}
+
+// RoleModerator is roar's one role (module.Module.Roles): its holders see
+// the reports, remove anyone's roars and dismiss reports.
+const RoleModerator = "moderator"
+
+// isModerator reports whether u (nil: a visitor) moderates roar.
+func isModerator(u *auth.User) bool { return u.Has("roar", RoleModerator) }
 
 // LoadDemo implements module.Demoer: a short conversation, once.
 func (a *App) LoadDemo(ctx context.Context, log *slog.Logger) error {

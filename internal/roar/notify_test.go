@@ -109,7 +109,7 @@ func TestUnreadGoesLiveToItsUserOnly(t *testing.T) {
 		annQuiet := openStreamWith(t, ctx, ann.c, m.URL()+"/roar/stream?feed=none", "")
 		bobLive := openStreamWith(t, ctx, bob.c, m.URL()+"/roar/stream?feed=public", "")
 		visitor := openStream(t, ctx, m.URL()+"/roar/stream", "")
-		waitFor(t, func() bool { return streams(m) == 3 })
+		waitFor(t, func() bool { return streams(t, m) == 3 })
 
 		bob.post("/roar/r/"+annRoar+"/like", url.Values{"on": {"true"}})
 		if e := <-annQuiet; e.event != "notify" || !strings.Contains(e.data, `"unread":1`) {

@@ -30,10 +30,7 @@ func (a *App) publicPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) homePage(w http.ResponseWriter, r *http.Request) {
-	u, ok := a.user(w, r)
-	if !ok {
-		return
-	}
+	u := me(r)
 	p, err := a.homeView(r, u)
 	a.render(w, r, p, err)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/app"
 	"github.com/tutti-dev/tutti/internal/app/apptest"
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/roar"
 )
 
 // A roar's reply count is what its thread shows the viewer: the replies
@@ -88,7 +89,7 @@ func TestBrowserReplyCountLessHidden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := m.Roar.Service().Post(ctx, u, body, replyTo)
+		r, err := apptest.AppOf[*roar.App](t, m).Service().Post(ctx, u, body, replyTo)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,13 +102,13 @@ func TestBrowserReplyCountLessHidden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Roar.Service().Relate(ctx, u, "bob", "mute", true); err != nil {
+	if err := apptest.AppOf[*roar.App](t, m).Service().Relate(ctx, u, "bob", "mute", true); err != nil {
 		t.Fatal(err)
 	}
 	if err := chromedp.Do(cal, chromedp.Navigate(m.URL()+"/roar/r/"+itoa(root)), chromedp.WaitVisible(`#replies-h`)); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return streams(m) == 1 })
+	waitFor(t, func() bool { return streams(t, m) == 1 })
 	post("eve", "@ann the green door", root)
 	_, err = chromedp.Run(cal, chromedp.Poll[bool](`document.getElementById("replies-h").textContent.trim() === "2 replies"
 		&& document.querySelector(".roar.focus .reply-count").textContent.trim() === "2"

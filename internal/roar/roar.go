@@ -128,5 +128,5 @@ func (v *Viewer) owns(r *Roar) bool      { return v.signedIn() && r.Author.ID ==
 
 // canRemove is Service.Delete's rule: the author or a moderator.
 func (v *Viewer) canRemove(r *Roar) bool {
-	return v.owns(r) || (v.signedIn() && v.User.Moderator)
+	return v.owns(r) || (v.signedIn() && isModerator(v.User))
 }

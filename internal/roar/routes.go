@@ -12,31 +12,60 @@ import (
 )
 
 // Routes mounts roar under /roar/ (pages) and /roar/api/ (the JSON API).
-func (a *App) Routes(mux *http.ServeMux) {
+// What needs a signed-in user is in the signed group (a visitor is sent
+// to sign in, or answered 401 in JSON); what needs a moderator, in mods.
+func (a *App) Routes(rt *web.Router) {
 	a.Site.Static(a.assets)
-	mux.HandleFunc("GET /roar/{$}", a.publicPage)
-	mux.HandleFunc("GET /roar/home", a.homePage)
-	mux.HandleFunc("GET /roar/tags/{tag}", a.tagPage)
-	mux.HandleFunc("GET /roar/u/{name}", a.profilePage)
-	mux.HandleFunc("GET /roar/r/{id}", a.threadPage)
-	mux.HandleFunc("GET /roar/live", a.livePoll)
-	mux.HandleFunc("GET /roar/stream", a.stream)
-	mux.HandleFunc("GET /roar/notifications", a.notificationsShow)
-	mux.HandleFunc("GET /roar/reports", a.reportsShow)
+	signed := rt.Group(auth.SignedIn(a.signIn))
+	mods := signed.Group(auth.RequireRole("roar", RoleModerator, a.notModerator))
 
-	mux.HandleFunc("POST /roar/roars", a.postCreate)
-	mux.HandleFunc("POST /roar/notifications/seen", a.notificationsSeen)
-	mux.HandleFunc("POST /roar/r/{id}/like", a.toggle("liked", "likes", a.svc.Like))
-	mux.HandleFunc("POST /roar/r/{id}/repost", a.toggle("reposted", "reposts", a.svc.Repost))
-	mux.HandleFunc("POST /roar/r/{id}/delete", a.roarDelete)
-	mux.HandleFunc("GET /roar/r/{id}/report", a.reportForm)
-	mux.HandleFunc("POST /roar/r/{id}/report", a.reportCreate)
-	mux.HandleFunc("POST /roar/r/{id}/dismiss", a.reportDismiss)
-	mux.HandleFunc("POST /roar/u/{name}/{verb}", a.relationSet)
-	a.apiRoutes(mux)
+	rt.Get("/{$}", a.publicPage)
+	rt.Get("/tags/{tag}", a.tagPage)
+	rt.Get("/u/{name}", a.profilePage)
+	rt.Get("/r/{id}", a.threadPage)
+	rt.Get("/live", a.livePoll)
+	rt.Get("/stream", a.stream)
+
+	signed.Get("/home", a.homePage)
+	signed.Get("/notifications", a.notificationsShow)
+	signed.Post("/roars", a.postCreate)
+	signed.Post("/notifications/seen", a.notificationsSeen)
+	signed.Post("/r/{id}/like", a.toggle("liked", "likes", a.svc.Like))
+	signed.Post("/r/{id}/repost", a.toggle("reposted", "reposts", a.svc.Repost))
+	signed.Post("/r/{id}/delete", a.roarDelete) // its author or a moderator: the service decides
+	signed.Get("/r/{id}/report", a.reportForm)
+	signed.Post("/r/{id}/report", a.reportCreate)
+	signed.Post("/u/{name}/{verb}", a.relationSet)
+
+	mods.Get("/reports", a.reportsShow)
+	mods.Post("/r/{id}/dismiss", a.reportDismiss)
+
+	a.apiRoutes(rt.Route("/api"))
 	// Visitors' cached pages, served ahead of the middleware chain on a hit.
-	a.Site.Hot("GET /roar/{$}", a.hot("page:public"))
-	a.Site.Hot("GET /roar/api/roars", a.hot("api:public"))
+	a.Site.Hot(rt.Pattern("GET", "/{$}"), a.hot("page:public"))
+	a.Site.Hot(rt.Pattern("GET", "/api/roars"), a.hot("api:public"))
+}
+
+// me is the signed-in user of a request that a signed group let through.
+func me(r *http.Request) *auth.User { return auth.UserFrom(r.Context()) }
+
+// signIn answers a visitor where a user must be signed in: 401 in JSON,
+// else the sign-in page, which comes back to the page (GET) or to the
+// page the form was on.
+func (a *App) signIn(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case web.WantsJSON(r):
+		a.Site.Error(w, r, errSignIn)
+	case r.Method == http.MethodGet:
+		http.Redirect(w, r, auth.LoginURL(r.URL.RequestURI()), http.StatusSeeOther)
+	default:
+		http.Redirect(w, r, auth.LoginURL(back(r)), http.StatusSeeOther)
+	}
+}
+
+// notModerator answers a signed-in user who is not a moderator: 403.
+func (a *App) notModerator(w http.ResponseWriter, r *http.Request) {
+	a.Site.Error(w, r, errModerators)
 }
 
 // pathID is the {id} path value as a roar id; anything else is not found.
@@ -78,22 +107,6 @@ func back(r *http.Request) string {
 		return ref.Path
 	}
 	return "/roar/"
-}
-
-// user returns the signed-in user or answers (login redirect or 401).
-func (a *App) user(w http.ResponseWriter, r *http.Request) (*auth.User, bool) {
-	if u := auth.UserFrom(r.Context()); u != nil {
-		return u, true
-	}
-	switch {
-	case web.WantsJSON(r):
-		a.Site.Error(w, r, errSignIn)
-	case r.Method == http.MethodGet:
-		http.Redirect(w, r, auth.LoginURL(r.URL.RequestURI()), http.StatusSeeOther)
-	default:
-		http.Redirect(w, r, auth.LoginURL(back(r)), http.StatusSeeOther)
-	}
-	return nil, false
 }
 
 func (a *App) done(w http.ResponseWriter, r *http.Request, v any) {

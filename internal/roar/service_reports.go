@@ -26,7 +26,7 @@ func (s *Service) Report(ctx context.Context, u *auth.User, id int64, reason str
 // Reports are the open reports, most reported first (at most 100):
 // moderators only.
 func (s *Service) Reports(ctx context.Context, u *auth.User) ([]Report, error) {
-	if u == nil || !u.Moderator {
+	if !isModerator(u) {
 		return nil, errModerators
 	}
 	return s.store.Reports(ctx, 100)
@@ -35,7 +35,7 @@ func (s *Service) Reports(ctx context.Context, u *auth.User) ([]Report, error) {
 // Dismiss closes the reports of roar id without removing it: moderators
 // only.
 func (s *Service) Dismiss(ctx context.Context, u *auth.User, id int64) error {
-	if u == nil || !u.Moderator {
+	if !isModerator(u) {
 		return errModerators
 	}
 	return s.writeOwn(ctx, func(ctx context.Context, tx *db.Tx) error { return s.store.dismiss(ctx, tx, id) })

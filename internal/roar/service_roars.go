@@ -141,7 +141,7 @@ func (s *Service) Delete(ctx context.Context, u *auth.User, id int64) error {
 	var parent *Roar // the roar, if deleting it changes another's counts
 	var body string
 	if r, err := s.store.Roar(ctx, id); err == nil {
-		if r.Author.ID != u.ID && !u.Moderator {
+		if r.Author.ID != u.ID && !isModerator(u) {
 			return errNotYours
 		}
 		if r.ReplyTo != 0 || r.RepostOf != nil {
@@ -150,7 +150,7 @@ func (s *Service) Delete(ctx context.Context, u *auth.User, id int64) error {
 		body = r.Body
 	} // else the write finds out (not found)
 	if err := s.write(ctx, func(ctx context.Context, tx *db.Tx) (err error) {
-		gone, err = s.store.remove(ctx, tx, id, u.ID, u.Moderator)
+		gone, err = s.store.remove(ctx, tx, id, u.ID, isModerator(u))
 		return err
 	}); err != nil {
 		return err

@@ -43,7 +43,10 @@ func newSvcWorld(t *testing.T, d *db.DB, limit Limiter) *svcWorld {
 	w := &svcWorld{t: t, ctx: context.Background(), f: f}
 	n := strconv.FormatInt(svcWorlds.Add(1), 10)
 	user := func(name string, moderator bool) *auth.User {
-		u := &auth.User{Username: name + n, Moderator: moderator}
+		u := &auth.User{Username: name + n}
+		if moderator {
+			u.Roles = []auth.Role{{App: "roar", Name: RoleModerator}}
+		}
 		if err := f.tx(func(ctx context.Context, tx *db.Tx) error {
 			return db.Scan(tx.QueryRow(ctx, `INSERT INTO users (username, username_key, email, email_key, password_hash, created_at, updated_at)
 				VALUES (?, ?, ?, ?, 'x', 0, 0) RETURNING id`, u.Username, u.Username, u.Username+"@example.com", u.Username+"@example.com"), &u.ID)

@@ -29,7 +29,7 @@ func TestReplyCountsMatchLive(t *testing.T) {
 		defer cancel()
 		threadEvents := openStreamWith(t, ctx, ann.c, m.URL()+"/roar/stream?thread="+id, "")
 		publicEvents := openStream(t, ctx, m.URL()+"/roar/stream", "")
-		waitFor(t, func() bool { return streams(m) == 2 })
+		waitFor(t, func() bool { return streams(t, m) == 2 })
 
 		// Not a reply to this thread: the thread's stream does not get it.
 		unrelated := bob.roar("Unrelated news", "")

@@ -478,7 +478,7 @@ func (a *App) nav(p *page) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if p.Viewer.User.Moderator {
+			if isModerator(p.Viewer.User) {
 				var templ_7745c5c3_Var23 = []any{templ.KV("current", p.Tab == "reports")}
 				templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_Buffer, templ_7745c5c3_Var23...)
 				if templ_7745c5c3_Err != nil {

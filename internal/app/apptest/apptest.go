@@ -139,3 +139,18 @@ func (w testWriter) Write(b []byte) (int, error) {
 	w.t.Log(string(b))
 	return len(b), nil
 }
+
+// AppOf is m's app of type T (apptest.AppOf[*roar.App](t, m)), for a test
+// that looks inside one: the composition root holds no typed handle of any
+// app. It fails the test if m hosts none.
+func AppOf[T any](tb testing.TB, m *app.Main) T {
+	tb.Helper()
+	for _, a := range m.Apps {
+		if t, ok := a.(T); ok {
+			return t
+		}
+	}
+	var zero T
+	tb.Fatalf("apptest: no app of type %T in %d apps", zero, len(m.Apps))
+	return zero
+}
