@@ -39,5 +39,5 @@ func (a *App) commentCreate(w http.ResponseWriter, r *http.Request) {
 		web.JSON(w, http.StatusCreated, map[string]int64{"post": post})
 		return
 	}
-	http.Redirect(w, r, back(r), http.StatusSeeOther)
+	http.Redirect(w, r, web.Back(r, "/music/"), http.StatusSeeOther)
 }

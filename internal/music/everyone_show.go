@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/web"
 )
 
 // everyoneShow is everyone's public posts, newest first; a visitor's first
@@ -11,7 +12,7 @@ import (
 func (a *App) everyoneShow(w http.ResponseWriter, r *http.Request) {
 	u := auth.UserFrom(r.Context())
 	build := func() (*page, error) {
-		before, err := queryID(r, "before")
+		before, err := web.QueryID(r, "before")
 		if err != nil {
 			return nil, err
 		}

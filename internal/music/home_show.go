@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/web"
 )
 
 // homeShow is music's front page: a signed-in user's discovery (their
@@ -22,7 +23,7 @@ func (a *App) homeShow(w http.ResponseWriter, r *http.Request) {
 // discoveryView is u's discovery page, with the share form (f: as typed,
 // with its errors; nil: empty).
 func (a *App) discoveryView(r *http.Request, u *auth.User, f *shareForm) (*page, error) {
-	before, err := queryID(r, "before")
+	before, err := web.QueryID(r, "before")
 	if err != nil {
 		return nil, err
 	}

@@ -23,5 +23,5 @@ func (a *App) notificationsSeen(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.done(w, r, map[string]bool{"ok": true})
+	web.Done(w, r, "/music/", map[string]bool{"ok": true})
 }

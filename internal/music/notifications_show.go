@@ -1,11 +1,15 @@
 package music
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/tutti-dev/tutti/internal/web"
+)
 
 // notificationsShow is my notifications, newest first, grouped (likes of
 // one post gathered), paginated by ?before=.
 func (a *App) notificationsShow(w http.ResponseWriter, r *http.Request) {
-	before, err := queryID(r, "before")
+	before, err := web.QueryID(r, "before")
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return

@@ -40,5 +40,5 @@ func (a *App) personRelate(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, personURL(name), http.StatusSeeOther)
 		return
 	}
-	a.done(w, r, map[string]bool{"ok": true})
+	web.Done(w, r, "/music/", map[string]bool{"ok": true})
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/web"
 )
 
 // personShow is a person's page: their profile and the posts the viewer
@@ -12,7 +13,7 @@ func (a *App) personShow(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	u := auth.UserFrom(r.Context())
 	build := func() (*page, error) {
-		before, err := queryID(r, "before")
+		before, err := web.QueryID(r, "before")
 		if err != nil {
 			return nil, err
 		}

@@ -22,5 +22,5 @@ func (a *App) postLike(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.done(w, r, map[string]int64{"likes": n})
+	web.Done(w, r, "/music/", map[string]int64{"likes": n})
 }

@@ -1,6 +1,10 @@
 package music
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/tutti-dev/tutti/internal/web"
+)
 
 // postRepost shares a public post with my friends (once).
 func (a *App) postRepost(w http.ResponseWriter, r *http.Request) {
@@ -12,5 +16,5 @@ func (a *App) postRepost(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.done(w, r, map[string]bool{"reposted": true})
+	web.Done(w, r, "/music/", map[string]bool{"reposted": true})
 }

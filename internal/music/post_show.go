@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/web"
 )
 
 // postShow is a post's page: its card and its comments, oldest first,
@@ -16,7 +17,7 @@ func (a *App) postShow(w http.ResponseWriter, r *http.Request) {
 	}
 	u := auth.UserFrom(r.Context())
 	build := func() (*page, error) {
-		after, err := queryID(r, "after")
+		after, err := web.QueryID(r, "after")
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,10 @@
 package music
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/tutti-dev/tutti/internal/web"
+)
 
 // reportDismiss closes a post's reports without removing it (moderators).
 func (a *App) reportDismiss(w http.ResponseWriter, r *http.Request) {
@@ -12,5 +16,5 @@ func (a *App) reportDismiss(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.done(w, r, map[string]bool{"ok": true})
+	web.Done(w, r, "/music/", map[string]bool{"ok": true})
 }

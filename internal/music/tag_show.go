@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/web"
 )
 
 // tagShow is the posts tagged with the path's tag that the viewer may see:
@@ -17,7 +18,7 @@ func (a *App) tagShow(w http.ResponseWriter, r *http.Request) {
 	}
 	u := auth.UserFrom(r.Context())
 	build := func() (*page, error) {
-		before, err := queryID(r, "before")
+		before, err := web.QueryID(r, "before")
 		if err != nil {
 			return nil, err
 		}

@@ -99,7 +99,7 @@ func (a *App) postCreate(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, roarURL(replyTo)+"#r-"+itoa(ro.ID), http.StatusSeeOther)
 		return
 	}
-	to := back(r)
+	to := web.Back(r, "/roar/")
 	if from != nil {
 		to = from.String()
 	}
@@ -132,7 +132,7 @@ func (a *App) toggle(mark, count string, act func(ctx context.Context, u *auth.U
 			if on, err = formOn(r); err == nil {
 				var n int64
 				if n, err = act(r.Context(), u, id, on); err == nil {
-					a.done(w, r, map[string]any{"id": id, mark: on, count: n})
+					web.Done(w, r, "/roar/", map[string]any{"id": id, mark: on, count: n})
 					return
 				}
 			}
@@ -150,7 +150,7 @@ func (a *App) roarDelete(w http.ResponseWriter, r *http.Request) {
 				noContent(w)
 				return
 			}
-			to := back(r)
+			to := web.Back(r, "/roar/")
 			if to == roarURL(id) {
 				to = "/roar/"
 			}
@@ -171,7 +171,7 @@ func (a *App) relationSet(w http.ResponseWriter, r *http.Request) {
 	on, err := formOn(r)
 	if err == nil {
 		if err = a.svc.Relate(r.Context(), u, r.PathValue("name"), verb, on); err == nil {
-			a.done(w, r, map[string]any{verb: on})
+			web.Done(w, r, "/roar/", map[string]any{verb: on})
 			return
 		}
 	}
@@ -237,7 +237,7 @@ func (a *App) reportDismiss(w http.ResponseWriter, r *http.Request) {
 	id, err := pathID(r)
 	if err == nil {
 		if err = a.svc.Dismiss(r.Context(), u, id); err == nil {
-			a.done(w, r, map[string]any{"id": id, "dismissed": true})
+			web.Done(w, r, "/roar/", map[string]any{"id": id, "dismissed": true})
 			return
 		}
 	}
@@ -264,7 +264,7 @@ func (a *App) reportsShow(w http.ResponseWriter, r *http.Request) {
 // script marks them seen with a POST, and so does its button without one.
 func (a *App) notificationsShow(w http.ResponseWriter, r *http.Request) {
 	u := me(r)
-	before, err := queryID(r, "before")
+	before, err := web.QueryID(r, "before")
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return

@@ -124,11 +124,11 @@ func queryLimit(r *http.Request, def, max int) (int, error) {
 // listQuery reads the keyset cursors of a timeline: ?before= (older, newest
 // first) or ?since= (newer, oldest first), and ?limit=.
 func listQuery(r *http.Request) (Query, error) {
-	before, err := queryID(r, "before")
+	before, err := web.QueryID(r, "before")
 	if err != nil {
 		return Query{}, err
 	}
-	since, err := queryID(r, "since")
+	since, err := web.QueryID(r, "since")
 	if err != nil {
 		return Query{}, err
 	}

@@ -80,7 +80,7 @@ func (a *App) apiReplies(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	after, err := queryID(r, "after")
+	after, err := web.QueryID(r, "after")
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return

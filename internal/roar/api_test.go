@@ -3,7 +3,6 @@ package roar_test
 import (
 	"context"
 	"fmt"
-	"github.com/tutti-dev/tutti/internal/auth"
 	"io"
 	"net/http"
 	"os"
@@ -11,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/tutti-dev/tutti/internal/auth"
 
 	"github.com/tutti-dev/tutti/internal/app"
 	"github.com/tutti-dev/tutti/internal/app/apptest"

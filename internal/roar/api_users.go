@@ -114,7 +114,7 @@ type NotificationList struct {
 // them does not mark them seen (POST .../seen does).
 func (a *App) apiNotifications(w http.ResponseWriter, r *http.Request) {
 	u := me(r)
-	before, err := queryID(r, "before")
+	before, err := web.QueryID(r, "before")
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return

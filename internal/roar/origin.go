@@ -86,7 +86,7 @@ func (a *App) originView(r *http.Request, u *auth.User, from *url.URL) (*page, e
 		}
 	default:
 		var before int64
-		if before, err = queryID(o, "before"); err == nil {
+		if before, err = web.QueryID(o, "before"); err == nil {
 			p, err = a.timelineView(o, u, "public", Query{Before: before})
 		}
 	}

@@ -15,7 +15,7 @@ import (
 // publicPage is everyone's newest roars. For visitors the whole page is
 // cached at the current version, with its ETag and gzip bytes.
 func (a *App) publicPage(w http.ResponseWriter, r *http.Request) {
-	before, err := queryID(r, "before")
+	before, err := web.QueryID(r, "before")
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
@@ -36,7 +36,7 @@ func (a *App) homePage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) homeView(r *http.Request, u *auth.User) (*page, error) {
-	before, err := queryID(r, "before")
+	before, err := web.QueryID(r, "before")
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +54,7 @@ func (a *App) tagView(r *http.Request, u *auth.User, tag string) (*page, error) 
 	if !ok {
 		return nil, errs.ErrNotFound
 	}
-	before, err := queryID(r, "before")
+	before, err := web.QueryID(r, "before")
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ func (a *App) profileView(r *http.Request, u *auth.User, name string) (*page, er
 	if err != nil {
 		return nil, err
 	}
-	before, err := queryID(r, "before")
+	before, err := web.QueryID(r, "before")
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +102,7 @@ func (a *App) threadPage(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, roarURL(focus.RepostOf.ID), http.StatusMovedPermanently)
 		return
 	}
-	after, err := queryID(r, "after")
+	after, err := web.QueryID(r, "after")
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return

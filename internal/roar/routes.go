@@ -2,9 +2,7 @@ package roar
 
 import (
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/errs"
@@ -59,7 +57,7 @@ func (a *App) signIn(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodGet:
 		http.Redirect(w, r, auth.LoginURL(r.URL.RequestURI()), http.StatusSeeOther)
 	default:
-		http.Redirect(w, r, auth.LoginURL(back(r)), http.StatusSeeOther)
+		http.Redirect(w, r, auth.LoginURL(web.Back(r, "/roar/")), http.StatusSeeOther)
 	}
 }
 
@@ -78,41 +76,4 @@ func pathInt(r *http.Request, name string) (int64, error) {
 		return 0, errs.ErrNotFound
 	}
 	return id, nil
-}
-
-// queryID reads a positive id from the query (0 if absent); junk is a bad
-// request (400 with a plain message: a page has no field to mark).
-func queryID(r *http.Request, name string) (int64, error) {
-	if r.URL.RawQuery == "" { // the common case, parsed for free
-		return 0, nil
-	}
-	s := r.URL.Query().Get(name)
-	if s == "" {
-		return 0, nil
-	}
-	id, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || id < 0 {
-		return 0, errs.BadQuery(name, "an id (a positive whole number)")
-	}
-	return id, nil
-}
-
-// back is where a form without JavaScript returns to: the page it was on
-// (same site, under /roar/), else the public timeline.
-func back(r *http.Request) string {
-	if ref, err := url.Parse(r.Referer()); err == nil && ref.Host == r.Host && strings.HasPrefix(ref.Path, "/roar/") {
-		if ref.RawQuery != "" {
-			return ref.Path + "?" + ref.RawQuery
-		}
-		return ref.Path
-	}
-	return "/roar/"
-}
-
-func (a *App) done(w http.ResponseWriter, r *http.Request, v any) {
-	if web.WantsJSON(r) {
-		web.JSON(w, http.StatusOK, v)
-		return
-	}
-	http.Redirect(w, r, back(r), http.StatusSeeOther)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/live"
+	"github.com/tutti-dev/tutti/internal/web"
 )
 
 // stream is the live timeline as Server-Sent Events: new roars (event
@@ -96,13 +97,13 @@ func checkFeed(r *http.Request) (int64, error) {
 	default:
 		return 0, errs.BadQuery("format", "json (or absent, for pages)")
 	}
-	return queryID(r, "thread")
+	return web.QueryID(r, "thread")
 }
 
 // livePoll is the fallback when the stream is down: the roars after ?since=
 // as HTML articles, oldest first (at most 200), for the page's script.
 func (a *App) livePoll(w http.ResponseWriter, r *http.Request) {
-	since, err := queryID(r, "since")
+	since, err := web.QueryID(r, "since")
 	var thread int64
 	if err == nil {
 		thread, err = checkFeed(r)
