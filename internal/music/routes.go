@@ -15,7 +15,7 @@ import (
 // mods; visitors' cached pages go in the hot lane.
 func (a *App) Routes(rt *web.Router) {
 	a.Site.Static(a.Assets)
-	signed := rt.Group(auth.SignedIn(a.signIn))
+	signed := rt.Group(auth.SignedIn(nil)) // a visitor: the sign-in page, or 401 in JSON
 	mods := signed.Group(auth.RequireRole("music", RoleModerator, a.notModerator))
 
 	// Everyone (a visitor sees the public posts only).
@@ -53,20 +53,6 @@ func (a *App) Routes(rt *web.Router) {
 	a.Site.Hot(rt.Pattern("GET", "/tags/{tag}"), a.hot(func(h web.HotRequest) string { return tagKey(h.Args[0]) }))
 	a.Site.Hot(rt.Pattern("GET", "/u/{name}"), a.hot(func(h web.HotRequest) string { return personKey(h.Args[0]) }))
 	a.Site.Hot(rt.Pattern("GET", "/p/{id}"), a.hot(func(h web.HotRequest) string { return postKey(h.Args[0]) }))
-}
-
-// signIn answers a visitor where a user must be signed in: 401 in JSON,
-// else the sign-in page, which comes back to the page (GET) or to the
-// page the form was on.
-func (a *App) signIn(w http.ResponseWriter, r *http.Request) {
-	switch {
-	case web.WantsJSON(r):
-		a.Site.Error(w, r, errSignIn)
-	case r.Method == http.MethodGet:
-		http.Redirect(w, r, auth.LoginURL(r.URL.RequestURI()), http.StatusSeeOther)
-	default:
-		http.Redirect(w, r, auth.LoginURL(web.Back(r, "/music/")), http.StatusSeeOther)
-	}
 }
 
 // notModerator answers a signed-in user who is not a moderator: 403.

@@ -14,7 +14,7 @@ import (
 // to sign in, or answered 401 in JSON); what needs a moderator, in mods.
 func (a *App) Routes(rt *web.Router) {
 	a.Site.Static(a.assets)
-	signed := rt.Group(auth.SignedIn(a.signIn))
+	signed := rt.Group(auth.SignedIn(nil)) // a visitor: the sign-in page, or 401 in JSON
 	mods := signed.Group(auth.RequireRole("roar", RoleModerator, a.notModerator))
 
 	rt.Get("/{$}", a.publicPage)
@@ -46,20 +46,6 @@ func (a *App) Routes(rt *web.Router) {
 
 // me is the signed-in user of a request that a signed group let through.
 func me(r *http.Request) *auth.User { return auth.UserFrom(r.Context()) }
-
-// signIn answers a visitor where a user must be signed in: 401 in JSON,
-// else the sign-in page, which comes back to the page (GET) or to the
-// page the form was on.
-func (a *App) signIn(w http.ResponseWriter, r *http.Request) {
-	switch {
-	case web.WantsJSON(r):
-		a.Site.Error(w, r, errSignIn)
-	case r.Method == http.MethodGet:
-		http.Redirect(w, r, auth.LoginURL(r.URL.RequestURI()), http.StatusSeeOther)
-	default:
-		http.Redirect(w, r, auth.LoginURL(web.Back(r, "/roar/")), http.StatusSeeOther)
-	}
-}
 
 // notModerator answers a signed-in user who is not a moderator: 403.
 func (a *App) notModerator(w http.ResponseWriter, r *http.Request) {
