@@ -56,8 +56,10 @@ func (a *App) apiRoutes(rt *web.Router) {
 	mods := signed.Group(auth.RequireRole("roar", RoleModerator, a.notModerator))
 	rt.Get("/openapi.json", apiDocument)
 
-	rt.Post("/session", a.apiLogin)
-	rt.Delete("/session", a.apiLogout)
+	rt.Post("/session", a.Auth.APILogin(func(w http.ResponseWriter, r *http.Request, u *auth.User) {
+		a.me(w, r, u, http.StatusOK)
+	}))
+	rt.Delete("/session", a.Auth.APILogout)
 	signed.Get("/me", a.apiMe)
 
 	rt.Get("/roars", a.apiPublic)

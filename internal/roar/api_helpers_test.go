@@ -1,17 +1,14 @@
 package roar_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/tutti-dev/tutti/internal/app"
+	"github.com/tutti-dev/tutti/internal/app/apptest/openapitest"
 	"github.com/tutti-dev/tutti/internal/auth"
 )
 
@@ -36,16 +33,15 @@ func newUser(t *testing.T, m *app.Main, name string) *auth.User {
 }
 
 // caller talks to the API as one client (one cookie jar), through the
-// validating transport.
+// validating transport (openapitest.Caller, with the names roar's tests use).
 type caller struct {
-	t    *testing.T
-	m    *app.Main
-	c    *http.Client
-	name string // the username once logged in
+	*openapitest.Caller
+	t *testing.T
+	m *app.Main
 }
 
 func visitor(t *testing.T, m *app.Main) *caller {
-	return &caller{t: t, m: m, c: apiClient(t, m)}
+	return &caller{Caller: contract.Caller(t, m.URL()), t: t, m: m}
 }
 
 // signedIn makes the user name and logs in as them through the API.
@@ -60,7 +56,7 @@ func signedIn(t *testing.T, m *app.Main, name string) *caller {
 	if me.Username != name {
 		t.Fatalf("logged in as %q; want %q", me.Username, name)
 	}
-	c.name = name
+	c.Name = name
 	return c
 }
 
@@ -68,118 +64,39 @@ func signedIn(t *testing.T, m *app.Main, name string) *caller {
 // as is) or nil. off marks a request the document must refuse.
 func (c *caller) send(method, path string, body any, header http.Header, off bool) (*http.Response, []byte) {
 	c.t.Helper()
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		rd = strings.NewReader(b)
-	default:
-		enc, err := json.Marshal(b)
-		if err != nil {
-			c.t.Fatal(err)
-		}
-		rd = bytes.NewReader(enc)
-	}
-	req, err := http.NewRequest(method, c.m.URL()+path, rd)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for k, v := range header {
-		req.Header[k] = v
-	}
-	if off {
-		req = offContract(req)
-	}
-	res, err := c.c.Do(req)
-	if err != nil {
-		c.t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer res.Body.Close()
-	out, err := io.ReadAll(res.Body)
-	if err != nil {
-		c.t.Fatalf("%s %s: reading the body: %v", method, path, err)
-	}
-	return res, out
+	return c.Send(method, path, body, header, off)
 }
 
 // call sends a request the document allows, checks the status, and decodes
 // the answer into out (if not nil).
 func (c *caller) call(method, path string, body any, want int, out any) *http.Response {
 	c.t.Helper()
-	res, b := c.send(method, path, body, nil, false)
-	return c.check(res, b, want, out)
+	return c.Call(method, path, body, want, out)
 }
 
 // refused sends a request that breaks the contract on purpose and checks the
 // status; it returns the problem's fields.
 func (c *caller) refused(method, path string, body any, want int) problem {
 	c.t.Helper()
-	res, b := c.send(method, path, body, nil, true)
-	var p problem
-	c.check(res, b, want, nil)
-	if want != http.StatusMethodNotAllowed {
-		c.problem(res, b, &p)
-	}
-	return p
+	return c.Refused(method, path, body, want)
 }
 
 // fails sends an allowed request that the server must answer with the
 // problem status want.
 func (c *caller) fails(method, path string, body any, want int) problem {
 	c.t.Helper()
-	res, b := c.send(method, path, body, nil, false)
-	var p problem
-	c.check(res, b, want, nil)
-	c.problem(res, b, &p)
-	return p
+	return c.Fails(method, path, body, want)
 }
 
 func (c *caller) check(res *http.Response, b []byte, want int, out any) *http.Response {
 	c.t.Helper()
-	if res.StatusCode != want {
-		c.t.Fatalf("%s %s (as %q): status %d; want %d\n%.1000s", res.Request.Method, res.Request.URL.RequestURI(),
-			c.name, res.StatusCode, want, b)
-	}
-	if out != nil {
-		if err := json.Unmarshal(b, out); err != nil {
-			c.t.Fatalf("%s %s: decoding %T: %v\n%.500s", res.Request.Method, res.Request.URL.Path, out, err, b)
-		}
-	}
-	return res
-}
-
-func (c *caller) problem(res *http.Response, b []byte, p *problem) {
-	c.t.Helper()
-	if ct := res.Header.Get("Content-Type"); ct != "application/problem+json" {
-		c.t.Errorf("%s %s: Content-Type %q; want application/problem+json", res.Request.Method, res.Request.URL.Path, ct)
-	}
-	if err := json.Unmarshal(b, p); err != nil {
-		c.t.Errorf("problem body: %v", err)
-	}
-	if p.Status != res.StatusCode {
-		c.t.Errorf("problem status %d; want %d", p.Status, res.StatusCode)
-	}
+	return c.Check(res, b, want, out)
 }
 
 // hasSession reports whether the client holds a session cookie.
-func (c *caller) hasSession() bool {
-	u, _ := url.Parse(c.m.URL())
-	for _, k := range c.c.Jar.Cookies(u) {
-		if k.Name == auth.CookieName {
-			return true
-		}
-	}
-	return false
-}
+func (c *caller) hasSession() bool { return c.HasCookie(auth.CookieName) }
 
-type problem struct {
-	Status int               `json:"status"`
-	Detail string            `json:"detail"`
-	Fields map[string]string `json:"fields"`
-}
+type problem = openapitest.Problem
 
 // The API's shapes, as a client decodes them.
 type (
