@@ -154,6 +154,7 @@ func TestPrivacyByRoute(t *testing.T) {
 			t.Errorf("ann's notifications lack bob's comment and like:\n%s", page)
 		}
 		_ = pub
+		apiPrivacy(t, m, priv) // and the JSON API (openapi_test.go)
 	})
 }
 

@@ -45,6 +45,7 @@ func (a *App) Routes(rt *web.Router) {
 
 	mods.Get("/reports", a.reportsShow)
 	mods.Post("/p/{id}/dismiss", a.reportDismiss)
+	a.apiRoutes(rt.Route("/api")) // the JSON API (api.go)
 
 	// Visitors' cached pages, served ahead of the middleware chain on a hit.
 	a.Site.Hot(rt.Pattern("GET", "/{$}"), a.hot(func(web.HotRequest) string { return "everyone" }))

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/social"
 )
 
@@ -104,6 +105,11 @@ func (s *Service) Delete(ctx context.Context, u *auth.User, id int64) error {
 			return err
 		}
 		comment = r.Comment
+		if !canModerate(u) { // a post u may not see is not found, not "not yours"
+			if ok, err := s.store.sees(ctx, tx, u.ID, r); err != nil || !ok {
+				return orErr(err, errs.ErrNotFound)
+			}
+		}
 		return s.store.remove(ctx, tx, id, u.ID, canModerate(u))
 	})
 	if err == nil {

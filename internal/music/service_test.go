@@ -128,6 +128,12 @@ func TestPrivacy(t *testing.T) {
 			if got := ids(pe.Feed); !slices.Equal(got, want) {
 				t.Errorf("%s: ann's page = %v; want %v", c.name, got, want)
 			}
+			cs, _, err := w.s.Comments(w.ctx, c.who, priv, 0)
+			if c.sees && (err != nil || len(cs) != 1) {
+				t.Errorf("%s: comments of the friends-only post: %d, %v; want 1", c.name, len(cs), err)
+			} else if !c.sees && errs.KindOf(err) != errs.NotFound {
+				t.Errorf("%s: comments of a friends-only post: %v; want not found", c.name, err)
+			}
 			th, err := w.s.Thread(w.ctx, c.who, priv, 0)
 			if c.sees {
 				w.must(err)
@@ -147,6 +153,9 @@ func TestPrivacy(t *testing.T) {
 		}
 		if err := w.s.Report(w.ctx, w.cat, priv, "bad"); errs.KindOf(err) != errs.NotFound {
 			t.Errorf("stranger's report: %v; want not found", err)
+		}
+		if err := w.s.Delete(w.ctx, w.cat, priv); errs.KindOf(err) != errs.NotFound {
+			t.Errorf("stranger's delete: %v; want not found (not \"not yours\")", err)
 		}
 		// Trending counts the public post's tags only.
 		top, err := w.s.store.trend.Top(w.ctx, w.d, 10)
