@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/auth"
@@ -52,15 +51,10 @@ import (
 //go:embed openapi.json
 var openapiJSON []byte
 
-// openapiPage is the document with its ETag and gzip bytes, built once.
-var openapiPage = sync.OnceValue(func() *web.Page {
-	return web.NewPage("application/json", openapiJSON, "")
-})
-
 // apiRoutes mounts the JSON API under /music/api/ (rt's prefix).
 func (a *App) apiRoutes(rt *web.Router) {
 	signed := rt.Group(auth.SignedIn(nil)) // a visitor: 401 in JSON
-	rt.Get("/openapi.json", apiDocument)
+	rt.Get("/openapi.json", web.APIDocument(openapiJSON))
 
 	rt.Post("/session", a.Auth.APILogin(func(w http.ResponseWriter, r *http.Request, u *auth.User) { a.apiMeOf(w, r, u) }))
 	rt.Delete("/session", a.Auth.APILogout)
@@ -93,14 +87,6 @@ func (a *App) apiRoutes(rt *web.Router) {
 	// A visitor's first page of everyone's posts, cached at music's version
 	// and served by the hot lane: public posts only, as the pages.
 	a.Site.Hot(rt.Pattern("GET", "/posts"), a.hot(func(web.HotRequest) string { return apiEveryoneKey }))
-}
-
-// apiDocument serves openapi.json: cacheable for an hour, then revalidated
-// by its ETag.
-func apiDocument(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Cache-Control", "public, max-age=3600")
-	w.Header().Set("Access-Control-Allow-Origin", "*") // for API explorers on other sites
-	openapiPage().Serve(w, r)
 }
 
 func (a *App) apiMeOf(w http.ResponseWriter, r *http.Request, u *auth.User) {

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"sync"
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/errs"
@@ -45,16 +44,11 @@ import (
 //go:embed openapi.json
 var openapiJSON []byte
 
-// openapiPage is the document with its ETag and gzip bytes, built once.
-var openapiPage = sync.OnceValue(func() *web.Page {
-	return web.NewPage("application/json", openapiJSON, "")
-})
-
 // apiRoutes mounts the JSON API under /roar/api/ (rt's prefix).
 func (a *App) apiRoutes(rt *web.Router) {
 	signed := rt.Group(auth.SignedIn(nil))
 	mods := signed.Group(auth.RequireRole("roar", RoleModerator, a.notModerator))
-	rt.Get("/openapi.json", apiDocument)
+	rt.Get("/openapi.json", web.APIDocument(openapiJSON))
 
 	rt.Post("/session", a.Auth.APILogin(func(w http.ResponseWriter, r *http.Request, u *auth.User) {
 		a.me(w, r, u, http.StatusOK)
@@ -88,14 +82,6 @@ func (a *App) apiRoutes(rt *web.Router) {
 	signed.Post("/notifications/seen", a.apiSeen)
 	mods.Get("/reports", a.apiReports)
 	mods.Delete("/reports/{roar_id}", a.apiDismiss)
-}
-
-// apiDocument serves openapi.json: cacheable for an hour, then revalidated
-// by its ETag.
-func apiDocument(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Cache-Control", "public, max-age=3600")
-	w.Header().Set("Access-Control-Allow-Origin", "*") // for API explorers on other sites
-	openapiPage().Serve(w, r)
 }
 
 // RoarList is a page of roars with the URL of the next page, if any.

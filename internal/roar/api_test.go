@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -426,18 +425,7 @@ func TestAPIVisitorCache(t *testing.T) {
 		}
 
 		// The document itself: byte for byte, with an ETag that answers 304.
-		want, err := os.ReadFile("openapi.json")
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, body = anon.send("GET", "/roar/api/openapi.json", nil, nil, false)
-		if res.StatusCode != 200 || string(body) != string(want) || res.Header.Get("ETag") == "" {
-			t.Fatalf("GET openapi.json: %d, %d bytes, ETag %q; want the file", res.StatusCode, len(body), res.Header.Get("ETag"))
-		}
-		res, _ = anon.send("GET", "/roar/api/openapi.json", nil, http.Header{"If-None-Match": {res.Header.Get("ETag")}}, false)
-		if res.StatusCode != http.StatusNotModified {
-			t.Errorf("openapi.json with If-None-Match: %d; want 304", res.StatusCode)
-		}
+		anon.Served(contract, "/roar/api/openapi.json")
 	})
 }
 

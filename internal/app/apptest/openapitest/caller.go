@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 )
@@ -133,6 +134,24 @@ func (c *Caller) Problem(res *http.Response, b []byte, p *Problem) {
 	}
 	if p.Status != res.StatusCode {
 		c.T.Errorf("problem status %d; want %d", p.Status, res.StatusCode)
+	}
+}
+
+// Served checks that the server serves the document at path byte for
+// byte, with an ETag that answers 304 to If-None-Match.
+func (c *Caller) Served(doc *Contract, path string) {
+	c.T.Helper()
+	want, err := os.ReadFile(doc.Path)
+	if err != nil {
+		c.T.Fatal(err)
+	}
+	res, body := c.Send("GET", path, nil, nil, false)
+	if res.StatusCode != 200 || string(body) != string(want) || res.Header.Get("ETag") == "" {
+		c.T.Fatalf("GET %s: %d, %d bytes, ETag %q; want %s", path, res.StatusCode, len(body), res.Header.Get("ETag"), doc.Path)
+	}
+	res, _ = c.Send("GET", path, nil, http.Header{"If-None-Match": {res.Header.Get("ETag")}}, false)
+	if res.StatusCode != http.StatusNotModified {
+		c.T.Errorf("%s with If-None-Match: %d; want 304", path, res.StatusCode)
 	}
 }
 

@@ -12,22 +12,23 @@ package openapitest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"os"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
+
+	"github.com/tutti-dev/tutti/internal/app/apptest"
 )
 
 // Contract is an OpenAPI document, loaded and validated at first use, that
@@ -93,20 +94,14 @@ func OffContract(req *http.Request) *http.Request {
 	return req.WithContext(context.WithValue(req.Context(), offContractKey{}, true))
 }
 
-// Client returns a client (with its own cookie jar, not following
-// redirects) whose every exchange under the prefix is checked against the
-// document; a mismatch fails t.
+// Client returns a client (apptest.Client: its own cookie jar, not
+// following redirects) whose every exchange under the prefix is checked
+// against the document; a mismatch fails t.
 func (c *Contract) Client(t testing.TB) *http.Client {
 	t.Helper()
-	jar, _ := cookiejar.New(nil)
-	return &http.Client{
-		Jar:     jar,
-		Timeout: 30 * time.Second,
-		CheckRedirect: func(*http.Request, []*http.Request) error {
-			return http.ErrUseLastResponse
-		},
-		Transport: c.Transport(t, http.DefaultTransport),
-	}
+	cl := apptest.Client(t)
+	cl.Transport = c.Transport(t, http.DefaultTransport)
+	return cl
 }
 
 // Transport is the checking round tripper over next, reporting to t.
@@ -190,10 +185,48 @@ func (v *validating) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err := openapi3filter.ValidateResponse(req.Context(), out); err != nil {
 		t.Errorf("%s: the response (%d %s) does not match %s: %v\nbody: %.800s",
 			what, res.StatusCode, res.Header.Get("Content-Type"), v.c.Path, err, rb)
-	} else if res.StatusCode < 400 && !off {
+	} else if res.StatusCode < 400 && !off && reqErr == nil {
 		v.c.covered.Store(route.Method+" "+route.Path, true)
 	}
 	return res, nil
+}
+
+// HasRoutes fails t for each route ("METHOD /path", with values for the
+// path's parameters) that the document does not describe: the routes an
+// API mounts, listed by its test.
+func (c *Contract) HasRoutes(t testing.TB, routes ...string) {
+	t.Helper()
+	for _, r := range routes {
+		if err := c.find(t, r); err != nil {
+			t.Errorf("%s: not in %s: %v", r, c.Path, err)
+		}
+	}
+}
+
+// LacksRoutes fails t for each route the document describes: routes the
+// API does not have.
+func (c *Contract) LacksRoutes(t testing.TB, routes ...string) {
+	t.Helper()
+	for _, r := range routes {
+		if err := c.find(t, r); !errors.Is(err, routers.ErrMethodNotAllowed) && !errors.Is(err, routers.ErrPathNotFound) {
+			t.Errorf("%s: the document has it (%v); the API does not", r, err)
+		}
+	}
+}
+
+func (c *Contract) find(t testing.TB, route string) error {
+	t.Helper()
+	router, err := c.Router()
+	if err != nil {
+		t.Fatal(err)
+	}
+	method, path, _ := strings.Cut(route, " ")
+	req, err := http.NewRequest(method, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = router.FindRoute(req)
+	return err
 }
 
 // Uncovered is the document's operations under the prefix that no
