@@ -19,6 +19,8 @@
 // (moderators), and the forms POST /music/posts, /music/p/{id}/comments,
 // like, repost, comments-off, delete (GET: the page that asks), report
 // (GET: the form), dismiss, /music/u/{name}/{verb}, /music/notifications/seen.
+// The JSON API is under /music/api/ (api*.go, described by openapi.json,
+// which the tests hold every exchange to), over the same Service.
 //
 // Layers: handler -> Service -> Store, as in roar. Handlers (one a file:
 // *_show.go, post_*.go, ...) parse the request and answer a page or a
