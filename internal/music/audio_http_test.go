@@ -9,6 +9,7 @@ import (
 	"mime/multipart"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -189,5 +190,152 @@ func TestAudioUploadRefusesHostileFiles(t *testing.T) {
 		if n, f := count(t, m, "music_posts"), count(t, m, "media_files"); n != 0 || f != 0 {
 			t.Fatalf("%d posts and %d files stored; want none", n, f)
 		}
+	})
+}
+
+// TestPrivacyByRouteAudio: a friends-only audio's file, waveform, listens
+// and timed comments reach its author and their friend by every route,
+// and a stranger and a visitor by none (a guessed URL of the file is a
+// 404 too). The file is served with ranges and revalidation, privately.
+func TestPrivacyByRouteAudio(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		ann, bob, cat := signUp(t, m, "ann"), signUp(t, m, "bob"), signUp(t, m, "cat")
+		vis := visitorOf(t, m)
+		befriend(t, ann, bob)
+		pub := ann.shareAudio("tone.ogg", "open memo #memo", "public")
+		priv := ann.shareAudio("tone.flac", "whispered memo #memo #hushhush", "friends")
+		apptest.SettleMedia(t, m)
+		res, body := bob.Post("/music/p/"+priv+"/comments", url.Values{"body": {"secret moment"}, "at": {"0:01"}})
+		apptest.WantStatus(t, res, body, http.StatusSeeOther)
+		res, body = bob.Post("/music/p/"+priv+"/play", nil)
+		apptest.WantStatus(t, res, body, http.StatusNoContent)
+		for _, path := range []string{"/music/", "/music/audio", "/music/tags/memo", "/music/u/ann"} {
+			vis.Get(path) // the visitors' pages are cached first
+		}
+		secret := []string{"whispered memo", "secret moment", `id="p-` + priv + `"`, `/music/p/` + priv + `/audio`, `data-post="` + priv + `"`}
+		routes := []string{"/music/", "/music/everyone", "/music/audio", "/music/audio?before=999999999", "/music/tags/memo",
+			"/music/tags/hushhush", "/music/u/ann", "/music/hot", "/music/p/" + priv}
+		for _, c := range []struct {
+			who  *person
+			name string
+			sees bool
+		}{{ann, "author", true}, {bob, "friend", true}, {cat, "stranger", false}, {vis, "visitor", false}} {
+			var all strings.Builder
+			for _, path := range routes {
+				res, body := c.who.Get(path)
+				if res.StatusCode != 200 && !(path == "/music/p/"+priv && !c.sees && res.StatusCode == 404) {
+					t.Errorf("%s: GET %s: %d", c.name, path, res.StatusCode)
+				}
+				all.WriteString(body)
+			}
+			for _, s := range secret {
+				if got := strings.Contains(all.String(), s); got != c.sees {
+					t.Errorf("%s sees %q: %v; want %v", c.name, s, got, c.sees)
+				}
+			}
+			if !strings.Contains(all.String(), "open memo") || !strings.Contains(all.String(), `/music/p/`+pub+`/audio`) {
+				t.Errorf("%s does not see the public audio", c.name)
+			}
+			res, body := c.who.Get("/music/p/" + priv + "/audio")
+			if want := map[bool]int{true: 200, false: 404}[c.sees]; res.StatusCode != want {
+				t.Errorf("%s: GET the file: %d; want %d", c.name, res.StatusCode, want)
+			}
+			if c.sees && body != string(fixture(t, "tone.flac")) {
+				t.Errorf("%s: the file served is not the one uploaded", c.name)
+			}
+			res, _ = c.who.Post("/music/p/"+priv+"/play", nil)
+			if want := map[bool]int{true: 204, false: 404}[c.sees]; res.StatusCode != want {
+				t.Errorf("%s: POST play: %d; want %d", c.name, res.StatusCode, want)
+			}
+		}
+		for _, path := range []string{"/music/p/999999/audio", "/music/p/abc/audio"} {
+			if res, _ := bob.Get(path); res.StatusCode != 404 {
+				t.Errorf("GET %s: %d; want 404", path, res.StatusCode)
+			}
+		}
+		// A stranger cannot pin a comment either; a moment past the end is
+		// refused beside its field.
+		res, body = cat.Post("/music/p/"+priv+"/comments", url.Values{"body": {"x"}, "at": {"0:01"}})
+		apptest.WantStatus(t, res, body, 404)
+		res, body = bob.Post("/music/p/"+priv+"/comments", url.Values{"body": {"too late"}, "at": {"9:59"}})
+		apptest.WantStatus(t, res, body, http.StatusUnprocessableEntity)
+		if !strings.Contains(body, "from 0:00 to 0:02") || !strings.Contains(body, `value="too late"`) {
+			t.Errorf("a moment past the end: no message at the field:\n%.3000s", body)
+		}
+		// A listen is counted by POST only.
+		if res, _ := bob.Get("/music/p/" + priv + "/play"); res.StatusCode != http.StatusMethodNotAllowed && res.StatusCode != 404 {
+			t.Errorf("GET play: %d; want 405 or 404", res.StatusCode)
+		}
+		var plays int64
+		if err := m.DB.QueryRow(context.Background(), "SELECT plays FROM music_posts WHERE id = ?", priv).Scan(&plays); err != nil || plays != 3 {
+			t.Errorf("plays = %d (%v); want 3: bob's two and ann's", plays, err)
+		}
+		// Ranges, revalidation, and private caching for the friend.
+		res, part := bob.Do(http.MethodGet, "/music/p/"+priv+"/audio", nil, http.Header{"Range": {"bytes=100-199"}})
+		apptest.WantStatus(t, res, part, http.StatusPartialContent)
+		whole := string(fixture(t, "tone.flac"))
+		if part != whole[100:200] || res.Header.Get("Content-Range") != fmt.Sprintf("bytes 100-199/%d", len(whole)) {
+			t.Errorf("range: %d bytes, Content-Range %q", len(part), res.Header.Get("Content-Range"))
+		}
+		if cc := res.Header.Get("Cache-Control"); !strings.Contains(cc, "private") || strings.Contains(cc, "public") {
+			t.Errorf("Cache-Control %q; want private", cc)
+		}
+		res, _ = bob.Do(http.MethodGet, "/music/p/"+priv+"/audio", nil, nil)
+		if et := res.Header.Get("ETag"); et != "" {
+			res, _ = bob.Do(http.MethodGet, "/music/p/"+priv+"/audio", nil, http.Header{"If-None-Match": {et}})
+			apptest.WantStatus(t, res, "", http.StatusNotModified)
+		} else if lm := res.Header.Get("Last-Modified"); lm != "" {
+			res, _ = bob.Do(http.MethodGet, "/music/p/"+priv+"/audio", nil, http.Header{"If-Modified-Since": {lm}})
+			apptest.WantStatus(t, res, "", http.StatusNotModified)
+		} else {
+			t.Error("the file has neither ETag nor Last-Modified")
+		}
+		res, _ = bob.Do(http.MethodGet, "/music/p/"+priv+"/audio", nil, http.Header{"Range": {"bytes=999999-"}})
+		apptest.WantStatus(t, res, "", http.StatusRequestedRangeNotSatisfiable)
+		// Deleting the post deletes its file.
+		res, body = ann.Post("/music/p/"+priv+"/delete", nil)
+		apptest.WantStatus(t, res, body, http.StatusSeeOther)
+		if res, _ := ann.Get("/music/p/" + priv + "/audio"); res.StatusCode != 404 {
+			t.Errorf("the deleted post's file: %d; want 404", res.StatusCode)
+		}
+		var files int64
+		if err := m.DB.QueryRow(context.Background(), "SELECT count(*) FROM media_files WHERE kind = 'music-audio' AND ref = ?", priv).Scan(&files); err != nil || files != 0 {
+			t.Errorf("%d files of the deleted post kept (%v); want none", files, err)
+		}
+	})
+}
+
+// TestAudioTimelineStatements: the audio timeline costs the same number
+// of statements with 1 audio as with 12 of 4 friends, with comments.
+func TestAudioTimelineStatements(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		ann, bob := signUp(t, m, "ann"), signUp(t, m, "bob")
+		befriend(t, ann, bob)
+		one := bob.shareAudio("tone.wav", "one", "friends")
+		apptest.SettleMedia(t, m)
+		res, body := ann.Post("/music/p/"+one+"/comments", url.Values{"body": {"first"}})
+		apptest.WantStatus(t, res, body, http.StatusSeeOther)
+		count := func() int64 {
+			ann.Get("/")
+			q0 := apptest.Queries(m)
+			res, body := ann.Get("/music/audio?before=999999999")
+			apptest.WantStatus(t, res, body, 200)
+			return apptest.Queries(m) - q0
+		}
+		small := count()
+		for i := range 4 {
+			f := signUp(t, m, fmt.Sprint("f", i))
+			befriend(t, ann, f)
+			for j := range 3 {
+				id := f.shareAudio("tone.wav", "memo", []string{"public", "friends"}[j%2])
+				apptest.SettleMedia(t, m)
+				res, body := ann.Post("/music/p/"+id+"/comments", url.Values{"body": {"nice"}, "at": {"0:01"}})
+				apptest.WantStatus(t, res, body, http.StatusSeeOther)
+			}
+		}
+		if big := count(); big != small {
+			t.Fatalf("audio timeline: %d statements with 1 audio, %d with 13; want the same", small, big)
+		}
+		t.Logf("the audio timeline costs %d statements", small)
 	})
 }
