@@ -153,4 +153,3 @@ func TestParseAt(t *testing.T) {
 		}
 	}
 }
-
