@@ -339,3 +339,22 @@ func TestAudioTimelineStatements(t *testing.T) {
 		t.Logf("the audio timeline costs %d statements", small)
 	})
 }
+
+// TestDemoAudio: the demo has an audio post with its waveform and two
+// comments pinned to its moments, shown on its page as ticks.
+func TestDemoAudio(t *testing.T) {
+	m := apptest.One(t)
+	if err := m.LoadDemo(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	vis := visitorOf(t, m)
+	_, page := vis.Get("/music/audio")
+	ids := regexp.MustCompile(`<div class="audio" data-post="(\d+)"`).FindAllStringSubmatch(page, -1)
+	if len(ids) != 1 || strings.Contains(page, flatWave) || !strings.Contains(page, "little arpeggio") {
+		t.Fatalf("the demo's audio timeline: %d audios; want leo's, with its waveform:\n%.3000s", len(ids), page)
+	}
+	_, page = vis.Get("/music/p/" + ids[0][1])
+	if n := strings.Count(page, `<a class="tick"`); n != 2 || !strings.Contains(page, "at 0:01") || !strings.Contains(page, "at 0:04") {
+		t.Fatalf("the demo's audio shows %d ticks; want 2, with their moments in the comments", n)
+	}
+}
