@@ -109,6 +109,12 @@ func TestAudioUploadFormats(t *testing.T) {
 		if n := strings.Count(page, `<div class="audio"`); n != 13 {
 			t.Errorf("the audio timeline shows %d audios; want 13", n)
 		}
+		// A JSON client gets 201 and the new post's id.
+		res, body := ann.upload("tone.wav", fixture(t, "tone.wav"), map[string]string{"comment": "json"}, http.Header{"Accept": {"application/json"}})
+		apptest.WantStatus(t, res, body, http.StatusCreated)
+		if !regexp.MustCompile(`^\{"id":\d+,`).MatchString(body) || !strings.Contains(body, `"ready":false`) {
+			t.Errorf("JSON answer %s; want the new post's id", body)
+		}
 	})
 }
 
@@ -301,6 +307,12 @@ func TestPrivacyByRouteAudio(t *testing.T) {
 		var files int64
 		if err := m.DB.QueryRow(context.Background(), "SELECT count(*) FROM media_files WHERE kind = 'music-audio' AND ref = ?", priv).Scan(&files); err != nil || files != 0 {
 			t.Errorf("%d files of the deleted post kept (%v); want none", files, err)
+		}
+		// Deleting the account deletes the files of its audio posts.
+		res, body = ann.Post("/account/delete", url.Values{"password": {"password-ann"}})
+		apptest.WantStatus(t, res, body, http.StatusSeeOther)
+		if err := m.DB.QueryRow(context.Background(), "SELECT count(*) FROM media_files WHERE kind = 'music-audio'").Scan(&files); err != nil || files != 0 {
+			t.Errorf("%d files of a deleted account's audio kept (%v); want none", files, err)
 		}
 	})
 }
