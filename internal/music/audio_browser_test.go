@@ -62,18 +62,8 @@ func TestBrowserVoiceMemo(t *testing.T) {
 	for ctx, name := range map[context.Context]string{ann: "ann", bob: "bob"} {
 		must(chromedp.Do(ctx, apptest.SignUp(base, name, name+"@example.com", "password-"+name)))
 	}
-	must(chromedp.Do(ann,
-		chromedp.Navigate(base+"/music/u/bob"),
-		chromedp.WaitVisible(`form[action="/music/u/bob/befriend"] button`),
-		chromedp.Click(`form[action="/music/u/bob/befriend"] button`),
-		chromedp.WaitVisible(`form[action="/music/u/bob/cancel"]`),
-	))
-	must(chromedp.Do(bob,
-		chromedp.Navigate(base+"/music/friends"),
-		chromedp.WaitVisible(`form[action="/music/u/ann/accept"] button`),
-		chromedp.Click(`form[action="/music/u/ann/accept"] button`),
-		chromedp.WaitVisible(`.people a[href="/music/u/ann"]`),
-	))
+	must(chromedp.Do(ann, chromedp.Navigate(base+"/music/u/bob")))
+	must(befriendIn(base, ann, "ann", bob, "bob"))
 
 	// Ann records two seconds, listens back, and posts it for her friends.
 	must(chromedp.Do(ann,

@@ -226,20 +226,8 @@ func TestPrivacyByRouteAudio(t *testing.T) {
 			name string
 			sees bool
 		}{{ann, "author", true}, {bob, "friend", true}, {cat, "stranger", false}, {vis, "visitor", false}} {
-			var all strings.Builder
-			for _, path := range routes {
-				res, body := c.who.Get(path)
-				if res.StatusCode != 200 && !(path == "/music/p/"+priv && !c.sees && res.StatusCode == 404) {
-					t.Errorf("%s: GET %s: %d", c.name, path, res.StatusCode)
-				}
-				all.WriteString(body)
-			}
-			for _, s := range secret {
-				if got := strings.Contains(all.String(), s); got != c.sees {
-					t.Errorf("%s sees %q: %v; want %v", c.name, s, got, c.sees)
-				}
-			}
-			if !strings.Contains(all.String(), "open memo") || !strings.Contains(all.String(), `/music/p/`+pub+`/audio`) {
+			all := c.who.readAll(c.name, routes, "/music/p/"+priv, c.sees, secret)
+			if !strings.Contains(all, "open memo") || !strings.Contains(all, `/music/p/`+pub+`/audio`) {
 				t.Errorf("%s does not see the public audio", c.name)
 			}
 			res, body := c.who.Get("/music/p/" + priv + "/audio")

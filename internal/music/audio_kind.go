@@ -35,17 +35,6 @@ const (
 	waveVariant = "waveform"
 )
 
-// audioTypes are the content types accepted, by audio.Sniff's format.
-var audioTypes = map[string]string{
-	"mp3":        "audio/mpeg",
-	"ogg-vorbis": "audio/ogg",
-	"ogg-opus":   "audio/ogg",
-	"webm-opus":  "audio/webm",
-	"m4a-aac":    "audio/mp4",
-	"flac":       "audio/flac",
-	"wav":        "audio/wav",
-}
-
 // audioKind is music's media kind for audio posts.
 func (s *Service) audioKind() media.Kind {
 	types := []string{"audio/mpeg", "audio/ogg", "audio/webm", "audio/mp4", "audio/flac", "audio/wav"}
@@ -53,7 +42,7 @@ func (s *Service) audioKind() media.Kind {
 		Name: AudioKind, Dir: "music-audio", MaxBytes: MaxAudioBytes, Types: types,
 		Sniff: func(head []byte) string {
 			f, _ := audio.Sniff(head)
-			return audioTypes[f]
+			return audio.MIME(f)
 		},
 		Check: func(ctx context.Context, f io.ReaderAt, size int64) (media.Meta, error) {
 			info, err := audio.Probe(ctx, f, size)

@@ -53,6 +53,27 @@ func (p *person) share(link, comment, vis string) string {
 	return m[1]
 }
 
+// readAll GETs routes as p (named name) and returns the pages together:
+// each must be a 200 (hidden, a post p may not see: a 404 then), and
+// hold each of secret if sees, none of them else.
+func (p *person) readAll(name string, routes []string, hidden string, sees bool, secret []string) string {
+	p.t.Helper()
+	var all strings.Builder
+	for _, path := range routes {
+		res, body := p.Get(path)
+		if res.StatusCode != 200 && !(path == hidden && !sees && res.StatusCode == 404) {
+			p.t.Errorf("%s: GET %s: %d", name, path, res.StatusCode)
+		}
+		all.WriteString(body)
+	}
+	for _, s := range secret {
+		if got := strings.Contains(all.String(), s); got != sees {
+			p.t.Errorf("%s sees %q: %v; want %v", name, s, got, sees)
+		}
+	}
+	return all.String()
+}
+
 // befriend makes a and b friends through the pages.
 func befriend(t *testing.T, a, b *person) {
 	t.Helper()
@@ -122,20 +143,8 @@ func TestPrivacyByRoute(t *testing.T) {
 			name string
 			sees bool
 		}{{ann, "author", true}, {bob, "friend", true}, {cat, "stranger", false}, {vis, "visitor", false}} {
-			var all strings.Builder
-			for _, path := range routes {
-				res, body := c.who.Get(path)
-				if res.StatusCode != 200 && !(path == "/music/p/"+priv && !c.sees && res.StatusCode == 404) {
-					t.Errorf("%s: GET %s: %d", c.name, path, res.StatusCode)
-				}
-				all.WriteString(body)
-			}
-			for _, s := range secret {
-				if got := strings.Contains(all.String(), s); got != c.sees {
-					t.Errorf("%s sees %q: %v; want %v", c.name, s, got, c.sees)
-				}
-			}
-			if !strings.Contains(all.String(), "everyone&#39;s song") {
+			all := c.who.readAll(c.name, routes, "/music/p/"+priv, c.sees, secret)
+			if !strings.Contains(all, "everyone&#39;s song") {
 				t.Errorf("%s does not see the public post", c.name)
 			}
 		}
