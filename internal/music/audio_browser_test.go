@@ -104,6 +104,9 @@ func TestBrowserVoiceMemo(t *testing.T) {
 	}
 	apptest.Screenshot(t, ann, "music-audio-post-desktop")
 
+	must(chromedp.Do(bob, chromedp.Navigate(base+"/music/"), chromedp.Click(`#share-audio summary`), chromedp.WaitVisible(`.recorder .rec-start`)))
+	apptest.Screenshot(t, bob, "music-audio-form-phone")
+
 	// Bob plays it from the middle by clicking the waveform.
 	post := "/music/p/" + id[1]
 	must(chromedp.Do(bob, chromedp.Navigate(base+post), chromedp.WaitVisible(`svg.wave`)))

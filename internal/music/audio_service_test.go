@@ -10,6 +10,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/media"
 )
 
 // audio writes u's audio post as ShareUpload does, without a file (the
@@ -152,4 +153,30 @@ func TestParseAt(t *testing.T) {
 			t.Errorf("parsePeaks(%.20q) = %v; want none", bad, got)
 		}
 	}
+}
+
+// TestAudioReadyKeepsBrowserPeaks: a file the server could not decode
+// (AAC without ffmpeg: the waveform's meta has no peaks) keeps the peaks
+// the browser sent, and takes the file's own duration, not the browser's.
+func TestAudioReadyKeepsBrowserPeaks(t *testing.T) {
+	eachDB(t, func(t *testing.T, w *world) {
+		var id int64
+		w.must(w.s.write(w.ctx, func(ctx context.Context, tx *db.Tx) (err error) {
+			id, err = w.s.store.insert(ctx, tx, newPost{Author: w.ann.ID, Visibility: Public, At: w.s.now().UnixMilli(),
+				Audio: true, Peaks: []byte{9, 99, 199}, DurationMS: 999999})
+			return err
+		}))
+		f := &media.File{ID: 77, Ref: id, Meta: media.Meta{"duration_ms": float64(2500)},
+			Derived: map[string]*media.File{waveVariant: {Meta: media.Meta{"decoded": false}}}}
+		w.must(w.s.onAudioReady(w.ctx, f))
+		p, err := w.s.Post(w.ctx, w.bob, id)
+		w.must(err)
+		if !bytes.Equal(p.Peaks, []byte{9, 99, 199}) || p.DurationMS != 2500 || !p.Ready || p.MediaID != 77 {
+			t.Fatalf("post: peaks %v, %d ms, ready %v, media %d; want the browser's peaks, the file's 2500 ms, ready, 77",
+				p.Peaks, p.DurationMS, p.Ready, p.MediaID)
+		}
+		// A post gone meanwhile: the job ends quietly.
+		f.Ref = id + 1000
+		w.must(w.s.onAudioReady(w.ctx, f))
+	})
 }
