@@ -5,7 +5,9 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/db"
@@ -178,5 +180,42 @@ func TestAudioReadyKeepsBrowserPeaks(t *testing.T) {
 		// A post gone meanwhile: the job ends quietly.
 		f.Ref = id + 1000
 		w.must(w.s.onAudioReady(w.ctx, f))
+	})
+}
+
+// TestPlaysUnderACrowd: 64 listeners at once, 50 listens each: every one
+// is counted (the group commit batches them), none lost.
+func TestPlaysUnderACrowd(t *testing.T) {
+	eachDB(t, func(t *testing.T, w *world) {
+		id := w.audio(w.ann, "crowd", Public, true)
+		const listeners, each = 64, 50
+		start := time.Now()
+		var wg sync.WaitGroup
+		errc := make(chan error, listeners)
+		for i := range listeners {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				u := []*auth.User{w.bob, w.cat, nil}[i%3]
+				for range each {
+					if err := w.s.Play(w.ctx, u, id); err != nil {
+						errc <- err
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errc)
+		for err := range errc {
+			t.Fatal(err)
+		}
+		took := time.Since(start)
+		var plays int64
+		w.must(w.d.QueryRow(w.ctx, "SELECT plays FROM music_posts WHERE id = ?", id).Scan(&plays))
+		if plays != listeners*each {
+			t.Fatalf("plays = %d; want %d", plays, listeners*each)
+		}
+		t.Logf("%d listens by %d listeners in %s: %.0f/s", plays, listeners, took.Round(time.Millisecond), float64(plays)/took.Seconds())
 	})
 }
