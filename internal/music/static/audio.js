@@ -88,6 +88,26 @@ document.addEventListener("click", (e) => {
   }
 });
 
+// An audio being processed (its author's page): the page comes again
+// once its waveform is made (a check every 2 s, for a minute at most).
+const busy = document.querySelector(".audio .processing")?.closest(".audio");
+if (busy) {
+  let tries = 0;
+  const check = async () => {
+    if (++tries > 30) return;
+    try {
+      const res = await fetch(`/music/p/${busy.dataset.post}`, { headers: { Accept: "text/html" } });
+      const html = await res.text();
+      if (res.ok && !html.includes('class="processing')) {
+        location.reload();
+        return;
+      }
+    } catch {}
+    setTimeout(check, 2000);
+  };
+  setTimeout(check, 2000);
+}
+
 // A comment's "at" follows the player until it is typed in.
 for (const input of document.querySelectorAll("input.at-input")) {
   const box = input.closest(".post")?.querySelector(".audio");
