@@ -150,8 +150,10 @@ func TestAudioUploadRefusesHostileFiles(t *testing.T) {
 			want       string
 		}{
 			{"empty", "empty.mp3", nil, "This file is empty"},
-			{"raw AAC", "tone.aac", fixture(t, "tone.aac"), "not an audio file"},
-			{"3GP", "tone.3gp", fixture(t, "tone.3gp"), "not an audio file"},
+			{"raw AAC", "tone.aac", fixture(t, "tone.aac"), "save it as .m4a"},
+			{"3GP", "tone.3gp", fixture(t, "tone.3gp"), ".3gp phone recordings are not supported"},
+			{"AMR", "memo.amr", append([]byte("#!AMR\n"), make([]byte, 600)...), ".3gp phone recordings are not supported"},
+			{"text", "notes.mp3", []byte("just some text, not audio at all"), "not an audio file"},
 			{"video", "video.mp4", fixture(t, "video.mp4"), "holds video"},
 			{"video webm", "video.webm", fixture(t, "video.webm"), "holds video"},
 			{"truncated", "cut.wav", wav[:len(wav)/2], "damaged or cut short"},
