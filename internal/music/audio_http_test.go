@@ -317,13 +317,7 @@ func TestAudioTimelineStatements(t *testing.T) {
 		apptest.SettleMedia(t, m)
 		res, body := ann.Post("/music/p/"+one+"/comments", url.Values{"body": {"first"}})
 		apptest.WantStatus(t, res, body, http.StatusSeeOther)
-		count := func() int64 {
-			ann.Get("/")
-			q0 := apptest.Queries(m)
-			res, body := ann.Get("/music/audio?before=999999999")
-			apptest.WantStatus(t, res, body, 200)
-			return apptest.Queries(m) - q0
-		}
+		count := ann.statements(m, "/music/audio?before=999999999")
 		small := count()
 		for i := range 4 {
 			f := signUp(t, m, fmt.Sprint("f", i))

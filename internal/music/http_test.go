@@ -74,6 +74,18 @@ func (p *person) readAll(name string, routes []string, hidden string, sees bool,
 	return all.String()
 }
 
+// statements is a counter of the statements p's GET of path costs.
+func (p *person) statements(m *app.Main, path string) func() int64 {
+	return func() int64 {
+		p.t.Helper()
+		p.Get("/") // the session and user come from memory for every count
+		q0 := apptest.Queries(m)
+		res, body := p.Get(path)
+		apptest.WantStatus(p.t, res, body, 200)
+		return apptest.Queries(m) - q0
+	}
+}
+
 // befriend makes a and b friends through the pages.
 func befriend(t *testing.T, a, b *person) {
 	t.Helper()
@@ -176,13 +188,7 @@ func TestDiscoveryStatements(t *testing.T) {
 		two := bob.share("https://example.com/2", "two", "friends")
 		res, body := ann.Post("/music/p/"+two+"/comments", url.Values{"body": {"first"}})
 		apptest.WantStatus(t, res, body, http.StatusSeeOther)
-		count := func() int64 {
-			ann.Get("/") // the session and user come from memory for every count
-			q0 := apptest.Queries(m)
-			res, body := ann.Get("/music/?before=999999999")
-			apptest.WantStatus(t, res, body, 200)
-			return apptest.Queries(m) - q0
-		}
+		count := ann.statements(m, "/music/?before=999999999")
 		small := count()
 		for i := range 6 {
 			f := signUp(t, m, fmt.Sprint("f", i))
