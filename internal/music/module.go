@@ -18,7 +18,7 @@ func Module() module.Module {
 		Roles:      []module.Role{{Name: RoleModerator, Help: "sees the reports, removes anyone's posts, dismisses reports"}},
 		New: func(ctx context.Context, c module.Core) (module.App, error) {
 			return New(ctx, Deps{DB: c.DB, Cache: c.Cache, Local: c.Local, Site: c.Site, Log: c.Log, Bus: c.Bus,
-				Live: c.Live, Auth: c.Auth, Versions: c.Versions, Assets: c.Assets})
+				Live: c.Live, Auth: c.Auth, Versions: c.Versions, Assets: c.Assets, Media: c.Media})
 		},
 	}
 }
@@ -38,7 +38,9 @@ func (a *App) ForgetAccount(ctx context.Context, tx *db.Tx, userID int64) error 
 }
 
 // AccountForgotten implements module.AccountHook.
-func (a *App) AccountForgotten(context.Context, int64) { a.svc.AccountForgotten() }
+func (a *App) AccountForgotten(ctx context.Context, userID int64) {
+	a.svc.AccountForgotten(ctx, userID)
+}
 
 // RoleModerator is music's one role (module.Module.Roles): its holders see
 // the reports and remove anyone's posts. Grant it with

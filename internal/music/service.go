@@ -4,10 +4,12 @@ import (
 	"context"
 	"log/slog"
 	"strings"
+	"sync"
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/media"
 	"github.com/tutti-dev/tutti/internal/social"
 	"github.com/tutti-dev/tutti/internal/tags"
 	"github.com/tutti-dev/tutti/internal/version"
@@ -27,7 +29,9 @@ type Service struct {
 	writes   *db.Batcher
 	versions version.Versions
 	log      *slog.Logger
-	board    *tags.Board // the trending hashtags (nil: none)
+	board    *tags.Board    // the trending hashtags (nil: none)
+	media    *media.Service // audio posts' files (nil: audio cannot be uploaded)
+	gone     sync.Map       // a deleted account's audio posts (user id: []int64), between ForgetAccount and AccountForgotten
 	// unread is told of each user a write notified, with their unread
 	// count, after the commit (App: the live streams); nil: nobody.
 	unread func(ctx context.Context, user, count int64)
@@ -47,6 +51,15 @@ func NewService(store *Store, writes *db.Batcher, versions version.Versions, log
 		return version.Stamp{V: v}, err
 	})
 	return s
+}
+
+// UseMedia keeps audio posts' files in m and registers their kind
+// (AudioKind) there: at start-up.
+func (s *Service) UseMedia(m *media.Service) {
+	s.media = m
+	if m != nil {
+		m.Register(s.audioKind())
+	}
 }
 
 // The refusals the Service and the Store decide.
@@ -120,12 +133,27 @@ func (s *Service) VisitorVersion(ctx context.Context) (int64, error) {
 	return st.V, err
 }
 
-// ForgetAccount runs in the account deletion's transaction.
+// ForgetAccount runs in the account deletion's transaction; the files of
+// the user's audio posts are deleted once it committed (AccountForgotten).
 func (s *Service) ForgetAccount(ctx context.Context, tx *db.Tx, userID int64) error {
+	if s.media != nil {
+		ids, err := s.store.audioIDs(ctx, tx, userID)
+		if err != nil {
+			return err
+		}
+		s.gone.Store(userID, ids)
+	}
 	return s.store.forgetUser(ctx, tx, userID)
 }
 
-// AccountForgotten is told after the account deletion committed.
-func (s *Service) AccountForgotten() { s.versions.Bump(versionScope, "") }
+// AccountForgotten is told after the account deletion of userID committed.
+func (s *Service) AccountForgotten(ctx context.Context, userID int64) {
+	s.versions.Bump(versionScope, "")
+	if ids, ok := s.gone.LoadAndDelete(userID); ok {
+		for _, id := range ids.([]int64) {
+			s.forgetAudio(ctx, id)
+		}
+	}
+}
 
 var errUnknownVerb = errs.E(errs.NotFound, "Not found.")

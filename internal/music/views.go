@@ -31,6 +31,8 @@ type page struct {
 	Comments    []Comment
 	CommentBody string
 	CommentErr  string
+	CommentAt   string // the moment typed ("0:42")
+	AtErr       string
 	Hot         []tags.Trend
 	Query       string
 	People      []social.Person
@@ -47,6 +49,7 @@ type page struct {
 // shareForm is the share form with what was typed and its errors.
 type shareForm struct {
 	Draft
+	Audio  bool // the audio form was sent (its errors show there)
 	Errors map[string]string
 }
 
@@ -111,7 +114,7 @@ func plural(n int64, one, many string) string {
 
 func (a *App) head(p *page) web.Head {
 	return web.Head{Title: p.Title, App: "/music/", User: p.username(),
-		CSS: []string{a.Assets.URL("music.css")}, JS: []string{a.Assets.URL("music.js")}}
+		CSS: []string{a.Assets.URL("music.css")}, JS: []string{a.Assets.URL("music.js"), a.Assets.URL("audio.js")}}
 }
 
 func providerName(e Embed) string {
