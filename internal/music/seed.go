@@ -81,12 +81,12 @@ func (s SeedSize) check() error {
 
 // seedPost is a post being made up.
 type seedPost struct {
-	id, author, created   int64
-	audio                 bool
-	public                bool
-	url, comment          string
+	id, author, created    int64
+	audio                  bool
+	public                 bool
+	url, comment           string
 	likes, comments, plays int64
-	durMS                 int64
+	durMS                  int64
 }
 
 // Seed bulk-inserts a data set of the given size (users, friendships,
