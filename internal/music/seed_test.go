@@ -19,7 +19,7 @@ import (
 )
 
 // smallWorld is the tests' seed: small enough for a few seconds.
-var smallWorld = music.SeedSize{Users: 20, Songs: 200, Audios: 0, Comments: 300, Likes: 300, Friendships: 40}
+var smallWorld = music.SeedSize{Users: 20, Songs: 200, Audios: 50, Comments: 300, Likes: 300, Friendships: 40}
 
 // seedSmall seeds smallWorld into m and returns the ids and their file.
 func seedSmall(t *testing.T, m *app.Main) (*music.SeedIDs, string) {
@@ -60,19 +60,20 @@ func TestSeedSmallWorld(t *testing.T) {
 			WHERE u.username <> ? GROUP BY f.user_id) AS d`, ids.Hub), &topOther); err != nil {
 			t.Fatal(err)
 		}
-		if posts != 200 || links != 200 || comments != 300 || commentSum != 300 || likes != likeSum || likes < 250 || tagged != 200 {
-			t.Errorf("%d posts (%d links), %d comments (counters %d), %d likes (counters %d), %d tagged; want 200, 200, 300, 300, about 300 matching, 200",
+		if posts != 250 || links != 200 || comments != 300 || commentSum != 300 || likes != likeSum || likes < 250 || tagged != 250 {
+			t.Errorf("%d posts (%d links), %d comments (counters %d), %d likes (counters %d), %d tagged; want 250, 200, 300, 300, about 300 matching, 250",
 				posts, links, comments, commentSum, likes, likeSum, tagged)
 		}
-		if private == 0 || private > 100 {
-			t.Errorf("%d friends-only posts of 200; want about a fifth", private)
+		if private == 0 || private > 125 {
+			t.Errorf("%d friends-only posts of 250; want about a fifth", private)
 		}
+		checkAudios(t, m, ids)
 		if hubFriends != 19 || friendRows%2 != 0 || friendRows < 2*(19+30) || topOther < 5 {
 			t.Errorf("hub has %d friends, %d friendship rows, the next most-friended %d; want 19, an even number of at least 98, at least 5",
 				hubFriends, friendRows, topOther)
 		}
 		// Every link is one music shows as a player or a card.
-		rows, err := m.DB.Query(ctx, `SELECT url FROM music_posts`)
+		rows, err := m.DB.Query(ctx, `SELECT url FROM music_posts WHERE kind = 'link'`)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -211,3 +212,63 @@ func TestLoadCritical(t *testing.T) {
 }
 
 func ctx() context.Context { return context.Background() }
+
+// checkAudios: each seeded audio post has its file in the upload storage,
+// a ready media original of the post with the file's size, a waveform
+// of 200 bars that is not flat and its length; some comments are pinned
+// to a moment inside it.
+func checkAudios(t *testing.T, m *app.Main, ids *music.SeedIDs) {
+	t.Helper()
+	rows, err := m.DB.Query(ctx(), `SELECT p.id, p.duration_ms, p.peaks, p.ready, f.key, f.size, f.status, f.ref, f.owner_id = p.author_id
+		FROM music_posts p JOIN media_files f ON f.id = p.media_id WHERE p.kind = 'audio' ORDER BY p.id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var id, dur, size, ref int64
+		var ready int
+		var peaks []byte
+		var key, status string
+		var owner bool
+		if err := rows.Scan(&id, &dur, &peaks, &ready, &key, &size, &status, &ref, &owner); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		loud := 0
+		for _, p := range peaks {
+			if p > 128 {
+				loud++
+			}
+		}
+		if dur < 1000 || dur > 2000 || len(peaks) != 200 || loud == 0 || loud == 200 || ready != 1 || status != "ready" || ref != id || !owner {
+			t.Errorf("audio %d: %d ms, %d bars (%d loud), ready %d, file %s %s of ref %d (owner %v)", id, dur, len(peaks), loud, ready, key, status, ref, owner)
+			continue
+		}
+		f, err := m.Files.Open(ctx(), key)
+		if err != nil {
+			t.Errorf("audio %d: file %s: %v", id, key, err)
+			continue
+		}
+		b := make([]byte, 12)
+		got, _ := f.Seek(0, 2)
+		f.Seek(0, 0)
+		f.Read(b)
+		f.Close()
+		if got != size || string(b[:4]) != "RIFF" || string(b[8:12]) != "WAVE" {
+			t.Errorf("audio %d: file of %d bytes starting %q; want %d, a WAV", id, got, b, size)
+		}
+	}
+	if n != 50 || len(ids.Audios) == 0 || len(ids.Audios) > 50 {
+		t.Errorf("%d audio posts with their files, %d public in the ids; want 50, most", n, len(ids.Audios))
+	}
+	var pinned, outside int64
+	if err := db.Scan(m.DB.QueryRow(ctx(), `SELECT count(c.at_ms), count(CASE WHEN c.at_ms < 0 OR c.at_ms >= p.duration_ms THEN 1 END)
+		FROM music_comments c JOIN music_posts p ON p.id = c.post_id`), &pinned, &outside); err != nil {
+		t.Fatal(err)
+	}
+	if pinned == 0 || outside != 0 {
+		t.Errorf("%d comments pinned to a moment, %d outside their audio; want some, none", pinned, outside)
+	}
+}
