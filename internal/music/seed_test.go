@@ -272,3 +272,43 @@ func checkAudios(t *testing.T, m *app.Main, ids *music.SeedIDs) {
 		t.Errorf("%d comments pinned to a moment, %d outside their audio; want some, none", pinned, outside)
 	}
 }
+
+// Listeners play the seeded audios to their ends through Range requests
+// (each answered 206 with the file's length) while two users post songs,
+// with no failed request; the report has the first bytes' times and the
+// time per MiB.
+func TestLoadListen(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		_, file := seedSmall(t, m)
+		m.Auth.SetLimits(auth.Limits{})
+		u, _ := url.Parse(m.URL())
+		for _, pace := range []string{"fast", "play"} {
+			sc, err := music.LoadScenarios()["music-listen"](load.Options{Target: u, SeedFile: file,
+				Params: map[string]string{"posters": "2", "rate": "4", "chunk": "4096", "pace": pace, "think": "10ms"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := load.Run(context.Background(), sc, load.Config{Target: u, Closed: 8, Duration: 2 * time.Second, Timeout: time.Minute, Seed: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Totals.Errors != 0 || res.Totals.SessionsFailed != 0 {
+				t.Fatalf("pace %s: %d failed sessions %v, %d request errors %v %v", pace, res.Totals.SessionsFailed, res.Failed,
+					res.Totals.Errors, res.Errors, res.ErrorExamples)
+			}
+			count := map[string]int64{}
+			for _, st := range append(res.Requests, res.Samples...) {
+				count[st.Name] = st.Count
+			}
+			// A file is 16 to 32 KB: four to eight 4 KiB ranges.
+			ranges := int64(3) // a file played to its end; playing, the run may end one
+			if pace == "play" {
+				ranges = 1
+			}
+			if count["audio_first"] == 0 || count["audio_range"] < ranges*count["audio_first"] || count["ttfb"] != count["audio_first"]+count["audio_range"] ||
+				count["post_song"] == 0 || (pace == "fast") != (count["ms_per_MiB"] > 0) {
+				t.Errorf("pace %s: %v; want files played to their ends, a ttfb for each range, songs posted", pace, count)
+			}
+		}
+	})
+}
