@@ -13,6 +13,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/cache"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/live"
+	"github.com/tutti-dev/tutti/internal/media"
 	"github.com/tutti-dev/tutti/internal/pubsub"
 	"github.com/tutti-dev/tutti/internal/tags"
 	"github.com/tutti-dev/tutti/internal/version"
@@ -43,6 +44,7 @@ type Deps struct {
 	Auth     *auth.Service
 	Versions version.Versions // nil: one of music's own
 	Assets   *web.Assets
+	Media    *media.Service   // audio posts' files (nil: no uploads)
 	Now      func() time.Time // nil: time.Now
 }
 
@@ -82,6 +84,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 		a.versions = version.For(d.DB)
 	}
 	a.svc = NewService(a.store, d.DB.Batch(), a.versions, d.Log)
+	a.svc.UseMedia(d.Media)
 	if _, err := a.versions.Get(ctx, versionScope, ""); err != nil {
 		return nil, err
 	}

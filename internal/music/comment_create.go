@@ -7,8 +7,10 @@ import (
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
-// commentCreate adds my comment to a post. An empty or too long comment
-// shows the post's page again with the text and the message (422).
+// commentCreate adds my comment to a post, pinned to a moment of an audio
+// (at: m:ss) if given. An empty or too long comment, or a moment outside
+// the audio, shows the post's page again with the text and the message
+// (422).
 func (a *App) commentCreate(w http.ResponseWriter, r *http.Request) {
 	id, err := pathID(r)
 	if err == nil {
@@ -18,8 +20,14 @@ func (a *App) commentCreate(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	u, body := me(r), r.PostForm.Get("body")
-	post, err := a.svc.Comment(r.Context(), u, id, body)
+	u, body, at := me(r), r.PostForm.Get("body"), r.PostForm.Get("at")
+	ms, ok := parseAt(at)
+	var post int64
+	if !ok {
+		err = errs.Fields(map[string]string{"at": "Write the moment as minutes:seconds, like 0:42."})
+	} else {
+		post, err = a.svc.CommentAt(r.Context(), u, id, body, ms)
+	}
 	if err != nil {
 		e := errs.As(err)
 		if e.Kind != errs.Invalid || web.WantsJSON(r) {
@@ -31,7 +39,7 @@ func (a *App) commentCreate(w http.ResponseWriter, r *http.Request) {
 			a.Site.Error(w, r, perr)
 			return
 		}
-		p.CommentBody, p.CommentErr = body, e.Fields["body"]
+		p.CommentBody, p.CommentErr, p.CommentAt, p.AtErr = body, e.Fields["body"], at, e.Fields["at"]
 		a.Site.Render(w, r, http.StatusUnprocessableEntity, a.musicPage(p))
 		return
 	}

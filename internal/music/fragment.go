@@ -28,7 +28,7 @@ func (a *App) card(p *page, post *Post) templ.Component {
 			return err
 		}
 		var buf bytes.Buffer
-		if err := postCard(post, f).Render(ctx, &buf); err != nil {
+		if err := postCard(post, f, post.Target().Recent).Render(ctx, &buf); err != nil {
 			return err
 		}
 		a.frags.Set(ctx, key, buf.Bytes(), time.Hour)
@@ -60,12 +60,14 @@ func cardKey(p *Post, f flags) string {
 		b.WriteString(c.Author.Username)
 		b.WriteByte(':')
 		b.WriteString(c.Author.DisplayName)
+		b.WriteByte(':')
+		b.WriteString(strconv.FormatInt(c.AtMS, 36))
 	}
 	return b.String()
 }
 
 func writePostKey(b *strings.Builder, p *Post) {
-	for _, n := range []int64{p.ID, p.ChangedAt, p.Likes, p.Comments, p.Reposts} {
+	for _, n := range []int64{p.ID, p.ChangedAt, p.Likes, p.Comments, p.Reposts, p.Plays, p.DurationMS} {
 		b.WriteByte('|')
 		b.WriteString(strconv.FormatInt(n, 36))
 	}

@@ -23,7 +23,7 @@ func Module() module.Module {
 		Roles:     []module.Role{{Name: RoleModerator, Help: "sees the reports, removes anyone's posts, dismisses reports"}},
 		New: func(ctx context.Context, c module.Core) (module.App, error) {
 			return New(ctx, Deps{DB: c.DB, Cache: c.Cache, Local: c.Local, Site: c.Site, Log: c.Log, Bus: c.Bus,
-				Live: c.Live, Auth: c.Auth, Versions: c.Versions, Assets: c.Assets})
+				Live: c.Live, Auth: c.Auth, Versions: c.Versions, Assets: c.Assets, Media: c.Media})
 		},
 	}
 }

@@ -28,6 +28,14 @@ type Post struct {
 	ChangedAt   int64 // unix ms of the last change of what the card shows
 	RepostOf    *Post
 
+	// An audio post's (Kind "audio"): its length, waveform (Bars values
+	// 0-255; none until processed), listens, and whether its file is
+	// processed (a post not Ready is shown to its author only).
+	DurationMS int64
+	Peaks      []byte
+	Plays      int64
+	Ready      bool
+
 	// The viewer's view of the post (of the original, for a repost).
 	Liked  bool
 	Recent []Comment // the newest comments (at most recentComments), oldest first
@@ -61,7 +69,20 @@ type Comment struct {
 	Author    social.Person
 	Body      string
 	CreatedAt time.Time
+	AtMS      int64 // the moment of the audio it is pinned to, in ms; -1: none
 }
+
+// Timed reports whether the comment is pinned to a moment of the audio.
+func (c *Comment) Timed() bool { return c.AtMS >= 0 }
+
+// Audio reports whether the post is an uploaded audio.
+func (p *Post) Audio() bool { return p.Kind == KindAudio }
+
+// The kinds of a post.
+const (
+	KindLink  = "link"
+	KindAudio = "audio"
+)
 
 // The visibilities of a post.
 const (

@@ -8,6 +8,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/media"
 	"github.com/tutti-dev/tutti/internal/social"
 	"github.com/tutti-dev/tutti/internal/tags"
 	"github.com/tutti-dev/tutti/internal/version"
@@ -27,7 +28,8 @@ type Service struct {
 	writes   *db.Batcher
 	versions version.Versions
 	log      *slog.Logger
-	board    *tags.Board // the trending hashtags (nil: none)
+	board    *tags.Board    // the trending hashtags (nil: none)
+	media    *media.Service // audio posts' files (nil: audio cannot be uploaded)
 	// unread is told of each user a write notified, with their unread
 	// count, after the commit (App: the live streams); nil: nobody.
 	unread func(ctx context.Context, user, count int64)
@@ -47,6 +49,15 @@ func NewService(store *Store, writes *db.Batcher, versions version.Versions, log
 		return version.Stamp{V: v}, err
 	})
 	return s
+}
+
+// UseMedia keeps audio posts' files in m and registers their kind
+// (AudioKind) there: at start-up.
+func (s *Service) UseMedia(m *media.Service) {
+	s.media = m
+	if m != nil {
+		m.Register(s.audioKind())
+	}
 }
 
 // The refusals the Service and the Store decide.

@@ -36,6 +36,13 @@ func (s *Service) Share(ctx context.Context, u *auth.User, d Draft) (int64, erro
 // Comment adds u's comment to post id and returns the id of the post it
 // went to (the original, for a repost).
 func (s *Service) Comment(ctx context.Context, u *auth.User, id int64, body string) (int64, error) {
+	return s.CommentAt(ctx, u, id, body, -1)
+}
+
+// CommentAt is Comment pinned to the moment atMS (in ms from the start) of
+// an audio post, within its duration (an errs.Fields error on "at"
+// otherwise); atMS < 0: not pinned.
+func (s *Service) CommentAt(ctx context.Context, u *auth.User, id int64, body string, atMS int64) (int64, error) {
 	if u == nil {
 		return 0, errSignIn
 	}
@@ -47,7 +54,7 @@ func (s *Service) Comment(ctx context.Context, u *auth.User, id int64, body stri
 	var sent social.Sent
 	if err := s.write(ctx, func(ctx context.Context, tx *db.Tx) (err error) {
 		sent = sent[:0] // a batch that failed runs its writes again
-		post, err = s.store.comment(ctx, tx, id, u.ID, body, &sent)
+		post, err = s.store.comment(ctx, tx, id, u.ID, body, atMS, &sent)
 		return err
 	}); err != nil {
 		return 0, err
@@ -97,17 +104,18 @@ func (s *Service) Delete(ctx context.Context, u *auth.User, id int64) error {
 	if u == nil {
 		return errSignIn
 	}
-	var comment string
-	err := s.write(ctx, func(ctx context.Context, tx *db.Tx) error {
-		r, err := s.store.row(ctx, tx, id)
-		if err != nil {
+	var r postRow
+	err := s.write(ctx, func(ctx context.Context, tx *db.Tx) (err error) {
+		if r, err = s.store.row(ctx, tx, id); err != nil {
 			return err
 		}
-		comment = r.Comment
 		return s.store.remove(ctx, tx, id, u.ID, canModerate(u))
 	})
 	if err == nil {
-		s.tagsChanged(comment)
+		s.tagsChanged(r.Comment)
+		if r.Kind == KindAudio {
+			s.forgetAudio(ctx, id)
+		}
 	}
 	return err
 }

@@ -32,7 +32,7 @@ type Store struct {
 
 // storeSQL is the statements built once from the core's fragments.
 type storeSQL struct {
-	visibleUser string // a post the viewer may see (parameters: viewer twice, then HiddenArgs twice)
+	visibleUser string // a post the viewer may see (parameters: viewer three times, then HiddenArgs)
 	discovery   string // the viewer's friends' posts and the viewer's own (parameters: viewer twice)
 	tag         string // the posts of a tag (parameter: the tag)
 	profile     string // a person with the viewer's standing
@@ -57,7 +57,9 @@ func NewStore(d *db.DB, now func() time.Time) *Store {
 	friends := s.graph.FriendsSQL()
 	// A viewer sees the public posts, their own, and their friends'; never
 	// those of whom they muted or blocked, or who blocked them.
-	s.sql.visibleUser = "(p.visibility = 'public' OR p.author_id = ? OR p.author_id IN (" + friends + ")) AND " +
+	// An audio still being processed is its author's only.
+	s.sql.visibleUser = "(p.ready = 1 OR p.author_id = ?) AND " +
+		"(p.visibility = 'public' OR p.author_id = ? OR p.author_id IN (" + friends + ")) AND " +
 		s.graph.HiddenSQL("p.author_id")
 	s.sql.discovery = "(p.author_id = ? OR p.author_id IN (" + friends + "))"
 	s.sql.tag = "p.id IN (" + s.tags.FilterSQL() + ")"
@@ -88,6 +90,7 @@ const postCols = `p.id, u.id, u.username, u.display_name, u.avatar, p.kind, p.ur
 	COALESCE(o.kind, ''), COALESCE(o.url, ''), COALESCE(o.comment, ''), COALESCE(o.visibility, ''), COALESCE(o.media_id, 0),
 	COALESCE(o.comments_off, 0), COALESCE(o.likes, 0), COALESCE(o.comments, 0), COALESCE(o.reposts, 0),
 	COALESCE(o.created_at, 0), COALESCE(o.changed_at, 0),
+	p.duration_ms, p.peaks, p.plays, p.ready, COALESCE(o.duration_ms, 0), o.peaks, COALESCE(o.plays, 0), COALESCE(o.ready, 1),
 	EXISTS (SELECT 1 FROM music_likes l WHERE l.post_id = COALESCE(o.id, p.id) AND l.user_id = ?)`
 
 const postFrom = ` FROM music_posts p JOIN users u ON u.id = p.author_id
@@ -101,7 +104,8 @@ func scanPost(sc interface{ Scan(...any) error }) (Post, error) {
 		&p.Comment, &p.Visibility, &p.MediaID, &off, &p.Likes, &p.Comments, &p.Reposts, &created, &p.ChangedAt,
 		&o.ID, &o.Author.ID, &o.Author.Username, &o.Author.DisplayName, &o.Author.Avatar,
 		&o.Kind, &o.URL, &o.Comment, &o.Visibility, &o.MediaID, &ooff, &o.Likes, &o.Comments, &o.Reposts,
-		&ocreated, &o.ChangedAt, &liked)
+		&ocreated, &o.ChangedAt, &p.DurationMS, &p.Peaks, &p.Plays, &p.Ready, &o.DurationMS, &o.Peaks, &o.Plays, &o.Ready,
+		&liked)
 	if err != nil {
 		return p, err
 	}
@@ -124,14 +128,15 @@ type Query struct {
 	Discovery bool   // the viewer's friends' posts and the viewer's own
 	Author    int64  // only this author's posts
 	Tag       string // only the posts with this hashtag key
+	Audio     bool   // only audio posts (not their reposts)
 }
 
 // visible is the condition and parameters of what viewer may see.
 func (s *Store) visible(viewer int64) (string, []any) {
 	if viewer == 0 {
-		return "p.visibility = 'public'", nil
+		return "p.visibility = 'public' AND p.ready = 1", nil
 	}
-	return s.sql.visibleUser, append([]any{viewer, viewer}, social.HiddenArgs(viewer)...)
+	return s.sql.visibleUser, append([]any{viewer, viewer, viewer}, social.HiddenArgs(viewer)...)
 }
 
 // Timeline returns the posts q selects, with their authors, the originals
@@ -149,6 +154,9 @@ func (s *Store) Timeline(ctx context.Context, q Query) ([]Post, int64, error) {
 	}
 	if q.Tag != "" {
 		conds, args = append(conds, s.sql.tag), append(args, q.Tag)
+	}
+	if q.Audio {
+		conds = append(conds, "p.kind = 'audio'")
 	}
 	if q.Before > 0 {
 		conds, args = append(conds, "p.id < ?"), append(args, q.Before)
@@ -209,8 +217,8 @@ func (s *Store) recent(ctx context.Context, viewer int64, posts []Post) error {
 		hidden = " AND " + s.graph.HiddenSQL("c.author_id")
 		args = append(args, social.HiddenArgs(viewer)...)
 	}
-	query := `SELECT x.id, x.post_id, x.body, x.created_at, u.id, u.username, u.display_name, u.avatar FROM (
-			SELECT c.id, c.post_id, c.author_id, c.body, c.created_at,
+	query := `SELECT x.id, x.post_id, x.body, x.created_at, x.at, u.id, u.username, u.display_name, u.avatar FROM (
+			SELECT c.id, c.post_id, c.author_id, c.body, c.created_at, COALESCE(c.at_ms, -1) AS at,
 				ROW_NUMBER() OVER (PARTITION BY c.post_id ORDER BY c.id DESC) AS n
 			FROM music_comments c WHERE c.post_id IN (` + db.Params(len(ids)) + `)` + hidden + `
 		) x JOIN users u ON u.id = x.author_id WHERE x.n <= ? ORDER BY x.post_id, x.id`
@@ -229,7 +237,7 @@ func (s *Store) recent(ctx context.Context, viewer int64, posts []Post) error {
 func scanComment(r *sql.Rows) (Comment, error) {
 	var c Comment
 	var at int64
-	err := r.Scan(&c.ID, &c.PostID, &c.Body, &at, &c.Author.ID, &c.Author.Username, &c.Author.DisplayName, &c.Author.Avatar)
+	err := r.Scan(&c.ID, &c.PostID, &c.Body, &at, &c.AtMS, &c.Author.ID, &c.Author.Username, &c.Author.DisplayName, &c.Author.Avatar)
 	c.CreatedAt = time.UnixMilli(at).UTC()
 	return c, err
 }
@@ -238,7 +246,7 @@ func scanComment(r *sql.Rows) (Comment, error) {
 // comment id after, at most limit, and the cursor of the next page (0:
 // none). The caller checked that the viewer may see the post.
 func (s *Store) Comments(ctx context.Context, viewer, post, after int64, limit int) ([]Comment, int64, error) {
-	query, args := `SELECT c.id, c.post_id, c.body, c.created_at, u.id, u.username, u.display_name, u.avatar
+	query, args := `SELECT c.id, c.post_id, c.body, c.created_at, COALESCE(c.at_ms, -1), u.id, u.username, u.display_name, u.avatar
 		FROM music_comments c JOIN users u ON u.id = c.author_id WHERE c.post_id = ? AND c.id > ?`, []any{post, after}
 	if viewer != 0 {
 		query, args = query+" AND "+s.graph.HiddenSQL("c.author_id"), append(args, social.HiddenArgs(viewer)...)

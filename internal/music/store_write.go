@@ -28,6 +28,11 @@ type newPost struct {
 	Visibility string
 	RepostOf   int64
 	At         int64
+	// An audio post (Audio true) starts not ready, with the peaks and
+	// duration the browser measured (kept if the server cannot decode).
+	Audio      bool
+	Peaks      []byte
+	DurationMS int64
 }
 
 // insert writes p and returns its id: the post, its hashtags in the tag
@@ -41,9 +46,18 @@ func (s *Store) insert(ctx context.Context, tx *db.Tx, p newPost) (int64, error)
 	if p.RepostOf != 0 {
 		repost = p.RepostOf
 	}
+	kind, media, ready, peaks := KindLink, any(nil), 1, any(nil)
+	if p.Audio { // media_id is set once the file is saved (setMedia)
+		kind, media, ready = KindAudio, 0, 0
+		if len(p.Peaks) > 0 {
+			peaks = p.Peaks
+		}
+	}
 	var id int64
-	err := db.Scan(tx.QueryRow(ctx, `INSERT INTO music_posts (author_id, kind, url, comment, visibility, repost_of, created_at, changed_at)
-		VALUES (?, 'link', ?, ?, ?, ?, ?, ?) RETURNING id`, p.Author, p.URL, p.Comment, p.Visibility, repost, p.At, p.At), &id)
+	err := db.Scan(tx.QueryRow(ctx, `INSERT INTO music_posts (author_id, kind, url, comment, visibility, repost_of, media_id,
+			ready, peaks, duration_ms, created_at, changed_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`, p.Author, kind, p.URL, p.Comment, p.Visibility, repost, media,
+		ready, peaks, p.DurationMS, p.At, p.At), &id)
 	if err != nil {
 		return 0, fmt.Errorf("music: post: %w", err)
 	}
@@ -67,12 +81,18 @@ type postRow struct {
 	CommentsOff bool
 	Comment     string
 	CreatedAt   int64
+	Kind        string
+	Ready       bool
+	DurationMS  int64
+	MediaID     int64
 }
 
 func (s *Store) row(ctx context.Context, q db.Querier, id int64) (postRow, error) {
 	var r postRow
-	err := db.Scan(q.QueryRow(ctx, `SELECT author_id, visibility, COALESCE(repost_of, 0), comments_off, comment, created_at
-		FROM music_posts WHERE id = ?`, id), &r.Author, &r.Visibility, &r.RepostOf, &r.CommentsOff, &r.Comment, &r.CreatedAt)
+	err := db.Scan(q.QueryRow(ctx, `SELECT author_id, visibility, COALESCE(repost_of, 0), comments_off, comment, created_at,
+			kind, ready, duration_ms, COALESCE(media_id, 0)
+		FROM music_posts WHERE id = ?`, id), &r.Author, &r.Visibility, &r.RepostOf, &r.CommentsOff, &r.Comment, &r.CreatedAt,
+		&r.Kind, &r.Ready, &r.DurationMS, &r.MediaID)
 	return r, err
 }
 
@@ -81,6 +101,9 @@ func (s *Store) row(ctx context.Context, q db.Querier, id int64) (postRow, error
 func (s *Store) sees(ctx context.Context, tx *db.Tx, viewer int64, r postRow) (bool, error) {
 	if r.Author == viewer {
 		return true, nil
+	}
+	if !r.Ready { // an audio being processed: its author's only
+		return false, nil
 	}
 	if blocked, err := s.graph.BlockedBetween(ctx, tx, viewer, r.Author); err != nil || blocked {
 		return false, err
@@ -115,7 +138,7 @@ func (s *Store) target(ctx context.Context, tx *db.Tx, id, user int64) (int64, p
 // comment adds user's comment to post id (its original, for a repost) and
 // notifies the author; comments turned off, or a post user may not see,
 // are refused.
-func (s *Store) comment(ctx context.Context, tx *db.Tx, id, user int64, body string, sent *social.Sent) (int64, error) {
+func (s *Store) comment(ctx context.Context, tx *db.Tx, id, user int64, body string, atMS int64, sent *social.Sent) (int64, error) {
 	id, r, err := s.target(ctx, tx, id, user)
 	if err != nil {
 		return 0, err
@@ -123,10 +146,17 @@ func (s *Store) comment(ctx context.Context, tx *db.Tx, id, user int64, body str
 	if r.CommentsOff && r.Author != user {
 		return 0, errCommentsOff
 	}
+	var at any
+	if atMS >= 0 {
+		if r.Kind != KindAudio || atMS > r.DurationMS {
+			return 0, errs.Fields(map[string]string{"at": "Choose a moment within the audio: from 0:00 to " + clock(r.DurationMS) + "."})
+		}
+		at = atMS
+	}
 	now := s.now().UnixMilli()
 	var cid int64
-	if err := db.Scan(tx.QueryRow(ctx, "INSERT INTO music_comments (post_id, author_id, body, created_at) VALUES (?, ?, ?, ?) RETURNING id",
-		id, user, body, now), &cid); err != nil {
+	if err := db.Scan(tx.QueryRow(ctx, "INSERT INTO music_comments (post_id, author_id, body, at_ms, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id",
+		id, user, body, at, now), &cid); err != nil {
 		return 0, fmt.Errorf("music: comment: %w", err)
 	}
 	if _, err := tx.Exec(ctx, "UPDATE music_posts SET comments = comments + 1, changed_at = ? WHERE id = ?", now, id); err != nil {

@@ -31,6 +31,8 @@ type page struct {
 	Comments    []Comment
 	CommentBody string
 	CommentErr  string
+	CommentAt   string // the moment typed ("0:42")
+	AtErr       string
 	Hot         []tags.Trend
 	Query       string
 	People      []social.Person
@@ -47,6 +49,7 @@ type page struct {
 // shareForm is the share form with what was typed and its errors.
 type shareForm struct {
 	Draft
+	Audio  bool // the audio form was sent (its errors show there)
 	Errors map[string]string
 }
 

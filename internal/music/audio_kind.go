@@ -1,0 +1,118 @@
+package music
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/media"
+	"github.com/tutti-dev/tutti/internal/media/audio"
+)
+
+// An audio post's file goes through the core's media path as the kind
+// AudioKind (its ref: the post's id): the form streams it to a temporary
+// file (media.ReadForm), its format is told from its bytes (audio.Sniff)
+// and its container read whole (audio.Probe: duration, truncation,
+// polyglots, video tracks) before anything is written; its original is
+// kept privately and served only by audioServe once the Service says the
+// viewer may see the post. The media.derive job decodes it into Bars
+// peaks, off the request path; OnReady (onAudioReady) stores them with the
+// file's own duration and shows the post to everyone it is meant for.
+const (
+	// AudioKind is the media kind of an audio post's file.
+	AudioKind = "music-audio"
+	// MaxAudioBytes and MaxAudioDuration are an audio's limits.
+	MaxAudioBytes    = 50 << 20
+	MaxAudioDuration = 15 * time.Minute
+	// Bars is how many peaks a waveform has.
+	Bars = 200
+	// waveVariant is the derivation that makes the waveform.
+	waveVariant = "waveform"
+)
+
+// audioTypes are the content types accepted, by audio.Sniff's format.
+var audioTypes = map[string]string{
+	"mp3":        "audio/mpeg",
+	"ogg-vorbis": "audio/ogg",
+	"ogg-opus":   "audio/ogg",
+	"webm-opus":  "audio/webm",
+	"m4a-aac":    "audio/mp4",
+	"flac":       "audio/flac",
+	"wav":        "audio/wav",
+}
+
+// audioKind is music's media kind for audio posts.
+func (s *Service) audioKind() media.Kind {
+	types := []string{"audio/mpeg", "audio/ogg", "audio/webm", "audio/mp4", "audio/flac", "audio/wav"}
+	return media.Kind{
+		Name: AudioKind, Dir: "music-audio", MaxBytes: MaxAudioBytes, Types: types,
+		Sniff: func(head []byte) string {
+			f, _ := audio.Sniff(head)
+			return audioTypes[f]
+		},
+		Check: func(ctx context.Context, f io.ReaderAt, size int64) (media.Meta, error) {
+			info, err := audio.Probe(ctx, f, size)
+			if err == nil {
+				err = info.Check(MaxAudioDuration)
+			}
+			if err != nil {
+				return nil, err
+			}
+			return media.Meta{"duration_ms": info.Duration.Milliseconds(), "format": info.Format}, nil
+		},
+		Derive:    []media.Derivation{{Name: waveVariant, Private: true, Make: makeWaveform}},
+		OnReady:   s.onAudioReady,
+		WrongType: audio.ErrUnsupported.Message,
+		TooLarge:  fmt.Sprintf("This file is larger than %d MB: choose a smaller one, or a shorter recording.", MaxAudioBytes>>20),
+	}
+}
+
+// makeWaveform decodes the original into Bars peaks (the job's
+// derivation). A file this server cannot decode (AAC without ffmpeg)
+// gives no peaks: the post keeps those the browser sent.
+func makeWaveform(ctx context.Context, src media.Source) (media.Output, error) {
+	peaks, err := audio.Peaks(ctx, src.R, src.Size, Bars)
+	if errors.Is(err, audio.ErrNoDecoder) || errs.KindOf(err) == errs.Invalid {
+		// Probe read the container whole; a codec this server cannot
+		// decode, or a stream its decoder stumbles on, still plays in
+		// browsers: the post shows the browser's peaks (or none).
+		return media.Output{Data: []byte{0}, Type: "application/octet-stream", Ext: ".peaks",
+			Meta: media.Meta{"decoded": false}}, nil
+	}
+	if err != nil {
+		return media.Output{}, err
+	}
+	return media.Output{Data: peaks, Type: "application/octet-stream", Ext: ".peaks",
+		Meta: media.Meta{"decoded": true, "peaks": base64.StdEncoding.EncodeToString(peaks)}}, nil
+}
+
+// onAudioReady shows an audio post once its waveform is made: its peaks
+// (the browser's when the server could not decode it), its duration (the
+// file's own, as Probe read it) and ready.
+func (s *Service) onAudioReady(ctx context.Context, f *media.File) error {
+	v := f.Derived[waveVariant]
+	if v == nil {
+		return fmt.Errorf("music: audio %d ready without its waveform", f.ID)
+	}
+	var peaks []byte
+	if enc, ok := v.Meta["peaks"].(string); ok {
+		b, err := base64.StdEncoding.DecodeString(enc)
+		if err != nil {
+			return fmt.Errorf("music: audio %d: peaks: %w", f.ID, err)
+		}
+		peaks = b
+	}
+	ms, _ := f.Meta["duration_ms"].(float64) // JSON
+	err := s.write(ctx, func(ctx context.Context, tx *db.Tx) error {
+		return s.store.audioReady(ctx, tx, f.Ref, f.ID, peaks, int64(ms))
+	})
+	if errs.KindOf(err) == errs.NotFound { // the post is gone
+		return nil
+	}
+	return err
+}
