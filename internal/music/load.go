@@ -243,7 +243,7 @@ func (s *musicLoad) pick(c *load.Client, p *load.Page, re *regexp.Regexp) string
 func (s *musicLoad) returning(ctx context.Context, c *load.Client) error {
 	user := s.ids.Users[int(s.next.Add(1)-1)%len(s.ids.Users)]
 	n := s.made.Add(1)
-	token := fmt.Sprintf("take %s-%d", s.prefix, n)
+	token := fmt.Sprintf("%s-%d", s.prefix, n) // the song's comment has "(song TOKEN)", the audio's "memo TOKEN"
 	rng := rand.New(rand.NewPCG(uint64(n), uint64(c.Intn(1<<30))))
 	var home *load.Page
 	var song string
@@ -260,7 +260,7 @@ func (s *musicLoad) returning(ctx context.Context, c *load.Client) error {
 				return err
 			}
 			f.Set("url", seedLink(rng))
-			f.Set("comment", seedText(rng, rand.NewZipf(rng, 1.3, 1, uint64(len(seedTags)-1)), false)+" ("+token+")")
+			f.Set("comment", seedText(rng, rand.NewZipf(rng, 1.3, 1, uint64(len(seedTags)-1)), false)+" (song "+token+")")
 			f.Set("visibility", []string{Public, Public, Public, Friends}[rng.IntN(4)])
 			p, err := c.Submit(ctx, "post_song", f)
 			if err == nil {
@@ -300,7 +300,7 @@ func (s *musicLoad) returning(ctx context.Context, c *load.Client) error {
 			if err != nil {
 				return err
 			}
-			at := bytes.Index(p.Body, []byte(token))
+			at := bytes.Index(p.Body, []byte("(song "+token+")"))
 			if at < 0 {
 				return fmt.Errorf("music: the song just posted is not on %s", p.URL.Path)
 			}
@@ -343,7 +343,10 @@ func (s *musicLoad) uploadAudio(ctx context.Context, c *load.Client, home *load.
 		return nil
 	}
 	b, _ := seedWAV(rng)
-	v := url.Values{"kind": {"audio"}, "comment": {"Voice memo " + token + " #voicememo"}, "visibility": {Public}}
+	// As the audio form sends it, without the peaks and length that its
+	// script measures in the browser (the server makes its own).
+	v := url.Values{"kind": {"audio"}, "comment": {"Voice memo " + token + " #voicememo"}, "visibility": {Public},
+		"peaks": {""}, "duration_ms": {""}}
 	req, err := multipartRequest(ctx, c.URL("/music/posts"), v, "audio", "memo.wav", b)
 	if err != nil {
 		return err

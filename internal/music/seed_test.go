@@ -202,11 +202,17 @@ func TestLoadCritical(t *testing.T) {
 		if err := db.Scan(m.DB.QueryRow(ctx(), `SELECT count(*) FROM users WHERE username LIKE 'ld%'`), &left); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.Scan(m.DB.QueryRow(ctx(), `SELECT count(*) FROM music_posts WHERE kind = 'link' AND comment LIKE '%(take %'`), &songs); err != nil {
+		if err := db.Scan(m.DB.QueryRow(ctx(), `SELECT count(*) FROM music_posts WHERE kind = 'link' AND comment LIKE '%(song ld%'`), &songs); err != nil {
 			t.Fatal(err)
 		}
-		if left != 0 || songs != 0 {
-			t.Errorf("%d new users and %d load-test songs left; want none", left, songs)
+		var memos int64
+		if err := db.Scan(m.DB.QueryRow(ctx(), `SELECT count(*) FROM music_posts p JOIN media_files f ON f.id = p.media_id
+			WHERE p.kind = 'audio' AND p.comment LIKE 'Voice memo ld%'`), &memos); err != nil {
+			t.Fatal(err)
+		}
+		if left != 0 || songs != 0 || memos != ret || count["upload_audio"] != ret {
+			t.Errorf("%d new users and %d load-test songs left, %d audios uploaded (%d requests); want none, none, %d",
+				left, songs, memos, count["upload_audio"], ret)
 		}
 	})
 }
