@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -117,6 +118,16 @@ func TestSeedSmallWorld(t *testing.T) {
 		}
 		res, body = hub.Get("/music/u/" + ids.Users[1])
 		apptest.WantStatus(t, res, body, http.StatusOK)
+		// The audio timeline, and an audio played from its middle.
+		res, body = hub.Get("/music/audio")
+		apptest.WantStatus(t, res, body, http.StatusOK)
+		if n := len(postIDs.FindAllString(body, -1)); n < 10 {
+			t.Errorf("the audio timeline shows %d posts; want a page of them", n)
+		}
+		res, body = hub.Do("GET", "/music/p/"+strconv.FormatInt(ids.Audios[0], 10)+"/audio", nil, http.Header{"Range": {"bytes=100-199"}})
+		if res.StatusCode != http.StatusPartialContent || len(body) != 100 || !strings.HasPrefix(res.Header.Get("Content-Range"), "bytes 100-199/") {
+			t.Errorf("a range of a seeded audio: %d, %d bytes, %q; want 206, 100 bytes", res.StatusCode, len(body), res.Header.Get("Content-Range"))
+		}
 
 		if _, err := music.Seed(ctx, m.DB, m.Files, smallWorld, music.SeedPassword, "", nil, 2); err == nil || !strings.Contains(err.Error(), "already") {
 			t.Errorf("a second seed: %v; want it refused", err)
