@@ -279,11 +279,15 @@ func seed(ctx context.Context, env Env, args []string) error {
 		run.Out = filepath.Join(cfg.DataDir, "seed", mod.Name+".json")
 	}
 	run.Progress = progressTo(env)
-	d, err := openMigrated(ctx, cfg, NewLogger(cfg, env.Stderr))
+	log := NewLogger(cfg, env.Stderr)
+	d, err := openMigrated(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
+	if run.Files, err = openFiles(ctx, cfg, log); err != nil {
+		return err
+	}
 	summary, err := seedFn(ctx, d, run)
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"sync"
 	"time"
 
@@ -115,6 +116,11 @@ func (p *personal) exchange(ctx context.Context, pc *personConn, req *http.Reque
 		if _, err = br.Peek(1); err != nil {
 			stale = ctx.Err() == nil && !isTimeout(err)
 		} else {
+			// As net/http's Transport does: a scenario may time the first
+			// byte (httptrace on the request's context).
+			if t := httptrace.ContextClientTrace(ctx); t != nil && t.GotFirstResponseByte != nil {
+				t.GotFirstResponseByte()
+			}
 			res, err = http.ReadResponse(br, req)
 		}
 	}

@@ -231,4 +231,8 @@ type SeedRun struct {
 	Out      string    // where to write the ids (default DATA-DIR/seed/NAME.json)
 	RNGSeed  uint64    // random seed
 	Progress io.Writer // a progress bar's terminal; nil: none
+	// Files is the site's upload storage (the data directory's uploads/,
+	// or S3 with --storage-url), for a seed that stores files (music's
+	// audio posts).
+	Files files.Storage
 }

@@ -15,7 +15,12 @@ func Module() module.Module {
 		Blurb:      "Share songs and playlists with friends; comments, likes, hashtags and what is trending.",
 		Migrations: Migrations,
 		Static:     StaticFS(),
-		Roles:      []module.Role{{Name: RoleModerator, Help: "sees the reports, removes anyone's posts, dismisses reports"}},
+		Seed: &module.Seed{
+			Help:  "1,000 users (one password), 50,000 songs, 50,000 audios, 100,000 comments, likes, friends",
+			Flags: seedFlags,
+		},
+		Scenarios: LoadScenarios,
+		Roles:     []module.Role{{Name: RoleModerator, Help: "sees the reports, removes anyone's posts, dismisses reports"}},
 		New: func(ctx context.Context, c module.Core) (module.App, error) {
 			return New(ctx, Deps{DB: c.DB, Cache: c.Cache, Local: c.Local, Site: c.Site, Log: c.Log, Bus: c.Bus,
 				Live: c.Live, Auth: c.Auth, Versions: c.Versions, Assets: c.Assets, Media: c.Media})
