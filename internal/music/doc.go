@@ -41,6 +41,10 @@
 // cached at music's version (music_meta, raised by every write) and served
 // by the site's hot lane.
 //
+// People search is the core's (auth.Service.FindPeople: any name word's
+// start, accents aside), with the viewer's friend state of each person
+// read in one query (social.Graph.Ties): people.go.
+//
 // What music shares with roar is the core's, over music's own tables:
 // internal/social (the graph of friends, requests, blocks and mutes,
 // notifications, likes, reports), internal/tags (hashtags, the tag index,

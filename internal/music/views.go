@@ -33,7 +33,7 @@ type page struct {
 	CommentErr  string
 	Hot         []tags.Trend
 	Query       string
-	People      []social.Person
+	People      []Found
 	Links       []social.Link
 	Incoming    []social.Link
 	Outgoing    []social.Link
