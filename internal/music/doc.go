@@ -14,11 +14,12 @@
 // Routes (routes.go): pages GET /music/ (discovery; a visitor's: everyone's
 // public posts), /music/everyone, /music/hot, /music/tags/{tag},
 // /music/u/{name}, /music/p/{id}, /music/people (?q=, and /suggest for the
-// type-ahead); signed in: /music/friends, /music/notifications,
+// type-ahead), /music/s/{token} (a post's private share link: share.go);
+// signed in: /music/friends, /music/notifications,
 // /music/stream (the unread count, Server-Sent Events), /music/reports
 // (moderators), and the forms POST /music/posts, /music/p/{id}/comments,
 // like, repost, comments-off, delete (GET: the page that asks), report
-// (GET: the form), dismiss, /music/u/{name}/{verb}, /music/notifications/seen.
+// (GET: the form), share, share/revoke (GET: the page that asks), dismiss, /music/u/{name}/{verb}, /music/notifications/seen.
 //
 // Layers: handler -> Service -> Store, as in roar. Handlers (one a file:
 // *_show.go, post_*.go, ...) parse the request and answer a page or a
@@ -53,5 +54,6 @@
 // Tables (migrations/): music_posts (kind 'link' or 'audio' with a
 // nullable media_id, for the uploads to come), music_comments, music_likes,
 // music_tags, music_tag_uses, music_friends, music_friend_requests,
-// music_blocks, music_notifications, music_reports, music_meta.
+// music_blocks, music_notifications, music_reports, music_meta;
+// music_share_links (00003).
 package music
