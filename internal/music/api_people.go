@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/text"
 	"github.com/tutti-dev/tutti/internal/web"
 )
@@ -14,21 +15,22 @@ type PeopleList struct {
 	Next   string    `json:"next,omitempty"`
 }
 
-// apiSearch is the people whose username starts with ?q=, in name order,
-// paginated by ?after= (the last name given).
+// apiSearch is people search (Service.Search): the people with a name
+// word starting with each word of ?q=, oldest first, paginated by ?after=
+// (the cursor of the previous page's next URL).
 func (a *App) apiSearch(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	ps, err := a.svc.Search(r.Context(), text.Query(q.Get("q")), q.Get("after"))
+	ps, err := a.svc.Search(r.Context(), auth.UserFrom(r.Context()), text.Query(q.Get("q")), db.ParseCursor(q.Get("after")))
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
-	out := &PeopleList{People: make([]APIUser, len(ps))}
-	for i := range ps {
-		out.People[i] = apiUser(ps[i])
+	out := &PeopleList{People: make([]APIUser, len(ps.People))}
+	for i := range ps.People {
+		out.People[i] = apiUser(ps.People[i].Person)
 	}
-	if len(ps) == SearchLimit {
-		out.Next = nextURL(r, "after", ps[len(ps)-1].Username)
+	if !ps.Next.IsZero() {
+		out.Next = nextURL(r, "after", ps.Next.String())
 	}
 	web.JSON(w, http.StatusOK, out)
 }

@@ -85,6 +85,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 	}
 	a.svc = NewService(a.store, d.DB.Batch(), a.versions, d.Log)
 	a.svc.UseMedia(d.Media)
+	a.svc.people = d.Auth
 	if _, err := a.versions.Get(ctx, versionScope, ""); err != nil {
 		return nil, err
 	}

@@ -25,12 +25,14 @@
 // Routes (routes.go): pages GET /music/ (discovery; a visitor's: everyone's
 // public posts), /music/everyone, /music/audio, /music/hot, /music/tags/{tag},
 // /music/u/{name}, /music/p/{id}, /music/p/{id}/audio (the file),
-// /music/people (?q=, and /suggest for the type-ahead); POST
-// /music/p/{id}/play (anyone who may see it); signed in: /music/friends, /music/notifications,
+// /music/people (?q=, and /suggest for the type-ahead), /music/s/{token} (a
+// post's private share link: share.go); POST /music/p/{id}/play (anyone who
+// may see it); signed in: /music/friends, /music/notifications,
 // /music/stream (the unread count, Server-Sent Events), /music/reports
 // (moderators), and the forms POST /music/posts, /music/p/{id}/comments,
 // like, repost, comments-off, delete (GET: the page that asks), report
-// (GET: the form), dismiss, /music/u/{name}/{verb}, /music/notifications/seen.
+// (GET: the form), share, share/revoke (GET: the page that asks), dismiss,
+// /music/u/{name}/{verb}, /music/notifications/seen.
 // The JSON API is under /music/api/ (api*.go, described by openapi.json,
 // which the tests hold every exchange to), over the same Service.
 //
@@ -55,6 +57,10 @@
 // cached at music's version (music_meta, raised by every write) and served
 // by the site's hot lane.
 //
+// People search is the core's (auth.Service.FindPeople: any name word's
+// start, accents aside), with the viewer's friend state of each person
+// read in one query (social.Graph.Ties): people.go.
+//
 // What music shares with roar is the core's, over music's own tables:
 // internal/social (the graph of friends, requests, blocks and mutes,
 // notifications, likes, reports), internal/tags (hashtags, the tag index,
@@ -63,5 +69,6 @@
 // Tables (migrations/): music_posts (kind 'link' or 'audio': media_id,
 // duration_ms, peaks, plays, ready), music_comments (at_ms), music_likes,
 // music_tags, music_tag_uses, music_friends, music_friend_requests,
-// music_blocks, music_notifications, music_reports, music_meta.
+// music_blocks, music_notifications, music_reports, music_meta;
+// music_share_links (00003).
 package music

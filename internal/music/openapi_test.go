@@ -382,16 +382,6 @@ func TestAPIFriends(t *testing.T) {
 	})
 }
 
-// count is the number of rows in table.
-func count(t *testing.T, m *app.Main, table string) int64 {
-	t.Helper()
-	var n int64
-	if err := m.DB.QueryRow(context.Background(), "SELECT count(*) FROM "+table).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
 // TestAPIBadInput: unknown fields, wrong types, a comment too long, a bad
 // cursor, no session, a cross-site write: each a clear 4xx problem, and
 // nothing is written.

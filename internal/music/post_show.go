@@ -45,5 +45,5 @@ func (a *App) postView(r *http.Request, u *auth.User, id, after int64) (*page, e
 	if t.Next != 0 {
 		p.Older = postURL(id) + "?after=" + itoa(t.Next) + "#comments"
 	}
-	return p, nil
+	return p, a.withShareLink(r, p)
 }

@@ -30,6 +30,7 @@ func (a *App) Routes(rt *web.Router) {
 	rt.Get("/audio", a.audioShow)
 	rt.Get("/p/{id}/audio", a.audioServe)
 	rt.Post("/p/{id}/play", a.audioPlay) // visitors count too (public audio)
+	rt.Get("/s/{token}", a.shareShow) // a share link: never cached, never in the hot lane
 
 	signed.Get("/friends", a.friendsShow)
 	signed.Get("/notifications", a.notificationsShow)
@@ -45,6 +46,9 @@ func (a *App) Routes(rt *web.Router) {
 	signed.Get("/p/{id}/report", a.reportForm)
 	signed.Post("/p/{id}/report", a.reportCreate)
 	signed.Post("/u/{name}/{verb}", a.personRelate)
+	signed.Post("/p/{id}/share", a.shareCreate)
+	signed.Get("/p/{id}/share/revoke", a.shareRevokeConfirm)
+	signed.Post("/p/{id}/share/revoke", a.shareRevoke)
 
 	mods.Get("/reports", a.reportsShow)
 	mods.Post("/p/{id}/dismiss", a.reportDismiss)

@@ -29,9 +29,10 @@ type Service struct {
 	writes   *db.Batcher
 	versions version.Versions
 	log      *slog.Logger
-	board    *tags.Board    // the trending hashtags (nil: none)
 	media    *media.Service // audio posts' files (nil: audio cannot be uploaded)
 	gone     sync.Map       // a deleted account's audio posts (user id: []int64), between ForgetAccount and AccountForgotten
+	board    *tags.Board    // the trending hashtags (nil: none)
+	people   *auth.Service  // people search (FindPeople)
 	// unread is told of each user a write notified, with their unread
 	// count, after the commit (App: the live streams); nil: nobody.
 	unread func(ctx context.Context, user, count int64)

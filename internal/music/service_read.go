@@ -2,7 +2,6 @@ package music
 
 import (
 	"context"
-	"strings"
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/errs"
@@ -151,27 +150,6 @@ func (s *Service) Notifications(ctx context.Context, u *auth.User, before int64)
 		return nil, err
 	}
 	return n, nil
-}
-
-// SearchLimit is how many people a search page shows.
-const SearchLimit = 20
-
-// Search returns the people whose username starts with what q starts with
-// (case-insensitive; letters, digits and underscores), after the username
-// after: a type-ahead's answers. A query of nothing else finds nobody.
-func (s *Service) Search(ctx context.Context, q, after string) ([]social.Person, error) {
-	key := strings.ToLower(strings.TrimSpace(q))
-	key = strings.TrimPrefix(key, "@")
-	for i, r := range key {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
-			key = key[:i]
-			break
-		}
-	}
-	if len(key) > 30 {
-		key = key[:30]
-	}
-	return s.store.Search(ctx, key, strings.ToLower(after), SearchLimit)
 }
 
 // TagKey is the key of a tag named in a URL, or not found.

@@ -3,6 +3,7 @@ package music
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -11,6 +12,8 @@ import (
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/db/dbtest"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/search"
+	"github.com/tutti-dev/tutti/internal/social"
 	"github.com/tutti-dev/tutti/internal/version"
 )
 
@@ -307,31 +310,89 @@ func TestNotificationsAndFriends(t *testing.T) {
 	})
 }
 
+// TestSearch: people search is the core's (prefix of any name word,
+// accents and case aside, oldest account first, by pages), with how the
+// viewer stands to each person; those who block the viewer are left out.
 func TestSearch(t *testing.T) {
 	eachDB(t, func(t *testing.T, w *world) {
-		dbtest.Users(t, w.d, "Annabel", "anna_b", "zed")
+		auths, err := auth.New(auth.Deps{DB: w.d})
+		w.must(err)
+		w.s.people = auths
+		more := dbtest.Users(t, w.d, "Annabel", "anna_b", "zed", "zoe")
+		// Zoë's display name, as auth writes it with its name_key.
+		_, err = w.d.SQL().ExecContext(w.ctx, "UPDATE users SET display_name = $1, name_key = $2 WHERE id = $3",
+			"Zoë Ångström", search.Fold("zoe Zoë Ångström"), more[3])
+		w.must(err)
+		names := func(r *Results) []string {
+			var got []string
+			for _, p := range r.People {
+				got = append(got, p.Username)
+			}
+			return got
+		}
 		for _, c := range []struct {
 			q    string
 			want []string
 		}{
-			{"ann", []string{"ann", "anna_b", "Annabel"}},
-			{"@ANNA", []string{"anna_b", "Annabel"}},
-			{"anna_", []string{"anna_b"}},
-			{"z", []string{"zed"}},
+			{"ann", []string{"ann", "Annabel", "anna_b"}},
+			{"@ANNA", []string{"Annabel", "anna_b"}},
+			{"anna b", []string{"anna_b"}},
+			{"ÅNGS", []string{"zoe"}},
+			{"zoë", []string{"zoe"}},
+			{"z", []string{"zed", "zoe"}},
 			{"q", nil},
 			{"", nil},
 			{"%", nil},
-			{"a%", []string{"ann", "anna_b", "Annabel"}}, // the search reads up to the first character no name has
 		} {
-			ps, err := w.s.Search(w.ctx, c.q, "")
+			r, err := w.s.Search(w.ctx, w.bob, c.q, db.Cursor{})
 			w.must(err)
-			var got []string
-			for _, p := range ps {
-				got = append(got, p.Username)
-			}
-			if !slices.Equal(got, c.want) {
+			if got := names(r); !slices.Equal(got, c.want) {
 				t.Errorf("Search(%q) = %v; want %v", c.q, got, c.want)
 			}
+		}
+		// Ann's ties: bob a friend, cat asking, mod asked, zed blocked;
+		// zoe blocks ann and is not found by her.
+		w.must(w.s.Relate(w.ctx, w.cat, "ann", "befriend"))
+		w.must(w.s.Relate(w.ctx, w.ann, "mod", "befriend"))
+		w.must(w.s.Relate(w.ctx, w.ann, "zed", "block"))
+		w.must(w.s.Relate(w.ctx, &auth.User{ID: more[3], Username: "zoe"}, "ann", "block"))
+		var all []Found
+		for _, q := range []string{"a", "b", "c", "m", "z"} {
+			r, err := w.s.Search(w.ctx, w.ann, q, db.Cursor{})
+			w.must(err)
+			all = append(all, r.People...)
+		}
+		got := map[string]string{}
+		for _, f := range all {
+			got[f.Username] = fmt.Sprintf("%+v me=%v", f.Tie, f.Me)
+		}
+		want := map[string]string{
+			"ann":     fmt.Sprintf("%+v me=true", social.Tie{}),
+			"Annabel": fmt.Sprintf("%+v me=false", social.Tie{}),
+			"anna_b":  fmt.Sprintf("%+v me=false", social.Tie{}),
+			"bob":     fmt.Sprintf("%+v me=false", social.Tie{Friend: social.Friends}),
+			"cat":     fmt.Sprintf("%+v me=false", social.Tie{Friend: social.Asking}),
+			"mod":     fmt.Sprintf("%+v me=false", social.Tie{Friend: social.Asked}),
+			"zed":     fmt.Sprintf("%+v me=false", social.Tie{Blocked: true}),
+		}
+		if !maps.Equal(got, want) {
+			t.Errorf("ann's search: %v; want %v", got, want)
+		}
+		// Pages: 25 people whose names start alike, 20 then 5, no overlap.
+		var many []string
+		for i := range 25 {
+			many = append(many, fmt.Sprintf("page%02d", i))
+		}
+		dbtest.Users(t, w.d, many...)
+		first, err := w.s.Search(w.ctx, w.ann, "page", db.Cursor{})
+		w.must(err)
+		if first.Next.IsZero() || len(first.People) != SearchLimit {
+			t.Fatalf("first page: %d people, next %v; want %d and a next page", len(first.People), first.Next, SearchLimit)
+		}
+		second, err := w.s.Search(w.ctx, w.ann, "page", db.ParseCursor(first.Next.String()))
+		w.must(err)
+		if got := append(names(first), names(second)...); !slices.Equal(got, many) || !second.Next.IsZero() {
+			t.Errorf("both pages: %v, next %v; want %v and the end", got, second.Next, many)
 		}
 	})
 }

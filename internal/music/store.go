@@ -283,32 +283,6 @@ func (s *Store) Profile(ctx context.Context, viewer int64, name string) (*Profil
 	return p, nil
 }
 
-// Search returns the people whose username starts with prefix (already
-// lower case, letters, digits and underscores), in name order after the
-// name after, at most limit: a range scan of the users' unique index on
-// username_key, whatever the number of users.
-func (s *Store) Search(ctx context.Context, prefix, after string, limit int) ([]social.Person, error) {
-	if prefix == "" {
-		return nil, nil
-	}
-	hi := prefix[:len(prefix)-1] + string(prefix[len(prefix)-1]+1)
-	lo, op := prefix, ">="
-	if after > prefix {
-		lo, op = after, ">"
-	}
-	rows, err := db.All(ctx, s.db, s.db, func(r *sql.Rows) (social.Person, error) {
-		var p social.Person
-		err := r.Scan(&p.ID, &p.Username, &p.DisplayName, &p.Avatar)
-		return p, err
-	}, `SELECT id, username, display_name, avatar FROM users
-		WHERE username_key `+op+` ? AND username_key < ? AND substr(username_key, 1, ?) = ?
-		ORDER BY username_key LIMIT ?`, lo, hi, len(prefix), prefix, limit)
-	if err != nil {
-		return nil, fmt.Errorf("music: search: %w", err)
-	}
-	return rows, nil
-}
-
 // Unseen counts user's unseen notifications.
 func (s *Store) Unseen(ctx context.Context, user int64) (int64, error) {
 	return s.notes.Unseen(ctx, s.db, user)

@@ -35,7 +35,7 @@ type page struct {
 	AtErr       string
 	Hot         []tags.Trend
 	Query       string
-	People      []social.Person
+	People      []Found
 	Links       []social.Link
 	Incoming    []social.Link
 	Outgoing    []social.Link
@@ -43,7 +43,11 @@ type page struct {
 	Reports     []ReportedPost
 	Reason      string
 	Verb        string // what the confirm page asks about: unfriend, block
-	ReasonErr   string
+	// The author's share link of the post (share.go): ShareOwn, the post
+	// may have one; ShareURL, the link it has ("": none).
+	ShareOwn  bool
+	ShareURL  string
+	ReasonErr string
 }
 
 // shareForm is the share form with what was typed and its errors.

@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/search"
 )
 
 // Env is the variable that turns on the PostgreSQL runs.
@@ -139,15 +140,16 @@ func Exec(t testing.TB, d *db.DB, script string) {
 
 // Users adds a user (auth's users table, migrated) for each name, with
 // the address name@example.com and no usable password, and returns their
-// ids in order.
+// ids in order. Its name_key is what auth writes (search.Fold of the
+// username), so that people search finds it.
 func Users(t testing.TB, d *db.DB, names ...string) []int64 {
 	t.Helper()
 	ids := make([]int64, len(names))
 	ctx := context.Background()
 	err := d.WithTx(ctx, func(tx *db.Tx) error {
 		for i, n := range names {
-			err := db.Scan(tx.QueryRow(ctx, `INSERT INTO users (username, username_key, email, email_key, password_hash, created_at, updated_at)
-				VALUES (?, ?, ?, ?, 'x', 0, 0) RETURNING id`, n, strings.ToLower(n), n+"@example.com", strings.ToLower(n)+"@example.com"), &ids[i])
+			err := db.Scan(tx.QueryRow(ctx, `INSERT INTO users (username, username_key, email, email_key, password_hash, name_key, created_at, updated_at)
+				VALUES (?, ?, ?, ?, 'x', ?, 0, 0) RETURNING id`, n, strings.ToLower(n), n+"@example.com", strings.ToLower(n)+"@example.com", search.Fold(n)), &ids[i])
 			if err != nil {
 				return fmt.Errorf("user %s: %w", n, err)
 			}

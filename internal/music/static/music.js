@@ -1,5 +1,6 @@
-// music: the live unread count in the nav (Server-Sent Events), and the
-// people search's type-ahead. Every page works without this file.
+// music: the live unread count in the nav (Server-Sent Events), the
+// people search's type-ahead, a share link's Copy button. Every page
+// works without this file.
 const app = document.querySelector(".music-app");
 
 // The unread badge follows my notifications as they arrive.
@@ -29,6 +30,25 @@ if (box && list) {
       const res = await fetch(`${box.dataset.suggest}?q=${encodeURIComponent(q)}`, { headers: { Accept: "text/html" } });
       if (res.ok && asked === q) list.innerHTML = await res.text();
     }, 150);
+  });
+}
+
+// A share link: its field selects itself when focused, and its Copy
+// button (shown only where the clipboard can be written) copies it.
+document.addEventListener("focusin", (e) => {
+  if (e.target.matches("input[data-select]")) e.target.select();
+});
+for (const b of document.querySelectorAll("button[data-copy]")) {
+  const field = document.getElementById(b.dataset.copy);
+  if (!field || !navigator.clipboard) continue;
+  b.hidden = false;
+  b.addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(field.value);
+      b.textContent = "Copied";
+    } catch {
+      field.select();
+    }
   });
 }
 
