@@ -349,7 +349,7 @@ func (s *Service) Pay(ctx context.Context, en *Entry, card, shown string) error 
 	if shown != "" && shown != strconv.FormatInt(amount, 10) {
 		return errTotalChanged // the page the runner paid from is stale
 	}
-	charge := pay.Charge{Key: payKey(h), Amount: amount, Currency: r.Currency, Method: card, Description: r.Name + " · " + e.Name}
+	charge := pay.Charge{Key: payKey(h), Amount: amount, Currency: string(r.Currency), Method: card, Description: r.Name + " · " + e.Name}
 	if amount > 0 {
 		if err := charge.Check(); err != nil { // no card: the hold does not move
 			return err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/cache"
+	"github.com/tutti-dev/tutti/internal/checkout"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/db/dbtest"
 	"github.com/tutti-dev/tutti/internal/errs"
@@ -69,7 +70,7 @@ func newFixture(t *testing.T, d *db.DB, places int, price int64) *fixture {
 		func(d *Directing) error { return a.svc.UpdateText(ctx, d, TextInput{Waiver: "I run at my own risk."}) },
 		func(d *Directing) error {
 			return a.svc.AddEvent(ctx, d, EventInput{Name: "10K", StartTime: "09:30", OpensDate: "2027-03-01", OpensTime: "12:00",
-				ClosesDate: "2027-04-09", ClosesTime: "20:00", Price: Money(price, ""), Cap: fmt.Sprint(places)})
+				ClosesDate: "2027-04-09", ClosesTime: "20:00", Price: checkout.Of(price, "").Decimal(), Cap: fmt.Sprint(places)})
 		},
 		func(d *Directing) error { return a.svc.Publish(ctx, d) },
 	} {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tutti-dev/tutti/internal/checkout"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 )
@@ -54,7 +55,7 @@ func (s *Store) Registration(ctx context.Context, raceID, id int64) (Registratio
 // what its runner is told of: the registration (its user, race, event,
 // first name, e-mail), the race's and event's names and the currency. A
 // zero registration: recorded already, or gone with its account.
-func (s *Store) SetRefunded(ctx context.Context, tx *db.Tx, id, amount int64) (reg Registration, race, event, currency string, err error) {
+func (s *Store) SetRefunded(ctx context.Context, tx *db.Tx, id, amount int64) (reg Registration, race, event string, currency checkout.Currency, err error) {
 	res, err := tx.Exec(ctx, `UPDATE race_registrations SET refunded = ? WHERE id = ? AND refunded <> ?`, amount, id, amount)
 	if err != nil {
 		return reg, "", "", "", err
