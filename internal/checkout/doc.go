@@ -2,7 +2,11 @@
 // that race (registrations) and rent (rentals) share one of each:
 //
 //   - Money: an exact amount in a currency's minor units, parsed from what
-//     people type and formatted for them in one place (money.go).
+//     people type and formatted for them in one place (money.go);
+//   - Stock: a counted stock (an event's places, a store item's units, a
+//     code's uses, a listing's units on a day) claimed and given back by
+//     one pair of conditional UPDATEs that never go over the cap, in
+//     both dialects (stock.go).
 //
 // An app keeps what a purchase means to it (race: a bib, a team, a mail).
 package checkout

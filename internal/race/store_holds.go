@@ -5,19 +5,32 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"time"
 
+	"github.com/tutti-dev/tutti/internal/checkout"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 )
 
-// The places of an event are counted in race_events.taken: a hold takes
-// one with a single conditional UPDATE (taken < cap, inside the
-// registration window), and gives it back when it is released. A written
+// The places of an event are counted in race_events.taken, a counted
+// stock (checkout.Stock: eventPlaces), as are store items' units (itemUnits)
+// and codes' uses (codeUses): a hold takes a place with a single conditional
+// UPDATE (taken + 1 <= cap, inside the registration window), and gives it
+// back when it is released. A written
 // registration keeps its hold's place. Every statement that moves a hold
 // between statuses names the status it expects, so that two instances (or
 // a runner's two tabs) racing on one hold move it once.
+
+// race's counted stocks: an event's places, a store item's units, a
+// code's uses (a max_uses of 0: no limit).
+var (
+	eventPlaces = checkout.NewStock("race_events", "taken", "cap", false)
+	itemUnits   = checkout.NewStock("race_items", "taken", "stock", false)
+	codeUses    = checkout.NewStock("race_codes", "used", "max_uses", true)
+)
 
 const holdCols = `id, event_id, race_id, user_id, status, expires_at, first_name, last_name, email, birth_date, gender, city,
 	emergency, step, waiver_at, amount, payment_id, attempt, coalesce(team_id, 0), donation, coalesce(code_id, 0), discount, shirt`
@@ -75,15 +88,17 @@ func (s *Store) LiveHold(ctx context.Context, q db.Querier, eventID, userID int6
 // the event takes registrations at now (and no director closed it): the
 // one statement that decides a place.
 func claim(ctx context.Context, tx *db.Tx, eventID int64, now time.Time) (bool, error) {
-	res, err := tx.Exec(ctx, `UPDATE race_events SET taken = taken + 1
-		WHERE id = ? AND taken < cap AND waiting = 0 AND (drawn_at IS NOT NULL OR NOT lottery) AND opens_at <= ? AND closes_at > ?
-			AND closed_at IS NULL`,
-		eventID, now.UnixMilli(), now.UnixMilli())
-	if err != nil {
-		return false, err
+	return claimed(eventPlaces.Claim(ctx, tx, 1, `id = ? AND waiting = 0 AND (drawn_at IS NOT NULL OR NOT lottery)
+		AND opens_at <= ? AND closes_at > ? AND closed_at IS NULL`, eventID, now.UnixMilli(), now.UnixMilli()))
+}
+
+// claimed is a claim's outcome as race's callers take it: false for no
+// stock, an error for a failure.
+func claimed(err error) (bool, error) {
+	if errors.Is(err, checkout.ErrNoStock) {
+		return false, nil
 	}
-	n, err := res.RowsAffected()
-	return n == 1, err
+	return err == nil, err
 }
 
 // Claim takes a place in h.EventID and stores h as an open hold with it;
@@ -310,15 +325,11 @@ func giveBack(ctx context.Context, tx *db.Tx, rs []releasedHold) error {
 			coded = append(coded, r.id)
 		}
 	}
-	for ev, k := range events {
-		if _, err := tx.Exec(ctx, `UPDATE race_events SET taken = taken - ? WHERE id = ?`, k, ev); err != nil {
-			return err
-		}
+	if err := giveBackEach(ctx, tx, eventPlaces, events); err != nil {
+		return err
 	}
-	for code, k := range codes {
-		if _, err := tx.Exec(ctx, `UPDATE race_codes SET used = used - ? WHERE id = ?`, k, code); err != nil {
-			return err
-		}
+	if err := giveBackEach(ctx, tx, codeUses, codes); err != nil {
+		return err
 	}
 	if len(coded) > 0 {
 		if _, err := tx.Exec(ctx, `UPDATE race_holds SET code_id = NULL, discount = 0 WHERE id IN (`+db.Params(len(coded))+`)`, coded...); err != nil {
@@ -343,8 +354,14 @@ func giveBack(ctx context.Context, tx *db.Tx, rs []releasedHold) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	for item, n := range per {
-		if _, err := tx.Exec(ctx, `UPDATE race_items SET taken = taken - ? WHERE id = ?`, n, item); err != nil {
+	return giveBackEach(ctx, tx, itemUnits, per)
+}
+
+// giveBackEach gives n[id] units back to row id of s, in the order of ids
+// (one order for every transaction: no deadlock between two).
+func giveBackEach(ctx context.Context, tx *db.Tx, s checkout.Stock, n map[int64]int) error {
+	for _, id := range slices.Sorted(maps.Keys(n)) {
+		if err := s.GiveBack(ctx, tx, n[id], "id = ?", id); err != nil {
 			return err
 		}
 	}
