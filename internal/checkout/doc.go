@@ -6,7 +6,10 @@
 //   - Stock: a counted stock (an event's places, a store item's units, a
 //     code's uses, a listing's units on a day) claimed and given back by
 //     one pair of conditional UPDATEs that never go over the cap, in
-//     both dialects (stock.go).
+//     both dialects (stock.go);
+//   - State: a purchase's life, held -> paying -> paid -> done, or
+//     released, or refunded, with its table of allowed transitions and
+//     the SQL fragments of a guarded move (state.go).
 //
 // An app keeps what a purchase means to it (race: a bib, a team, a mail).
 package checkout

@@ -190,7 +190,7 @@ func Total(price, donation int64, lines []Line) int64 {
 // less the code's discount, the donation and the store lines (h.Lines,
 // loaded).
 func (h *Hold) Owed(e *Event) int64 {
-	if h.Status == HoldPaying || h.Status == HoldPaid || h.Status == HoldDone {
+	if h.Status == checkout.Paying || h.Status == checkout.Paid || h.Status == checkout.Done {
 		return h.Amount
 	}
 	return Total(max(e.Price-h.Discount, 0), h.Donation, h.Lines)

@@ -141,23 +141,19 @@ func (e *Event) Phase(now time.Time) Phase {
 	return Open
 }
 
-// Hold statuses (race_holds.status).
-const (
-	HoldOpen     = "open"     // the runner fills the wizard; released after its expiry
-	HoldPaying   = "paying"   // the charge is under way
-	HoldPaid     = "paid"     // paid: queued for the registration writer
-	HoldDone     = "done"     // written as a registration
-	HoldReleased = "released" // the place went back
-)
-
 // Hold is a runner's place in an event while they fill the wizard, with the
 // wizard's answers so far.
 type Hold struct {
-	ID        string
-	EventID   int64
-	RaceID    int64
-	UserID    int64
-	Status    string
+	ID      string
+	EventID int64
+	RaceID  int64
+	UserID  int64
+	// Status is where the hold is in a purchase's life (checkout.State):
+	// held (stored "open") while the runner fills the wizard, released
+	// after its expiry; paying while the charge is under way; paid, queued
+	// for the registration writer; done, written as a registration;
+	// released, its place gone back.
+	Status    checkout.State
 	ExpiresAt time.Time
 	Entrant
 	// Base is the origin of the request that made the hold (web.Origin),

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/checkout"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/pay"
@@ -112,7 +113,7 @@ func (s *Service) start(ctx context.Context, u *auth.User, r *Race, eventID int6
 		}
 		early = &c
 	}
-	h := &Hold{ID: rand.Text(), EventID: e.ID, RaceID: r.ID, UserID: u.ID, Status: HoldOpen, ExpiresAt: now.Add(s.holdFor),
+	h := &Hold{ID: rand.Text(), EventID: e.ID, RaceID: r.ID, UserID: u.ID, Status: checkout.Held, ExpiresAt: now.Add(s.holdFor),
 		Entrant: Entrant{Email: u.Email}, Amount: e.Price, Base: web.OriginOf(ctx)}
 	if early != nil {
 		// Alone, not batched: it may fail for its own input (used up).
@@ -204,7 +205,7 @@ func (s *Service) Entry(ctx context.Context, u *auth.User, slug, id string) (*En
 // Expired reports whether an open hold ran out at now (the sweeper may not
 // have released it yet).
 func (h *Hold) Expired(now time.Time) bool {
-	return h.Status == HoldReleased || h.Status == HoldOpen && !now.Before(h.ExpiresAt)
+	return h.Status == checkout.Released || h.Status == checkout.Held && !now.Before(h.ExpiresAt)
 }
 
 // errEarlyRanOut: an early-access hold ran out before the opening; its
@@ -215,7 +216,7 @@ var errEarlyRanOut = errs.E(errs.Conflict, "Your place ran out before registrati
 // left: the runner came back after its expiry. ErrSoldOut if none is.
 func (s *Service) renew(ctx context.Context, e *Event, h *Hold) error {
 	now := s.now()
-	if h.Status == HoldOpen { // expired, not yet swept: release it first
+	if h.Status == checkout.Held { // expired, not yet swept: release it first
 		if err := s.db.WithTx(ctx, func(tx *db.Tx) error { return s.store.Release(ctx, tx, h.ID, h.UserID) }); err != nil && !errors.Is(err, ErrHoldMoved) {
 			return err
 		}
@@ -252,7 +253,7 @@ func (s *Service) renew(ctx context.Context, e *Event, h *Hold) error {
 // batch back and run it again without this write); one that may runs alone.
 func (s *Service) onOpen(ctx context.Context, en *Entry, step int, alone bool, write func(ctx context.Context, tx *db.Tx) error) error {
 	h := en.Hold
-	if h.Status != HoldOpen && h.Status != HoldReleased || h.Step < en.Race.needs(step) {
+	if h.Status != checkout.Held && h.Status != checkout.Released || h.Step < en.Race.needs(step) {
 		return ErrHoldMoved
 	}
 	if h.Expired(s.now()) {
@@ -292,7 +293,7 @@ func (s *Service) AcceptWaiver(ctx context.Context, en *Entry, accepted bool) er
 
 // Leave gives up the entry's open hold: its place goes back at once.
 func (s *Service) Leave(ctx context.Context, en *Entry) error {
-	if en.Hold.Status == HoldReleased {
+	if en.Hold.Status == checkout.Released {
 		return nil
 	}
 	return s.db.WithTx(ctx, func(tx *db.Tx) error { return s.store.Release(ctx, tx, en.Hold.ID, en.User.ID) })
@@ -322,7 +323,7 @@ func (s *Service) Pay(ctx context.Context, en *Entry, card, shown string) error 
 	ctx = db.WithoutRequestKey(ctx)
 	r, e, h, u := en.Race, en.Event, en.Hold, en.User
 	switch {
-	case h.Status == HoldPaid || h.Status == HoldDone:
+	case h.Status == checkout.Paid || h.Status == checkout.Done:
 		return nil
 	case h.Step < stepWaiver:
 		return ErrHoldMoved // the pages before first
@@ -339,7 +340,7 @@ func (s *Service) Pay(ctx context.Context, en *Entry, card, shown string) error 
 			return errs.Fields(map[string]string{"code": "Your place ran out and was held again; the code went with the old hold. Apply it again."})
 		}
 	}
-	if len(r.Items) > 0 && h.Status != HoldPaying {
+	if len(r.Items) > 0 && h.Status != checkout.Paying {
 		var err error
 		if h.Lines, err = s.store.Lines(ctx, h.ID); err != nil {
 			return err
@@ -371,7 +372,7 @@ func (s *Service) Pay(ctx context.Context, en *Entry, card, shown string) error 
 	if !ok {
 		return s.notPaying(ctx, en)
 	}
-	h.Status, h.Amount = HoldPaying, amount
+	h.Status, h.Amount = checkout.Paying, amount
 	paymentID := ""
 	if amount > 0 {
 		p, err := s.pay.Charge(ctx, charge)
@@ -382,7 +383,7 @@ func (s *Service) Pay(ctx context.Context, en *Entry, card, shown string) error 
 			if ferr := s.batch.Do(ctx, func(ctx context.Context, tx *db.Tx) error { return s.store.PaymentFailed(ctx, tx, h.ID, time.Time{}) }); ferr != nil {
 				return ferr
 			}
-			h.Status, h.Attempt = HoldOpen, h.Attempt+1
+			h.Status, h.Attempt = checkout.Held, h.Attempt+1
 			return pay.AsUser(err)
 		case err != nil:
 			return pay.AsUser(err) // unknown: left paying; the same key settles it
@@ -392,7 +393,7 @@ func (s *Service) Pay(ctx context.Context, en *Entry, card, shown string) error 
 	if err := s.markPaid(ctx, h.ID, paymentID); err != nil {
 		return err
 	}
-	h.Status, h.PaymentID = HoldPaid, paymentID
+	h.Status, h.PaymentID = checkout.Paid, paymentID
 	return nil
 }
 
@@ -410,11 +411,11 @@ func (s *Service) notPaying(ctx context.Context, en *Entry) error {
 	if err != nil {
 		return err
 	}
-	if h.Status == HoldPaid || h.Status == HoldDone {
+	if h.Status == checkout.Paid || h.Status == checkout.Done {
 		en.Hold = h
 		return nil
 	}
-	if h.Status != HoldOpen {
+	if h.Status != checkout.Held {
 		return ErrHoldMoved
 	}
 	e, err := s.store.Event(ctx, h.EventID)

@@ -84,7 +84,7 @@ func claimUse(ctx context.Context, tx *db.Tx, id int64) error {
 func (s *Store) SetCode(ctx context.Context, tx *db.Tx, id string, userID int64, c *Code) error {
 	// Read the code the hold has, locking its row on PostgreSQL.
 	var had sql.NullInt64
-	err := db.Scan(tx.QueryRow(ctx, `UPDATE race_holds SET step = step WHERE id = ? AND user_id = ? AND status = 'open'
+	err := db.Scan(tx.QueryRow(ctx, `UPDATE race_holds SET step = step WHERE id = ? AND user_id = ? AND `+isHeld+`
 		RETURNING code_id`, id, userID), &had)
 	if errors.Is(err, errs.ErrNotFound) {
 		return ErrHoldMoved
