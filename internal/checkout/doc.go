@@ -9,7 +9,10 @@
 //     both dialects (stock.go);
 //   - State: a purchase's life, held -> paying -> paid -> done, or
 //     released, or refunded, with its table of allowed transitions and
-//     the SQL fragments of a guarded move (state.go).
+//     the SQL fragments of a guarded move (state.go);
+//   - the charge through a pay.Gateway: a key per attempt (Key), the
+//     outcome that moves the purchase (Charge), and a lost answer settled
+//     by asking the gateway (Settle) (pay.go).
 //
 // An app keeps what a purchase means to it (race: a bib, a team, a mail).
 package checkout

@@ -304,9 +304,8 @@ func (s *Service) Leave(ctx context.Context, en *Entry) error {
 const chargeTimeout = 30 * time.Second
 
 // payKey is the gateway's idempotency key of a hold's charge: one per
-// attempt (a declined card's key would answer the next card's charge
-// with the decline).
-func payKey(h *Hold) string { return "race-" + h.ID + "-" + strconv.Itoa(h.Attempt) }
+// attempt (checkout.Key).
+func payKey(h *Hold) string { return checkout.Key("race", h.ID, h.Attempt) }
 
 // Pay charges u's hold through the gateway with card and hands it to the
 // writer. A retried submit (the same hold) never charges twice; a decline
@@ -375,18 +374,17 @@ func (s *Service) Pay(ctx context.Context, en *Entry, card, shown string) error 
 	h.Status, h.Amount = checkout.Paying, amount
 	paymentID := ""
 	if amount > 0 {
-		p, err := s.pay.Charge(ctx, charge)
-		var dec *pay.Declined
-		switch {
-		case errors.As(err, &dec):
+		p, out, err := checkout.Charge(ctx, s.pay, charge)
+		switch out {
+		case checkout.Declined:
 			// Nothing was charged: the hold is open again for another card.
 			if ferr := s.batch.Do(ctx, func(ctx context.Context, tx *db.Tx) error { return s.store.PaymentFailed(ctx, tx, h.ID, time.Time{}) }); ferr != nil {
 				return ferr
 			}
 			h.Status, h.Attempt = checkout.Held, h.Attempt+1
 			return pay.AsUser(err)
-		case err != nil:
-			return pay.AsUser(err) // unknown: left paying; the same key settles it
+		case checkout.Unknown:
+			return pay.AsUser(err) // left paying; the same key settles it
 		}
 		paymentID = p.ID
 	}
@@ -497,13 +495,13 @@ func (s *Service) settle(ctx context.Context, h *Hold, before time.Time) error {
 	if h.Amount == 0 {
 		return s.markPaid(ctx, h.ID, "")
 	}
-	p, err := s.pay.Find(ctx, payKey(h))
-	var dec *pay.Declined
-	switch {
-	case err == nil:
+	// The gateway tells (checkout.Settle); Unknown: ask again next round.
+	p, out, err := checkout.Settle(ctx, s.pay, payKey(h))
+	switch out {
+	case checkout.Charged:
 		s.log.Info("race: a lost payment answer settled: paid", "hold", h.ID, "payment", p.ID)
 		return s.markPaid(ctx, h.ID, p.ID)
-	case errors.Is(err, pay.ErrNoCharge) || errors.As(err, &dec):
+	case checkout.Declined:
 		return s.db.WithTx(ctx, func(tx *db.Tx) error { return s.store.PaymentFailed(ctx, tx, h.ID, before) })
 	}
 	return err // unavailable: next round
