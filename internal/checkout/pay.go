@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strconv"
 
+	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/jobs"
 	"github.com/tutti-dev/tutti/internal/pay"
 )
 
@@ -69,4 +71,19 @@ func outcome(err error, found bool) Outcome {
 		return Declined
 	}
 	return Unknown
+}
+
+// Refund gives back amount (0: all that is left) of payment through g,
+// under the key "<app>-refund-<purchase>": once per purchase, however
+// often a job runs it again. Its error tells the job what to do next:
+// nil, done (the refund rf); jobs.Permanent, the gateway refused it for
+// good (a conflict: more than is left, a payment unknown); any other,
+// the gateway did not answer: run again later, same key.
+func Refund(ctx context.Context, g pay.Gateway, app string, purchase int64, payment string, amount int64) (pay.Refund, error) {
+	rf, err := g.Refund(ctx, payment, amount, app+"-refund-"+strconv.FormatInt(purchase, 10))
+	var e *errs.Error
+	if err != nil && !errors.Is(err, pay.ErrUnavailable) && errors.As(err, &e) && e.Kind == errs.Conflict {
+		return rf, jobs.Permanent(err)
+	}
+	return rf, err
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/checkout"
+	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/pay"
 )
 
@@ -16,6 +17,7 @@ import (
 type gateway struct {
 	err     error
 	charges int
+	keys    []string // the refunds' keys
 }
 
 func (g *gateway) Name() string { return "fake" }
@@ -26,8 +28,12 @@ func (g *gateway) Charge(_ context.Context, c pay.Charge) (pay.Payment, error) {
 	}
 	return pay.Payment{ID: "pay_" + c.Key, Key: c.Key, Amount: c.Amount, Currency: c.Currency}, nil
 }
-func (g *gateway) Refund(context.Context, string, int64, string) (pay.Refund, error) {
-	return pay.Refund{}, errors.New("not here")
+func (g *gateway) Refund(_ context.Context, payment string, amount int64, key string) (pay.Refund, error) {
+	g.keys = append(g.keys, key)
+	if g.err != nil {
+		return pay.Refund{}, g.err
+	}
+	return pay.Refund{ID: "re_" + key, PaymentID: payment, Amount: amount}, nil
 }
 func (g *gateway) Find(_ context.Context, key string) (pay.Payment, error) {
 	if g.err != nil {
@@ -75,6 +81,37 @@ func TestChargeAndSettleOutcomes(t *testing.T) {
 		}
 		if g.charges != 1 {
 			t.Errorf("with %v: %d charges sent; want 1 (Settle charges nothing)", c.err, g.charges)
+		}
+	}
+}
+
+func TestRefund(t *testing.T) {
+	ctx := context.Background()
+	refused := errs.E(errs.Conflict, "That is more than is left to refund.")
+	for _, c := range []struct {
+		err       error
+		permanent bool
+	}{
+		{nil, false},
+		{pay.ErrUnavailable, false},
+		{fmt.Errorf("stripe: %w", pay.ErrUnavailable), false},
+		{refused, true},
+		{errors.New("connection reset"), false},
+	} {
+		g := &gateway{err: c.err}
+		rf, err := checkout.Refund(ctx, g, "rent", 42, "pay_1", 1500)
+		if !errors.Is(err, c.err) {
+			t.Errorf("with %v: error %v", c.err, err)
+		}
+		if c.err == nil && (rf.PaymentID != "pay_1" || rf.Amount != 1500) {
+			t.Errorf("refund = %+v; want 15.00 of pay_1", rf)
+		}
+		// A permanent error ends the job; any other runs it again.
+		if got := fmt.Sprintf("%T", err) == "jobs.permanent"; got != c.permanent {
+			t.Errorf("with %v: permanent %v; want %v", c.err, got, c.permanent)
+		}
+		if len(g.keys) != 1 || g.keys[0] != "rent-refund-42" {
+			t.Errorf("keys %q; want [rent-refund-42]", g.keys)
 		}
 	}
 }

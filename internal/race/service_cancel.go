@@ -10,7 +10,6 @@ import (
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/jobs"
-	"github.com/tutti-dev/tutti/internal/pay"
 )
 
 // refundKind is the job that refunds a cancelled registration's payment:
@@ -120,16 +119,9 @@ func (s *Service) refund(ctx context.Context, j *jobs.Job) error {
 	if err := j.Decode(&in); err != nil {
 		return err
 	}
-	rf, err := s.pay.Refund(ctx, in.Payment, in.Amount, "race-refund-"+strconv.FormatInt(in.Registration, 10))
+	rf, err := checkout.Refund(ctx, s.pay, "race", in.Registration, in.Payment, in.Amount)
 	if err != nil {
-		if errors.Is(err, pay.ErrUnavailable) {
-			return err // again later
-		}
-		var e *errs.Error
-		if errors.As(err, &e) && e.Kind == errs.Conflict {
-			return jobs.Permanent(err)
-		}
-		return err
+		return err // again later, or refused for good (jobs.Permanent)
 	}
 	return s.refunded(ctx, in.Registration, rf.Amount)
 }
