@@ -166,7 +166,7 @@ func (m Money) Price() string {
 
 // Parse reads an amount of c typed by a person: "45", "45.5", "45.50",
 // with a decimal comma ("45,50"), grouped thousands ("1,250.00",
-// "1.250,00", "1 250,50", "1'250.50"), a leading minus, and c's code or
+// "1.250,00", "1 250,50", "1'250.50"), a leading minus or plus, and c's code or
 // symbol before or after ("$45", "45 USD", "€ 12,50"). A lone comma
 // separates decimals when one or two digits follow it ("12,5") and groups
 // thousands otherwise ("1,250"); dots alone are decimals when one is
@@ -180,6 +180,8 @@ func Parse(s string, c Currency) (Money, error) {
 		neg, s = true, strings.TrimSpace(trimUnit(strings.TrimSpace(r), c))
 	} else if r := strings.TrimPrefix(s, "\u2212"); r != s { // a minus sign
 		neg, s = true, strings.TrimSpace(trimUnit(strings.TrimSpace(r), c))
+	} else if r := strings.TrimPrefix(s, "+"); r != s {
+		s = strings.TrimSpace(trimUnit(strings.TrimSpace(r), c))
 	}
 	if s == "" {
 		return Money{}, ErrEmpty
