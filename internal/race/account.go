@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 
+	"github.com/tutti-dev/tutti/internal/checkout"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 )
@@ -78,7 +79,7 @@ func (s *Service) forget(ctx context.Context, tx *db.Tx, userID int64) (map[stri
 	// update takes their row locks on PostgreSQL; SQLite has one writer):
 	// a payment starting or an invitation going out meanwhile waits for
 	// this transaction and then finds them gone.
-	if _, err := tx.Exec(ctx, `UPDATE race_holds SET step = step WHERE user_id = ? AND status IN ('open', 'paying', 'paid')`, userID); err != nil {
+	if _, err := tx.Exec(ctx, `UPDATE race_holds SET step = step WHERE user_id = ? AND `+isLive, userID); err != nil {
 		return nil, err
 	}
 	s.store.allHoldsChanged(tx) // the account's holds go with it
@@ -87,7 +88,7 @@ func (s *Service) forget(ctx context.Context, tx *db.Tx, userID int64) (map[stri
 		return nil, err
 	}
 	var paying int
-	if err := db.Scan(tx.QueryRow(ctx, `SELECT count(*) FROM race_holds WHERE user_id = ? AND status IN ('paying', 'paid')`, userID), &paying); err != nil {
+	if err := db.Scan(tx.QueryRow(ctx, `SELECT count(*) FROM race_holds WHERE user_id = ? AND `+checkout.In("status", checkout.Paying, checkout.Paid), userID), &paying); err != nil {
 		return nil, err
 	}
 	if paying > 0 {
@@ -95,7 +96,7 @@ func (s *Service) forget(ctx context.Context, tx *db.Tx, userID int64) (map[stri
 	}
 	events := map[int64]bool{}
 	// Holds: released, with their store units and code uses.
-	rs, err := s.store.releasing(ctx, tx, `UPDATE race_holds SET `+released+` WHERE user_id = ? AND status = 'open'
+	rs, err := s.store.releasing(ctx, tx, `UPDATE race_holds SET `+released+` WHERE user_id = ? AND `+toReleased.Where("status")+`
 		RETURNING id, event_id, code_id`, userID)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/checkout"
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/text"
 )
@@ -161,12 +162,12 @@ func (a *App) entrantsCSV(w http.ResponseWriter, r *http.Request) {
 	cw := csv.NewWriter(w)
 	// The money columns name their currency: a cell holds the number alone,
 	// for a spreadsheet to add up.
-	cur := strings.ToUpper(d.Race.Currency)
+	cur := d.Race.Currency.Code()
 	cw.Write([]string{"bib", "first_name", "last_name", "email", "birth_date", "category", "city", "emergency_contact",
 		"team", "shirt", "donation_" + cur, "store_items", "amount_" + cur, "status", "registered_at", "registration"})
 	for _, g := range regs {
 		cells := []string{strconv.Itoa(g.Bib), g.FirstName, g.LastName, g.Email, g.BirthDate, g.Gender, g.City, g.Emergency,
-			teams[g.TeamID], g.Shirt, Money(g.Donation, ""), linesText(lines[g.HoldID]), Money(g.Amount, ""), g.Status,
+			teams[g.TeamID], g.Shirt, checkout.Of(g.Donation, d.Race.Currency).Decimal(), linesText(lines[g.HoldID]), checkout.Of(g.Amount, d.Race.Currency).Decimal(), g.Status,
 			g.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"), strconv.FormatInt(g.ID, 10)}
 		for i := range cells {
 			cells[i] = text.CSVCell(cells[i])

@@ -16,7 +16,7 @@ func raceInput(r *http.Request) RaceInput {
 }
 
 func basicsOf(r *Race) RaceInput {
-	return RaceInput{Name: r.Name, Location: r.Location, Date: r.Date, TZ: r.TZ, Description: r.Description, Currency: r.Currency}
+	return RaceInput{Name: r.Name, Location: r.Location, Date: r.Date, TZ: r.TZ, Description: r.Description, Currency: string(r.Currency)}
 }
 
 func (a *App) raceNew(w http.ResponseWriter, r *http.Request) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/cache"
+	"github.com/tutti-dev/tutti/internal/checkout"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/files"
 	"github.com/tutti-dev/tutti/internal/jobs"
@@ -234,7 +235,7 @@ func (a *App) confirmations(ctx context.Context, tx *db.Tx, regs []Registration)
 		var qty, price int64
 		err := rows.Scan(&hold, &name, &qty, &price)
 		if h := hs[hold]; h != nil && err == nil {
-			h.items = append(h.items, fmt.Sprintf("%d × %s at %s", qty, name, Money(price, "")))
+			h.items = append(h.items, fmt.Sprintf("%d × %s at %s", qty, name, checkout.Of(price, "").Decimal()))
 		}
 		return struct{}{}, err
 	}, `SELECT hi.hold_id, i.name, hi.qty, hi.price FROM race_hold_items hi
@@ -257,7 +258,6 @@ func (a *App) confirmations(ctx context.Context, tx *db.Tx, regs []Registration)
 		if h == nil {
 			h = &held{}
 		}
-		cur := strings.ToUpper(x.Currency)
 		if r.Shirt != "" {
 			b.WriteString("T-shirt size: " + r.Shirt + "\n")
 		}
@@ -265,15 +265,15 @@ func (a *App) confirmations(ctx context.Context, tx *db.Tx, regs []Registration)
 			b.WriteString("Team: " + h.team + "\n")
 		}
 		for _, it := range h.items {
-			b.WriteString("Store: " + it + " " + cur + "\n")
+			b.WriteString("Store: " + it + " " + x.Currency.Code() + "\n")
 		}
 		if r.Donation > 0 {
-			b.WriteString("Donation: " + Money(r.Donation, "") + " " + cur + "\n")
+			b.WriteString("Donation: " + checkout.Of(r.Donation, x.Currency).String() + "\n")
 		}
 		if h.discount > 0 {
-			b.WriteString("Discount: -" + Money(h.discount, "") + " " + cur + "\n")
+			b.WriteString("Discount: -" + checkout.Of(h.discount, x.Currency).String() + "\n")
 		}
-		b.WriteString("Total paid: " + Money(r.Amount, "") + " " + cur + "\n\n")
+		b.WriteString("Total paid: " + checkout.Of(r.Amount, x.Currency).String() + "\n\n")
 		b.WriteString("Your registration: " + a.Mail.Link(ctx, h.base, doneURL(x.Slug, r.HoldID)) + "\n")
 		b.WriteString("Manage your registrations: " + a.Mail.Link(ctx, h.base, mineURL) + "\n\nSee you at the start!\n")
 		msgs = append(msgs, mail.Message{To: r.Email,

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tutti-dev/tutti/internal/checkout"
 )
 
 // After registering, a runner may correct their name, T-shirt size and
@@ -179,9 +181,9 @@ func changeOf(g *Registration) ChangeInput {
 
 // refundText says what a cancellation by its runner gives back:
 // "25.25 USD (50 % of 50.50 USD)", "50.50 USD (all you paid)".
-func refundText(amount, paid int64, percent int, currency string) string {
+func refundText(amount, paid int64, percent int, currency checkout.Currency) string {
 	if percent == 100 {
-		return Money(amount, currency) + " (all you paid)"
+		return checkout.Of(amount, currency).Price() + " (all you paid)"
 	}
-	return fmt.Sprintf("%s (%d %% of %s)", Money(amount, currency), percent, Money(paid, currency))
+	return fmt.Sprintf("%s (%d %% of %s)", checkout.Of(amount, currency).Price(), percent, checkout.Of(paid, currency).Price())
 }

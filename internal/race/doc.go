@@ -44,9 +44,9 @@
 //
 // Tables: race_races (version: the cache stamp; next_bib; edit_until,
 // refund_percent, refund_until, shirts: changes.go), race_directors,
-// race_events (taken: confirmed and held places, the one counter a claim
+// race_events (taken: confirmed and held places, a checkout.Stock, the one counter a claim
 // changes; CHECK taken <= cap; closed_at: closed by a director), race_holds (a runner's place and answers
-// while in the wizard; status open, paying, paid, done, released),
+// while in the wizard; status a checkout.State: open (held), paying, paid, done, released),
 // race_registrations (hold_id unique: written once), race_results (an
 // event's finishers, replaced whole by an import; pos is the list's order;
 // name search through race_results_fts on SQLite, a GIN index on

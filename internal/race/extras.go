@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tutti-dev/tutti/internal/checkout"
 	"github.com/tutti-dev/tutti/internal/text"
 )
 
@@ -79,15 +80,16 @@ func (in ExtrasInput) Validate() (ExtrasInput, map[string]string) {
 // ItemInput is a store item's form as typed.
 type ItemInput struct{ Name, Price, Stock string }
 
-// Validate checks a store item (fields name, price, stock).
-func (in ItemInput) Validate() (Item, map[string]string) {
+// Validate checks a store item (fields name, price, stock) of a race
+// in currency c.
+func (in ItemInput) Validate(c checkout.Currency) (Item, map[string]string) {
 	f := map[string]string{}
 	var it Item
 	var msg string
 	if it.Name, msg = itemField.Clean(in.Name); msg != "" {
 		f["name"] = msg
 	}
-	if it.Price, msg = parseMoney(in.Price); msg != "" {
+	if it.Price, msg = parseMoney(in.Price, c); msg != "" {
 		f["price"] = msg
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(strings.ReplaceAll(in.Stock, ",", "")))
@@ -106,7 +108,7 @@ var DonationChoices = []int64{10_00, 25_00, 50_00, 100_00}
 // amount typed with another choice ticked is refused (it is neither
 // dropped nor taken over the choice). It returns cents, or a message
 // (field other).
-func ParseDonation(choice, other, currency string) (int64, string) {
+func ParseDonation(choice, other string, currency checkout.Currency) (int64, string) {
 	choice = strings.TrimSpace(choice)
 	if strings.TrimSpace(other) != "" && choice != "other" {
 		// An amount typed, another choice ticked: never drop what was typed.
@@ -116,12 +118,12 @@ func ParseDonation(choice, other, currency string) (int64, string) {
 	case "", "0":
 		return 0, ""
 	case "other":
-		v, msg := parseMoney(other)
+		v, msg := parseMoney(other, currency)
 		switch {
 		case msg != "":
-			return 0, "Give the amount as a number, such as 15 or " + Money(1550, currency) + "."
+			return 0, "Give the amount as a number, such as 15 or " + checkout.Of(1550, currency).Price() + "."
 		case v > MaxDonation:
-			return 0, fmt.Sprintf("A donation here is at most %s.", Money(MaxDonation, currency))
+			return 0, fmt.Sprintf("A donation here is at most %s.", checkout.Of(MaxDonation, currency).Price())
 		}
 		return v, ""
 	}
@@ -188,7 +190,7 @@ func Total(price, donation int64, lines []Line) int64 {
 // less the code's discount, the donation and the store lines (h.Lines,
 // loaded).
 func (h *Hold) Owed(e *Event) int64 {
-	if h.Status == HoldPaying || h.Status == HoldPaid || h.Status == HoldDone {
+	if h.Status == checkout.Paying || h.Status == checkout.Paid || h.Status == checkout.Done {
 		return h.Amount
 	}
 	return Total(max(e.Price-h.Discount, 0), h.Donation, h.Lines)

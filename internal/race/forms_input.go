@@ -21,25 +21,3 @@ func wallTime(f map[string]string, key, date, clock string, loc *time.Location, 
 	}
 	return t
 }
-
-// decimalComma turns an amount typed with a decimal comma ("12,50") or
-// with thousands separators ("1,250.00", "1.250,00", "1 250,50") into the
-// dotted form parseMoney reads ("12.50", "1250.00", "1250.50"). Commas
-// alone separate decimals when one or two digits follow the last one
-// ("12,5", "12,50"), and group thousands otherwise ("1,250").
-func decimalComma(s string) string {
-	s = strings.NewReplacer(" ", "", "\u00a0", "", "\u202f", "").Replace(s)
-	dot, comma := strings.LastIndex(s, "."), strings.LastIndex(s, ",")
-	switch {
-	case comma < 0:
-		return s
-	case dot > comma: // 1,250.00
-		return strings.ReplaceAll(s, ",", "")
-	case dot >= 0: // 1.250,00
-		return strings.ReplaceAll(s[:comma], ".", "") + "." + s[comma+1:]
-	}
-	if n := len(s) - comma - 1; n == 1 || n == 2 {
-		return strings.ReplaceAll(s[:comma], ",", "") + "." + s[comma+1:]
-	}
-	return strings.ReplaceAll(s, ",", "")
-}

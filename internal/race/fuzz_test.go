@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tutti-dev/tutti/internal/checkout"
 	"github.com/tutti-dev/tutti/internal/errs"
 )
 
@@ -57,7 +58,7 @@ func FuzzEventInput(f *testing.F) {
 		if !e.OpensAt.Before(e.ClosesAt) || e.ClosesAt.After(e.StartsAt) {
 			t.Errorf("accepted window %v-%v for a start at %v", e.OpensAt, e.ClosesAt, e.StartsAt)
 		}
-		if got, msg := parseMoney(Money(e.Price, "")); msg != "" || got != e.Price {
+		if got, msg := parseMoney(checkout.Of(e.Price, race.Currency).Decimal(), race.Currency); msg != "" || got != e.Price {
 			t.Errorf("price %d does not read back: %d %q", e.Price, got, msg)
 		}
 	})
@@ -140,7 +141,7 @@ func FuzzExtrasForms(f *testing.F) {
 	f.Add("=HYPERLINK()", "0.5", "0", "other", "  15.5 ", "-3", "\u202eevil")
 	items := []Item{{ID: 1, Name: "Shirt", Price: 2000, Stock: 5}, {ID: 7, Name: "Medal", Price: 0, Stock: 1}}
 	f.Fuzz(func(t *testing.T, name, price, stock, choice, other, qty, team string) {
-		if it, errs := (ItemInput{Name: name, Price: price, Stock: stock}).Validate(); len(errs) == 0 {
+		if it, errs := (ItemInput{Name: name, Price: price, Stock: stock}).Validate("eur"); len(errs) == 0 {
 			if n := utf8.RuneCountInString(it.Name); n < 1 || n > MaxNameLen || it.Price < 0 || it.Price > MaxPrice ||
 				it.Stock < 0 || it.Stock > MaxStock {
 				t.Errorf("accepted item %+v", it)

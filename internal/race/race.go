@@ -1,6 +1,7 @@
 package race
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -8,6 +9,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/tutti-dev/tutti/internal/checkout"
 	"github.com/tutti-dev/tutti/internal/text"
 	"github.com/tutti-dev/tutti/internal/walltime"
 )
@@ -22,10 +24,10 @@ type Race struct {
 	Date        string // YYYY-MM-DD, the race day in TZ
 	TZ          string
 	Description string
-	Info        string // what runners should know (start, parking, packet pickup)
-	Waiver      string // the text every runner accepts
-	Logo        string // uploaded logo's URL; "" for none
-	Currency    string // ISO 4217, lower case
+	Info        string            // what runners should know (start, parking, packet pickup)
+	Waiver      string            // the text every runner accepts
+	Logo        string            // uploaded logo's URL; "" for none
+	Currency    checkout.Currency // ISO 4217, lower case
 	PublishedAt *time.Time
 	Version     int64
 	Events      []Event
@@ -139,23 +141,19 @@ func (e *Event) Phase(now time.Time) Phase {
 	return Open
 }
 
-// Hold statuses (race_holds.status).
-const (
-	HoldOpen     = "open"     // the runner fills the wizard; released after its expiry
-	HoldPaying   = "paying"   // the charge is under way
-	HoldPaid     = "paid"     // paid: queued for the registration writer
-	HoldDone     = "done"     // written as a registration
-	HoldReleased = "released" // the place went back
-)
-
 // Hold is a runner's place in an event while they fill the wizard, with the
 // wizard's answers so far.
 type Hold struct {
-	ID        string
-	EventID   int64
-	RaceID    int64
-	UserID    int64
-	Status    string
+	ID      string
+	EventID int64
+	RaceID  int64
+	UserID  int64
+	// Status is where the hold is in a purchase's life (checkout.State):
+	// held (stored "open") while the runner fills the wizard, released
+	// after its expiry; paying while the charge is under way; paid, queued
+	// for the registration writer; done, written as a registration;
+	// released, its place gone back.
+	Status    checkout.State
 	ExpiresAt time.Time
 	Entrant
 	// Base is the origin of the request that made the hold (web.Origin),
@@ -230,7 +228,7 @@ var (
 )
 
 // Currencies directors may pick.
-var Currencies = []string{"usd", "eur", "gbp", "cad", "aud", "chf", "sek", "nzd"}
+var Currencies = []checkout.Currency{"usd", "eur", "gbp", "cad", "aud", "chf", "sek", "nzd"}
 
 // RaceInput is the basics form as typed.
 type RaceInput struct {
@@ -269,7 +267,7 @@ func (in RaceInput) Validate(now time.Time) (Race, map[string]string) {
 		f["date"] = "Pick a race day within five years."
 	}
 	r.Date = d.Format(time.DateOnly)
-	r.Currency = strings.ToLower(strings.TrimSpace(in.Currency))
+	r.Currency = checkout.Currency(strings.ToLower(strings.TrimSpace(in.Currency)))
 	if r.Currency == "" {
 		r.Currency = "usd"
 	}
@@ -329,7 +327,7 @@ func (in EventInput) Validate(r *Race) (Event, map[string]string) {
 	if f["closes"] == "" && f["start_time"] == "" && e.ClosesAt.After(e.StartsAt) {
 		f["closes"] = "Registration must close by the start."
 	}
-	if e.Price, msg = parseMoney(in.Price); msg != "" {
+	if e.Price, msg = parseMoney(in.Price, r.Currency); msg != "" {
 		f["price"] = msg
 	}
 	c, err := strconv.Atoi(strings.TrimSpace(strings.ReplaceAll(in.Cap, ",", "")))
@@ -349,41 +347,20 @@ func (in EventInput) Validate(r *Race) (Event, map[string]string) {
 	return e, f
 }
 
-// parseMoney reads "45", "45.5" or "45.50" (or "45,50", decimalComma) as
-// cents.
-func parseMoney(s string) (int64, string) {
-	s = decimalComma(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(s), "$")))
-	if s == "" {
+// parseMoney reads a price typed in currency c (checkout.Parse: "45",
+// "45.50", "45,50", "$1,250.00") as minor units, at most MaxPrice, or
+// returns a message.
+func parseMoney(s string, c checkout.Currency) (int64, string) {
+	m, err := checkout.ParseNonNegative(s, c)
+	switch {
+	case errors.Is(err, checkout.ErrEmpty):
 		return 0, "Give a price (0 for a free event)."
-	}
-	whole, frac, _ := strings.Cut(s, ".")
-	if len(frac) > 2 || whole == "" || len(whole) > 7 {
+	case err != nil:
 		return 0, "Give the price as a number such as 45 or 45.50."
+	case m.Minor > MaxPrice:
+		return 0, fmt.Sprintf("A price is at most %s.", checkout.Of(MaxPrice, "").Decimal())
 	}
-	for len(frac) < 2 {
-		frac += "0"
-	}
-	n, err1 := strconv.ParseInt(whole, 10, 64)
-	c, err2 := strconv.ParseInt(frac, 10, 64)
-	if err1 != nil || err2 != nil || n < 0 || c < 0 {
-		return 0, "Give the price as a number such as 45 or 45.50."
-	}
-	if v := n*100 + c; v <= MaxPrice {
-		return v, ""
-	}
-	return 0, fmt.Sprintf("A price is at most %s.", Money(MaxPrice, ""))
-}
-
-// Money formats cents in currency: "45.00 USD"; "Free" for 0.
-func Money(cents int64, currency string) string {
-	if cents == 0 && currency != "" {
-		return "Free"
-	}
-	s := fmt.Sprintf("%d.%02d", cents/100, cents%100)
-	if currency != "" {
-		s += " " + strings.ToUpper(currency)
-	}
-	return s
+	return m.Minor, ""
 }
 
 // EntrantInput is the details page as typed.

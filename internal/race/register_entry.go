@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/checkout"
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/pay"
 	"github.com/tutti-dev/tutti/internal/web"
@@ -31,7 +32,7 @@ func (a *App) entry(w http.ResponseWriter, r *http.Request) *Entry {
 // or before it (an earlier page undone): with the page it is at. It
 // reports whether it did.
 func (a *App) moved(w http.ResponseWriter, r *http.Request, race *Race, h *Hold, step int) bool {
-	if h.Status == HoldPaid || h.Status == HoldDone || h.Step < race.needs(step) {
+	if h.Status == checkout.Paid || h.Status == checkout.Done || h.Step < race.needs(step) {
 		a.redirect(w, r, a.stepURL(race, h))
 		return true
 	}
@@ -201,11 +202,11 @@ func (a *App) waitShow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u, race, e, h := en.User, en.Race, en.Event, en.Hold
-	if h.Status != HoldPaid && h.Status != HoldDone {
+	if h.Status != checkout.Paid && h.Status != checkout.Done {
 		a.redirect(w, r, a.stepURL(race, h))
 		return
 	}
-	if h.Status == HoldDone {
+	if h.Status == checkout.Done {
 		a.redirect(w, r, doneURL(race.Slug, h.ID))
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/tutti-dev/tutti/internal/checkout"
 	"github.com/tutti-dev/tutti/internal/errs"
 )
 
@@ -63,7 +64,7 @@ func (a *App) donationShow(w http.ResponseWriter, r *http.Request) {
 	choice, other := "0", ""
 	if d := en.Hold.Donation; d > 0 {
 		choice = "other"
-		other = Money(d, "")
+		other = checkout.Of(d, en.Race.Currency).Decimal()
 		for _, c := range DonationChoices {
 			if c == d {
 				choice, other = strconv.FormatInt(d, 10), ""

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/checkout"
 	"github.com/tutti-dev/tutti/internal/errs"
 )
 
@@ -137,11 +138,11 @@ func (a *App) started(w http.ResponseWriter, r *http.Request, race *Race, ev int
 func (a *App) stepURL(race *Race, h *Hold) string {
 	base := entryURL(race.Slug, h.ID)
 	switch {
-	case h.Status == HoldPaid:
+	case h.Status == checkout.Paid:
 		return base + "/wait"
-	case h.Status == HoldDone:
+	case h.Status == checkout.Done:
 		return base + "/done"
-	case h.Status == HoldPaying:
+	case h.Status == checkout.Paying:
 		return base + "/pay"
 	}
 	return base + "/" + race.nextPage(h.Step)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tutti-dev/tutti/internal/checkout"
 	"github.com/tutti-dev/tutti/internal/db"
 )
 
@@ -112,7 +113,7 @@ func seedRegistrations(ctx context.Context, d *db.DB, raceID, eventID int64, use
 		first, last, _ := strings.Cut(r.Name, " ")
 		id, email, birth := rand.Text(), fmt.Sprintf("runner%d@seed.tutti.test", users[i]), fmt.Sprintf("%d-06-15", at.Year()-r.Age)
 		payment := "seed-" + id
-		holds[i] = []any{id, eventID, raceID, users[i], string(HoldDone), at.UnixMilli(), first, last, email, birth, r.Gender, r.City,
+		holds[i] = []any{id, eventID, raceID, users[i], string(checkout.Done), at.UnixMilli(), first, last, email, birth, r.Gender, r.City,
 			seedEmergency, stepWaiver, at.UnixMilli(), amount, payment, at.UnixMilli(), at.UnixMilli()}
 		regs[i] = []any{id, raceID, eventID, users[i], r.Bib, first, last, NameKey(first + " " + last), email, birth,
 			r.Gender, r.City, seedEmergency, amount, payment, "confirmed", at.UnixMilli()}

@@ -6,10 +6,10 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tutti-dev/tutti/internal/checkout"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/jobs"
-	"github.com/tutti-dev/tutti/internal/pay"
 )
 
 // refundKind is the job that refunds a cancelled registration's payment:
@@ -73,7 +73,7 @@ func (s *Service) Cancel(ctx context.Context, d *Directing, id int64) (Registrat
 		body := "Hello " + reg.FirstName + ",\n\nYour registration for " + d.Race.Name + ", " + event + " (bib " + strconv.Itoa(reg.Bib) +
 			") was cancelled by the race's director. Your place is given up: there is no bib for you on race day."
 		if reg.Amount > 0 && reg.PaymentID != "" {
-			body += "\n\nYour payment of " + Money(reg.Amount, d.Race.Currency) + " is refunded in full to the card you paid with; " +
+			body += "\n\nYour payment of " + checkout.Of(reg.Amount, d.Race.Currency).Price() + " is refunded in full to the card you paid with; " +
 				"another message tells you when the refund is done."
 		}
 		return s.notify(ctx, tx, Notice{UserID: reg.UserID, RaceID: d.Race.ID, EventID: reg.EventID, RegistrationID: reg.ID,
@@ -119,16 +119,9 @@ func (s *Service) refund(ctx context.Context, j *jobs.Job) error {
 	if err := j.Decode(&in); err != nil {
 		return err
 	}
-	rf, err := s.pay.Refund(ctx, in.Payment, in.Amount, "race-refund-"+strconv.FormatInt(in.Registration, 10))
+	rf, err := checkout.Refund(ctx, s.pay, "race", in.Registration, in.Payment, in.Amount)
 	if err != nil {
-		if errors.Is(err, pay.ErrUnavailable) {
-			return err // again later
-		}
-		var e *errs.Error
-		if errors.As(err, &e) && e.Kind == errs.Conflict {
-			return jobs.Permanent(err)
-		}
-		return err
+		return err // again later, or refused for good (jobs.Permanent)
 	}
 	return s.refunded(ctx, in.Registration, rf.Amount)
 }
@@ -143,7 +136,7 @@ func (s *Service) refunded(ctx context.Context, id, amount int64) error {
 		}
 		return s.notify(ctx, tx, Notice{UserID: reg.UserID, RaceID: reg.RaceID, EventID: reg.EventID, RegistrationID: id,
 			Subject: "Refund done: " + race + " · " + event,
-			Body: "Hello " + reg.FirstName + ",\n\n" + Money(amount, currency) + " for your cancelled registration for " + race + ", " + event +
+			Body: "Hello " + reg.FirstName + ",\n\n" + checkout.Of(amount, currency).Price() + " for your cancelled registration for " + race + ", " + event +
 				" was refunded to the card you paid with. Your bank may take a few days to show it."}, reg.Email, "")
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tutti-dev/tutti/internal/checkout"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 )
@@ -141,7 +142,7 @@ func (s *Service) CancelOwn(ctx context.Context, en *Entry, shown string) (*Own,
 }
 
 // refundSentence says what a cancellation of o gives back, and how.
-func refundSentence(o *Own, currency string) string {
+func refundSentence(o *Own, currency checkout.Currency) string {
 	switch {
 	case o.Paid == 0:
 		return "Nothing was paid, so nothing is refunded."

@@ -21,7 +21,7 @@ func (s *Service) SetExtras(ctx context.Context, d *Directing, in ExtrasInput) e
 
 // AddItem adds a store item from its form.
 func (s *Service) AddItem(ctx context.Context, d *Directing, in ItemInput) error {
-	it, f := in.Validate()
+	it, f := in.Validate(d.Race.Currency)
 	if len(f) > 0 {
 		return errs.Fields(f)
 	}
@@ -34,7 +34,7 @@ func (s *Service) UpdateItem(ctx context.Context, d *Directing, id int64, in Ite
 	if _, ok := d.Race.Item(id); !ok {
 		return errs.ErrNotFound
 	}
-	it, f := in.Validate()
+	it, f := in.Validate(d.Race.Currency)
 	if len(f) > 0 {
 		return errs.Fields(f)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/checkout"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/db/dbtest"
 	"github.com/tutti-dev/tutti/internal/errs"
@@ -440,7 +441,7 @@ func TestPaymentFromAStaleWindow(t *testing.T) {
 		if paid, err := f.gw.Paid(ctx); err != nil || len(paid) != 0 {
 			t.Fatalf("charges after the refusals %+v, %v; want none", paid, err)
 		}
-		if hold, _ := f.a.store.Hold(ctx, h.ID); hold.Status != HoldOpen {
+		if hold, _ := f.a.store.Hold(ctx, h.ID); hold.Status != checkout.Held {
 			t.Fatalf("hold %s after the refusals; want open", hold.Status)
 		}
 		fresh, _ = f.entry(ctx, ann, h)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/checkout"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/pay"
@@ -112,7 +113,7 @@ func (s *Service) start(ctx context.Context, u *auth.User, r *Race, eventID int6
 		}
 		early = &c
 	}
-	h := &Hold{ID: rand.Text(), EventID: e.ID, RaceID: r.ID, UserID: u.ID, Status: HoldOpen, ExpiresAt: now.Add(s.holdFor),
+	h := &Hold{ID: rand.Text(), EventID: e.ID, RaceID: r.ID, UserID: u.ID, Status: checkout.Held, ExpiresAt: now.Add(s.holdFor),
 		Entrant: Entrant{Email: u.Email}, Amount: e.Price, Base: web.OriginOf(ctx)}
 	if early != nil {
 		// Alone, not batched: it may fail for its own input (used up).
@@ -204,7 +205,7 @@ func (s *Service) Entry(ctx context.Context, u *auth.User, slug, id string) (*En
 // Expired reports whether an open hold ran out at now (the sweeper may not
 // have released it yet).
 func (h *Hold) Expired(now time.Time) bool {
-	return h.Status == HoldReleased || h.Status == HoldOpen && !now.Before(h.ExpiresAt)
+	return h.Status == checkout.Released || h.Status == checkout.Held && !now.Before(h.ExpiresAt)
 }
 
 // errEarlyRanOut: an early-access hold ran out before the opening; its
@@ -215,7 +216,7 @@ var errEarlyRanOut = errs.E(errs.Conflict, "Your place ran out before registrati
 // left: the runner came back after its expiry. ErrSoldOut if none is.
 func (s *Service) renew(ctx context.Context, e *Event, h *Hold) error {
 	now := s.now()
-	if h.Status == HoldOpen { // expired, not yet swept: release it first
+	if h.Status == checkout.Held { // expired, not yet swept: release it first
 		if err := s.db.WithTx(ctx, func(tx *db.Tx) error { return s.store.Release(ctx, tx, h.ID, h.UserID) }); err != nil && !errors.Is(err, ErrHoldMoved) {
 			return err
 		}
@@ -252,7 +253,7 @@ func (s *Service) renew(ctx context.Context, e *Event, h *Hold) error {
 // batch back and run it again without this write); one that may runs alone.
 func (s *Service) onOpen(ctx context.Context, en *Entry, step int, alone bool, write func(ctx context.Context, tx *db.Tx) error) error {
 	h := en.Hold
-	if h.Status != HoldOpen && h.Status != HoldReleased || h.Step < en.Race.needs(step) {
+	if h.Status != checkout.Held && h.Status != checkout.Released || h.Step < en.Race.needs(step) {
 		return ErrHoldMoved
 	}
 	if h.Expired(s.now()) {
@@ -292,7 +293,7 @@ func (s *Service) AcceptWaiver(ctx context.Context, en *Entry, accepted bool) er
 
 // Leave gives up the entry's open hold: its place goes back at once.
 func (s *Service) Leave(ctx context.Context, en *Entry) error {
-	if en.Hold.Status == HoldReleased {
+	if en.Hold.Status == checkout.Released {
 		return nil
 	}
 	return s.db.WithTx(ctx, func(tx *db.Tx) error { return s.store.Release(ctx, tx, en.Hold.ID, en.User.ID) })
@@ -303,9 +304,8 @@ func (s *Service) Leave(ctx context.Context, en *Entry) error {
 const chargeTimeout = 30 * time.Second
 
 // payKey is the gateway's idempotency key of a hold's charge: one per
-// attempt (a declined card's key would answer the next card's charge
-// with the decline).
-func payKey(h *Hold) string { return "race-" + h.ID + "-" + strconv.Itoa(h.Attempt) }
+// attempt (checkout.Key).
+func payKey(h *Hold) string { return checkout.Key("race", h.ID, h.Attempt) }
 
 // Pay charges u's hold through the gateway with card and hands it to the
 // writer. A retried submit (the same hold) never charges twice; a decline
@@ -322,7 +322,7 @@ func (s *Service) Pay(ctx context.Context, en *Entry, card, shown string) error 
 	ctx = db.WithoutRequestKey(ctx)
 	r, e, h, u := en.Race, en.Event, en.Hold, en.User
 	switch {
-	case h.Status == HoldPaid || h.Status == HoldDone:
+	case h.Status == checkout.Paid || h.Status == checkout.Done:
 		return nil
 	case h.Step < stepWaiver:
 		return ErrHoldMoved // the pages before first
@@ -339,7 +339,7 @@ func (s *Service) Pay(ctx context.Context, en *Entry, card, shown string) error 
 			return errs.Fields(map[string]string{"code": "Your place ran out and was held again; the code went with the old hold. Apply it again."})
 		}
 	}
-	if len(r.Items) > 0 && h.Status != HoldPaying {
+	if len(r.Items) > 0 && h.Status != checkout.Paying {
 		var err error
 		if h.Lines, err = s.store.Lines(ctx, h.ID); err != nil {
 			return err
@@ -349,7 +349,7 @@ func (s *Service) Pay(ctx context.Context, en *Entry, card, shown string) error 
 	if shown != "" && shown != strconv.FormatInt(amount, 10) {
 		return errTotalChanged // the page the runner paid from is stale
 	}
-	charge := pay.Charge{Key: payKey(h), Amount: amount, Currency: r.Currency, Method: card, Description: r.Name + " · " + e.Name}
+	charge := pay.Charge{Key: payKey(h), Amount: amount, Currency: string(r.Currency), Method: card, Description: r.Name + " · " + e.Name}
 	if amount > 0 {
 		if err := charge.Check(); err != nil { // no card: the hold does not move
 			return err
@@ -371,28 +371,27 @@ func (s *Service) Pay(ctx context.Context, en *Entry, card, shown string) error 
 	if !ok {
 		return s.notPaying(ctx, en)
 	}
-	h.Status, h.Amount = HoldPaying, amount
+	h.Status, h.Amount = checkout.Paying, amount
 	paymentID := ""
 	if amount > 0 {
-		p, err := s.pay.Charge(ctx, charge)
-		var dec *pay.Declined
-		switch {
-		case errors.As(err, &dec):
+		p, out, err := checkout.Charge(ctx, s.pay, charge)
+		switch out {
+		case checkout.Declined:
 			// Nothing was charged: the hold is open again for another card.
 			if ferr := s.batch.Do(ctx, func(ctx context.Context, tx *db.Tx) error { return s.store.PaymentFailed(ctx, tx, h.ID, time.Time{}) }); ferr != nil {
 				return ferr
 			}
-			h.Status, h.Attempt = HoldOpen, h.Attempt+1
+			h.Status, h.Attempt = checkout.Held, h.Attempt+1
 			return pay.AsUser(err)
-		case err != nil:
-			return pay.AsUser(err) // unknown: left paying; the same key settles it
+		case checkout.Unknown:
+			return pay.AsUser(err) // left paying; the same key settles it
 		}
 		paymentID = p.ID
 	}
 	if err := s.markPaid(ctx, h.ID, paymentID); err != nil {
 		return err
 	}
-	h.Status, h.PaymentID = HoldPaid, paymentID
+	h.Status, h.PaymentID = checkout.Paid, paymentID
 	return nil
 }
 
@@ -410,11 +409,11 @@ func (s *Service) notPaying(ctx context.Context, en *Entry) error {
 	if err != nil {
 		return err
 	}
-	if h.Status == HoldPaid || h.Status == HoldDone {
+	if h.Status == checkout.Paid || h.Status == checkout.Done {
 		en.Hold = h
 		return nil
 	}
-	if h.Status != HoldOpen {
+	if h.Status != checkout.Held {
 		return ErrHoldMoved
 	}
 	e, err := s.store.Event(ctx, h.EventID)
@@ -496,13 +495,13 @@ func (s *Service) settle(ctx context.Context, h *Hold, before time.Time) error {
 	if h.Amount == 0 {
 		return s.markPaid(ctx, h.ID, "")
 	}
-	p, err := s.pay.Find(ctx, payKey(h))
-	var dec *pay.Declined
-	switch {
-	case err == nil:
+	// The gateway tells (checkout.Settle); Unknown: ask again next round.
+	p, out, err := checkout.Settle(ctx, s.pay, payKey(h))
+	switch out {
+	case checkout.Charged:
 		s.log.Info("race: a lost payment answer settled: paid", "hold", h.ID, "payment", p.ID)
 		return s.markPaid(ctx, h.ID, p.ID)
-	case errors.Is(err, pay.ErrNoCharge) || errors.As(err, &dec):
+	case checkout.Declined:
 		return s.db.WithTx(ctx, func(tx *db.Tx) error { return s.store.PaymentFailed(ctx, tx, h.ID, before) })
 	}
 	return err // unavailable: next round

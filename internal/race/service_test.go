@@ -12,6 +12,7 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/cache"
+	"github.com/tutti-dev/tutti/internal/checkout"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/db/dbtest"
 	"github.com/tutti-dev/tutti/internal/errs"
@@ -69,7 +70,7 @@ func newFixture(t *testing.T, d *db.DB, places int, price int64) *fixture {
 		func(d *Directing) error { return a.svc.UpdateText(ctx, d, TextInput{Waiver: "I run at my own risk."}) },
 		func(d *Directing) error {
 			return a.svc.AddEvent(ctx, d, EventInput{Name: "10K", StartTime: "09:30", OpensDate: "2027-03-01", OpensTime: "12:00",
-				ClosesDate: "2027-04-09", ClosesTime: "20:00", Price: Money(price, ""), Cap: fmt.Sprint(places)})
+				ClosesDate: "2027-04-09", ClosesTime: "20:00", Price: checkout.Of(price, "").Decimal(), Cap: fmt.Sprint(places)})
 		},
 		func(d *Directing) error { return a.svc.Publish(ctx, d) },
 	} {
@@ -341,7 +342,7 @@ func TestPaymentsOnceAndSettled(t *testing.T) {
 		if err == nil || errs.FieldsOf(err)["card"] == "" {
 			t.Fatalf("declined card: %v; want a field message", err)
 		}
-		if got, _ := f.a.store.Hold(ctx, h.ID); got.Status != HoldOpen {
+		if got, _ := f.a.store.Hold(ctx, h.ID); got.Status != checkout.Held {
 			t.Fatalf("after a decline the hold is %s; want open", got.Status)
 		}
 		if paid, _ := f.gw.Paid(ctx); len(paid) != 0 {
@@ -367,11 +368,11 @@ func TestPaymentsOnceAndSettled(t *testing.T) {
 		if err := f.pay(ctx, bo, hb, pay.CardAnswerLost); !errors.Is(err, pay.ErrUnavailable) {
 			t.Fatalf("lost answer: %v; want unavailable", err)
 		}
-		if got, _ := f.a.store.Hold(ctx, hb.ID); got.Status != HoldPaying {
+		if got, _ := f.a.store.Hold(ctx, hb.ID); got.Status != checkout.Paying {
 			t.Fatalf("after a lost answer the hold is %s; want paying", got.Status)
 		}
 		f.a.svc.writer.sweep() // too early: left alone
-		if got, _ := f.a.store.Hold(ctx, hb.ID); got.Status != HoldPaying {
+		if got, _ := f.a.store.Hold(ctx, hb.ID); got.Status != checkout.Paying {
 			t.Fatalf("a fresh paying hold was settled: %s", got.Status)
 		}
 		f.clock.Add(stalePaying + time.Minute)
@@ -413,7 +414,7 @@ func TestSettleWaitsForTheGatewayAndLeavesARetryAlone(t *testing.T) {
 		if err := f.pay(ctx, cy, h, pay.CardGatewayDown); !errors.Is(err, pay.ErrUnavailable) {
 			t.Fatalf("gateway down: %v; want unavailable", err)
 		}
-		status := func() string {
+		status := func() checkout.State {
 			t.Helper()
 			got, err := f.a.store.Hold(ctx, h.ID)
 			if err != nil {
@@ -423,7 +424,7 @@ func TestSettleWaitsForTheGatewayAndLeavesARetryAlone(t *testing.T) {
 		}
 		f.clock.Add(stalePaying + time.Minute)
 		f.a.svc.writer.sweep()
-		if st := status(); st != HoldPaying {
+		if st := status(); st != checkout.Paying {
 			t.Fatalf("settled %s after %s, within the gateway's lag; want still paying", st, stalePaying+time.Minute)
 		}
 		f.clock.Add(time.Hour)
@@ -450,7 +451,7 @@ func TestSettleWaitsForTheGatewayAndLeavesARetryAlone(t *testing.T) {
 		if err := f.a.svc.settle(ctx, stale[0], before); err != nil {
 			t.Fatal(err)
 		}
-		if st := status(); st != HoldPaying {
+		if st := status(); st != checkout.Paying {
 			t.Fatalf("the sweep's settling opened a hold paying anew: %s", st)
 		}
 		if err := f.pay(ctx, cy, h, pay.CardPaid); err != nil {
@@ -465,7 +466,7 @@ func TestSettleWaitsForTheGatewayAndLeavesARetryAlone(t *testing.T) {
 		}
 		f.clock.Add(time.Hour + stalePaying + time.Minute)
 		f.a.svc.writer.sweep()
-		if got, _ := f.a.store.Hold(ctx, hd.ID); got.Status != HoldOpen || got.Attempt != hd.Attempt+1 {
+		if got, _ := f.a.store.Hold(ctx, hd.ID); got.Status != checkout.Held || got.Attempt != hd.Attempt+1 {
 			t.Errorf("a stale hold with no charge: %s, attempt %d; want open, attempt %d", got.Status, got.Attempt, hd.Attempt+1)
 		}
 	}, sets()...)

@@ -294,7 +294,7 @@ func (s *Store) UpdateEvent(ctx context.Context, tx *db.Tx, e Event) error {
 	// that carry a code get theirs again at the new price (discountOf's
 	// rounding: integer division, prices and percents are positive).
 	rows, err := tx.Query(ctx, `UPDATE race_holds SET discount = ? * (SELECT c.percent FROM race_codes c WHERE c.id = race_holds.code_id) / 100
-		WHERE event_id = ? AND code_id IS NOT NULL AND status = 'open' RETURNING id`, e.Price, e.ID)
+		WHERE event_id = ? AND code_id IS NOT NULL AND `+isHeld+` RETURNING id`, e.Price, e.ID)
 	if err != nil {
 		return err
 	}

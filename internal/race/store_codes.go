@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/tutti-dev/tutti/internal/checkout"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 )
@@ -69,14 +70,11 @@ var errUsedUp = errs.Fields(map[string]string{"code": "This code has been used u
 
 // claimUse takes a use of code id; errUsedUp if none is left.
 func claimUse(ctx context.Context, tx *db.Tx, id int64) error {
-	res, err := tx.Exec(ctx, `UPDATE race_codes SET used = used + 1 WHERE id = ? AND (max_uses = 0 OR used < max_uses)`, id)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	err := codeUses.Claim(ctx, tx, 1, "id = ?", id)
+	if errors.Is(err, checkout.ErrNoStock) {
 		return errUsedUp
 	}
-	return nil
+	return err
 }
 
 // SetCode puts code c on an open hold of user's (c nil: takes the hold's
@@ -86,7 +84,7 @@ func claimUse(ctx context.Context, tx *db.Tx, id int64) error {
 func (s *Store) SetCode(ctx context.Context, tx *db.Tx, id string, userID int64, c *Code) error {
 	// Read the code the hold has, locking its row on PostgreSQL.
 	var had sql.NullInt64
-	err := db.Scan(tx.QueryRow(ctx, `UPDATE race_holds SET step = step WHERE id = ? AND user_id = ? AND status = 'open'
+	err := db.Scan(tx.QueryRow(ctx, `UPDATE race_holds SET step = step WHERE id = ? AND user_id = ? AND `+isHeld+`
 		RETURNING code_id`, id, userID), &had)
 	if errors.Is(err, errs.ErrNotFound) {
 		return ErrHoldMoved
@@ -107,7 +105,7 @@ func (s *Store) SetCode(ctx context.Context, tx *db.Tx, id string, userID int64,
 		next = c.ID
 	}
 	if had.Valid {
-		if _, err := tx.Exec(ctx, `UPDATE race_codes SET used = used - 1 WHERE id = ?`, had.Int64); err != nil {
+		if err := codeUses.GiveBack(ctx, tx, 1, "id = ?", had.Int64); err != nil {
 			return err
 		}
 	}
@@ -123,18 +121,13 @@ func (s *Store) SetCode(ctx context.Context, tx *db.Tx, id string, userID int64,
 // closed it). errUsedUp if the
 // code has no use left (nothing is taken).
 func (s *Store) ClaimEarly(ctx context.Context, tx *db.Tx, h *Hold, c *Code, now time.Time) (bool, error) {
-	res, err := tx.Exec(ctx, `UPDATE race_events SET taken = taken + 1 WHERE id = ? AND taken < cap AND waiting = 0
-		AND NOT lottery AND closes_at > ? AND closed_at IS NULL`,
-		h.EventID, now.UnixMilli())
-	if err != nil {
+	if ok, err := claimed(eventPlaces.Claim(ctx, tx, 1, `id = ? AND waiting = 0 AND NOT lottery AND closes_at > ? AND closed_at IS NULL`,
+		h.EventID, now.UnixMilli())); !ok {
 		return false, err
-	}
-	if n, _ := res.RowsAffected(); n != 1 {
-		return false, nil
 	}
 	if err := claimUse(ctx, tx, c.ID); err != nil {
 		return false, err
 	}
-	err = insertHold(ctx, tx, h, c, now)
+	err := insertHold(ctx, tx, h, c, now)
 	return err == nil, err
 }

@@ -2,10 +2,12 @@ package race
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
 
+	"github.com/tutti-dev/tutti/internal/checkout"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 )
@@ -213,21 +215,20 @@ func (s *Store) SaveLines(ctx context.Context, tx *db.Tx, id string, userID, rac
 		d := want[it] - had
 		switch {
 		case d > 0:
-			res, err := tx.Exec(ctx, `UPDATE race_items SET taken = taken + ? WHERE id = ? AND race_id = ? AND taken + ? <= stock`,
-				d, it, raceID, d)
-			if err != nil {
+			err := itemUnits.Claim(ctx, tx, d, "id = ? AND race_id = ?", it, raceID)
+			if err != nil && !errors.Is(err, checkout.ErrNoStock) {
 				return err
 			}
-			if n, _ := res.RowsAffected(); n == 0 {
-				var left int
-				if err := db.Scan(tx.QueryRow(ctx, `SELECT stock - taken FROM race_items WHERE id = ? AND race_id = ?`, it, raceID), &left); err != nil {
-					return db.Translate(err)
+			if err != nil {
+				left, _, err := itemUnits.Left(ctx, tx, "id = ? AND race_id = ?", it, raceID)
+				if err != nil {
+					return err
 				}
 				short[fmt.Sprintf("qty-%d", it)] = leftText(had + left)
 				continue
 			}
 		case d < 0:
-			if _, err := tx.Exec(ctx, `UPDATE race_items SET taken = taken - ? WHERE id = ? AND race_id = ?`, -d, it, raceID); err != nil {
+			if err := itemUnits.GiveBack(ctx, tx, -d, "id = ? AND race_id = ?", it, raceID); err != nil {
 				return err
 			}
 		}

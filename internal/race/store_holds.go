@@ -5,19 +5,52 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"time"
 
+	"github.com/tutti-dev/tutti/internal/checkout"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 )
 
-// The places of an event are counted in race_events.taken: a hold takes
-// one with a single conditional UPDATE (taken < cap, inside the
-// registration window), and gives it back when it is released. A written
+// The places of an event are counted in race_events.taken, a counted
+// stock (checkout.Stock: eventPlaces), as are store items' units (itemUnits)
+// and codes' uses (codeUses): a hold takes a place with a single conditional
+// UPDATE (taken + 1 <= cap, inside the registration window), and gives it
+// back when it is released. A written
 // registration keeps its hold's place. Every statement that moves a hold
 // between statuses names the status it expects, so that two instances (or
 // a runner's two tabs) racing on one hold move it once.
+
+// race's counted stocks: an event's places, a store item's units, a
+// code's uses (a max_uses of 0: no limit).
+var (
+	eventPlaces = checkout.NewStock("race_events", "taken", "cap", false)
+	itemUnits   = checkout.NewStock("race_items", "taken", "stock", false)
+	codeUses    = checkout.NewStock("race_codes", "used", "max_uses", true)
+)
+
+// The moves of a hold between its states (checkout.State), each allowed
+// by the purchase's table of transitions (checked at start): every
+// statement that moves a hold names the states it may start from, so that
+// two instances (or a runner's two tabs) racing on one hold move it once.
+var (
+	toPaying   = checkout.MustMove(checkout.Paying, checkout.Held, checkout.Paying) // StartPaying: a retried submit too
+	toDeclined = checkout.MustMove(checkout.Held, checkout.Paying)                  // PaymentFailed
+	toPaid     = checkout.MustMove(checkout.Paid, checkout.Paying)                  // MarkPaid
+	toDone     = checkout.MustMove(checkout.Done, checkout.Paid)                    // the writer (store_write.go)
+	toReleased = checkout.MustMove(checkout.Released, checkout.Held)                // Release, ReleaseExpired
+	toReclaim  = checkout.MustMove(checkout.Held, checkout.Released)                // Reclaim
+)
+
+// isHeld and isLive are conditions on a hold's status: held (the wizard
+// may change it), and live (its place is claimed: held, paying or paid).
+var (
+	isHeld = "status = " + checkout.Held.SQL()
+	isLive = checkout.In("status", checkout.LiveStates...)
+)
 
 const holdCols = `id, event_id, race_id, user_id, status, expires_at, first_name, last_name, email, birth_date, gender, city,
 	emergency, step, waiver_at, amount, payment_id, attempt, coalesce(team_id, 0), donation, coalesce(code_id, 0), discount, shirt`
@@ -63,7 +96,7 @@ func (s *Store) Hold(ctx context.Context, id string) (*Hold, error) {
 // LiveHold is user's hold in event that is not done or released, if any.
 func (s *Store) LiveHold(ctx context.Context, q db.Querier, eventID, userID int64) (*Hold, error) {
 	h, err := scanHold(q.QueryRow(ctx, `SELECT `+holdCols+` FROM race_holds
-		WHERE event_id = ? AND user_id = ? AND status IN ('open', 'paying', 'paid')`, eventID, userID))
+		WHERE event_id = ? AND user_id = ? AND `+isLive, eventID, userID))
 	if errors.Is(err, errs.ErrNotFound) {
 		return nil, nil
 	}
@@ -75,15 +108,17 @@ func (s *Store) LiveHold(ctx context.Context, q db.Querier, eventID, userID int6
 // the event takes registrations at now (and no director closed it): the
 // one statement that decides a place.
 func claim(ctx context.Context, tx *db.Tx, eventID int64, now time.Time) (bool, error) {
-	res, err := tx.Exec(ctx, `UPDATE race_events SET taken = taken + 1
-		WHERE id = ? AND taken < cap AND waiting = 0 AND (drawn_at IS NOT NULL OR NOT lottery) AND opens_at <= ? AND closes_at > ?
-			AND closed_at IS NULL`,
-		eventID, now.UnixMilli(), now.UnixMilli())
-	if err != nil {
-		return false, err
+	return claimed(eventPlaces.Claim(ctx, tx, 1, `id = ? AND waiting = 0 AND (drawn_at IS NOT NULL OR NOT lottery)
+		AND opens_at <= ? AND closes_at > ? AND closed_at IS NULL`, eventID, now.UnixMilli(), now.UnixMilli()))
+}
+
+// claimed is a claim's outcome as race's callers take it: false for no
+// stock, an error for a failure.
+func claimed(err error) (bool, error) {
+	if errors.Is(err, checkout.ErrNoStock) {
+		return false, nil
 	}
-	n, err := res.RowsAffected()
-	return n == 1, err
+	return err == nil, err
 }
 
 // Claim takes a place in h.EventID and stores h as an open hold with it;
@@ -109,7 +144,7 @@ func insertHold(ctx context.Context, tx *db.Tx, h *Hold, c *Code, now time.Time)
 		codeID, percent = sql.NullInt64{Int64: c.ID, Valid: true}, c.Percent
 	}
 	return db.Scan(tx.QueryRow(ctx, `INSERT INTO race_holds (id, event_id, race_id, user_id, status, expires_at, email, amount, code_id, discount, created_at, base)
-		VALUES (?, ?, ?, ?, 'open', ?, ?, ?, ?, (SELECT ev.price FROM race_events ev WHERE ev.id = ?) * ? / 100, ?, ?) RETURNING discount`,
+		VALUES (?, ?, ?, ?, `+checkout.Held.SQL()+`, ?, ?, ?, ?, (SELECT ev.price FROM race_events ev WHERE ev.id = ?) * ? / 100, ?, ?) RETURNING discount`,
 		h.ID, h.EventID, h.RaceID, h.UserID, h.ExpiresAt.UnixMilli(), h.Email, h.Amount, codeID, h.EventID, percent, now.UnixMilli(), h.Base), &h.Discount)
 }
 
@@ -120,7 +155,7 @@ func (s *Store) Reclaim(ctx context.Context, tx *db.Tx, h *Hold, now, expires ti
 	if err != nil || !ok {
 		return false, err
 	}
-	res, err := tx.Exec(ctx, `UPDATE race_holds SET status = 'open', expires_at = ? WHERE id = ? AND status = 'released'`,
+	res, err := tx.Exec(ctx, `UPDATE race_holds SET `+toReclaim.Set("status")+`, expires_at = ? WHERE id = ? AND `+toReclaim.Where("status"),
 		expires.UnixMilli(), h.ID)
 	s.holdsChanged(tx, h.ID)
 	if err != nil {
@@ -146,7 +181,7 @@ func (s *Store) AcceptWaiver(ctx context.Context, tx *db.Tx, id string, userID i
 
 // onOpen sets set on hold id if it is user's and open.
 func (s *Store) onOpen(ctx context.Context, tx *db.Tx, id string, userID int64, set string, args ...any) error {
-	res, err := tx.Exec(ctx, `UPDATE race_holds SET `+set+` WHERE id = ? AND user_id = ? AND status = 'open'`,
+	res, err := tx.Exec(ctx, `UPDATE race_holds SET `+set+` WHERE id = ? AND user_id = ? AND `+isHeld,
 		append(args, id, userID)...)
 	s.holdsChanged(tx, id)
 	if err != nil {
@@ -170,8 +205,8 @@ var ErrHoldMoved = errs.E(errs.Conflict, "This registration has moved on (in ano
 // hold's row makes at the moment it starts paying.
 func (s *Store) StartPaying(ctx context.Context, tx *db.Tx, h *Hold, userID, price, amount int64, now time.Time) (bool, error) {
 	lines := Total(0, 0, h.Lines)
-	res, err := tx.Exec(ctx, `UPDATE race_holds SET status = 'paying', amount = ?, paying_at = ?
-		WHERE id = ? AND user_id = ? AND (status = 'paying' OR status = 'open' AND expires_at > ?
+	res, err := tx.Exec(ctx, `UPDATE race_holds SET `+toPaying.Set("status")+`, amount = ?, paying_at = ?
+		WHERE id = ? AND user_id = ? AND `+toPaying.Where("status")+` AND (status = `+checkout.Paying.SQL()+` OR expires_at > ?
 			AND donation = ? AND discount = ? AND COALESCE(code_id, 0) = ?
 			AND (SELECT price FROM race_events ev WHERE ev.id = race_holds.event_id) = ?
 			AND COALESCE((SELECT SUM(hi.qty * hi.price) FROM race_hold_items hi WHERE hi.hold_id = race_holds.id), 0) = ?)`,
@@ -190,7 +225,7 @@ func (s *Store) StartPaying(ctx context.Context, tx *db.Tx, h *Hold, userID, pri
 // outcome, the decline). A non-zero before moves it only if it has been
 // paying since before it (not paying anew since).
 func (s *Store) PaymentFailed(ctx context.Context, tx *db.Tx, id string, before time.Time) error {
-	q, args := `UPDATE race_holds SET status = 'open', attempt = attempt + 1 WHERE id = ? AND status = 'paying'`, []any{id}
+	q, args := `UPDATE race_holds SET `+toDeclined.Set("status")+`, attempt = attempt + 1 WHERE id = ? AND `+toDeclined.Where("status"), []any{id}
 	if !before.IsZero() {
 		q, args = q+` AND paying_at < ?`, append(args, before.UnixMilli())
 	}
@@ -206,7 +241,7 @@ func (s *Store) PaymentFailed(ctx context.Context, tx *db.Tx, id string, before 
 // with the one charge) is not an error: the second send answers what the
 // first did.
 func (s *Store) MarkPaid(ctx context.Context, tx *db.Tx, id, paymentID string, now time.Time) error {
-	res, err := tx.Exec(ctx, `UPDATE race_holds SET status = 'paid', payment_id = ?, paid_at = ? WHERE id = ? AND status = 'paying'`,
+	res, err := tx.Exec(ctx, `UPDATE race_holds SET `+toPaid.Set("status")+`, payment_id = ?, paid_at = ? WHERE id = ? AND `+toPaid.Where("status"),
 		paymentID, now.UnixMilli(), id)
 	s.holdsChanged(tx, id)
 	if err != nil {
@@ -215,11 +250,12 @@ func (s *Store) MarkPaid(ctx context.Context, tx *db.Tx, id, paymentID string, n
 	if n, _ := res.RowsAffected(); n == 1 {
 		return nil
 	}
-	var status, paid string
+	var status checkout.State
+	var paid string
 	if err := db.Scan(tx.QueryRow(ctx, `SELECT status, payment_id FROM race_holds WHERE id = ?`, id), &status, &paid); err != nil {
 		return fmt.Errorf("race: hold %s paid: %w", id, err)
 	}
-	if (status == HoldPaid || status == HoldDone) && paid == paymentID {
+	if (status == checkout.Paid || status == checkout.Done) && paid == paymentID {
 		return nil
 	}
 	return fmt.Errorf("race: hold %s paid (payment %q) but it is %s (payment %q)", id, paymentID, status, paid)
@@ -228,13 +264,13 @@ func (s *Store) MarkPaid(ctx context.Context, tx *db.Tx, id, paymentID string, n
 // released is the SET of a hold's release: its store lines go back to
 // stock with it (giveBack), so a hold past the store page that had lines
 // is sent back to that page; a hold renewed later chooses again.
-var released = `status = 'released', step = CASE WHEN step >= ` + strconv.Itoa(stepStore) + ` AND EXISTS
+var released = toReleased.Set("status") + `, step = CASE WHEN step >= ` + strconv.Itoa(stepStore) + ` AND EXISTS
 	(SELECT 1 FROM race_hold_items hi WHERE hi.hold_id = race_holds.id) THEN ` + strconv.Itoa(stepStore-1) + ` ELSE step END`
 
 // Release gives an open hold of user's place back (the runner left), with
 // its store items and its code's use.
 func (s *Store) Release(ctx context.Context, tx *db.Tx, id string, userID int64) error {
-	rs, err := s.releasing(ctx, tx, `UPDATE race_holds SET `+released+` WHERE id = ? AND user_id = ? AND status = 'open'
+	rs, err := s.releasing(ctx, tx, `UPDATE race_holds SET `+released+` WHERE id = ? AND user_id = ? AND `+toReleased.Where("status")+`
 		RETURNING id, event_id, code_id`, id, userID)
 	if err == nil && len(rs) == 0 {
 		return ErrHoldMoved
@@ -251,7 +287,7 @@ func (s *Store) ReleaseExpired(ctx context.Context, now time.Time, limit int) (i
 	n := 0
 	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
 		rs, err := s.releasing(ctx, tx, `UPDATE race_holds SET `+released+`
-			WHERE id IN (SELECT id FROM race_holds WHERE status = 'open' AND expires_at <= ? LIMIT ?) AND status = 'open'
+			WHERE id IN (SELECT id FROM race_holds WHERE `+toReleased.Where("status")+` AND expires_at <= ? LIMIT ?) AND `+toReleased.Where("status")+`
 			RETURNING id, event_id, code_id`, now.UnixMilli(), limit)
 		if err != nil {
 			return err
@@ -310,15 +346,11 @@ func giveBack(ctx context.Context, tx *db.Tx, rs []releasedHold) error {
 			coded = append(coded, r.id)
 		}
 	}
-	for ev, k := range events {
-		if _, err := tx.Exec(ctx, `UPDATE race_events SET taken = taken - ? WHERE id = ?`, k, ev); err != nil {
-			return err
-		}
+	if err := giveBackEach(ctx, tx, eventPlaces, events); err != nil {
+		return err
 	}
-	for code, k := range codes {
-		if _, err := tx.Exec(ctx, `UPDATE race_codes SET used = used - ? WHERE id = ?`, k, code); err != nil {
-			return err
-		}
+	if err := giveBackEach(ctx, tx, codeUses, codes); err != nil {
+		return err
 	}
 	if len(coded) > 0 {
 		if _, err := tx.Exec(ctx, `UPDATE race_holds SET code_id = NULL, discount = 0 WHERE id IN (`+db.Params(len(coded))+`)`, coded...); err != nil {
@@ -343,8 +375,14 @@ func giveBack(ctx context.Context, tx *db.Tx, rs []releasedHold) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	for item, n := range per {
-		if _, err := tx.Exec(ctx, `UPDATE race_items SET taken = taken - ? WHERE id = ?`, n, item); err != nil {
+	return giveBackEach(ctx, tx, itemUnits, per)
+}
+
+// giveBackEach gives n[id] units back to row id of s, in the order of ids
+// (one order for every transaction: no deadlock between two).
+func giveBackEach(ctx context.Context, tx *db.Tx, s checkout.Stock, n map[int64]int) error {
+	for _, id := range slices.Sorted(maps.Keys(n)) {
+		if err := s.GiveBack(ctx, tx, n[id], "id = ?", id); err != nil {
 			return err
 		}
 	}
@@ -354,7 +392,7 @@ func giveBack(ctx context.Context, tx *db.Tx, rs []releasedHold) error {
 // StalePaying is up to limit holds left paying since before: a process
 // that died between charging and storing the outcome.
 func (s *Store) StalePaying(ctx context.Context, before time.Time, limit int) ([]*Hold, error) {
-	rows, err := s.db.Query(ctx, `SELECT `+holdCols+` FROM race_holds WHERE status = 'paying' AND paying_at < ? LIMIT ?`,
+	rows, err := s.db.Query(ctx, `SELECT `+holdCols+` FROM race_holds WHERE status = `+checkout.Paying.SQL()+` AND paying_at < ? LIMIT ?`,
 		before.UnixMilli(), limit)
 	if err != nil {
 		return nil, err
@@ -374,6 +412,6 @@ func (s *Store) StalePaying(ctx context.Context, before time.Time, limit int) ([
 // Queued is how many paid holds wait for the writer.
 func (s *Store) Queued(ctx context.Context) (int, error) {
 	var n int
-	err := db.Scan(s.db.QueryRow(ctx, `SELECT count(*) FROM race_holds WHERE status = 'paid'`), &n)
+	err := db.Scan(s.db.QueryRow(ctx, `SELECT count(*) FROM race_holds WHERE status = `+checkout.Paid.SQL()), &n)
 	return n, err
 }

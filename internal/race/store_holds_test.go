@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tutti-dev/tutti/internal/checkout"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/db/dbtest"
 	"github.com/tutti-dev/tutti/internal/errs"
@@ -49,11 +50,11 @@ func TestHoldReadsFollowEveryWrite(t *testing.T) {
 		if err := f.pay(ctx, ann, h, pay.CardPaid); err != nil {
 			t.Fatal(err)
 		}
-		if got := read(h.ID); got.Status != HoldPaid && got.Status != HoldDone {
+		if got := read(h.ID); got.Status != checkout.Paid && got.Status != checkout.Done {
 			t.Fatalf("after paying: %s; want paid", got.Status)
 		}
 		f.drain()
-		if got := read(h.ID); got.Status != HoldDone {
+		if got := read(h.ID); got.Status != checkout.Done {
 			t.Fatalf("after the writer: %s; want done", got.Status)
 		}
 
@@ -62,12 +63,12 @@ func TestHoldReadsFollowEveryWrite(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := read(hb.ID); got.Status != HoldOpen {
+		if got := read(hb.ID); got.Status != checkout.Held {
 			t.Fatalf("bo's new hold: %s; want open", got.Status)
 		}
 		f.clock.Add(21 * time.Minute)
 		f.a.svc.writer.sweep()
-		if got := read(hb.ID); got.Status != HoldReleased {
+		if got := read(hb.ID); got.Status != checkout.Released {
 			t.Fatalf("bo's hold after the sweep: %s; want released", got.Status)
 		}
 

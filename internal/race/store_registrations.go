@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tutti-dev/tutti/internal/checkout"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 )
@@ -54,7 +55,7 @@ func (s *Store) Registration(ctx context.Context, raceID, id int64) (Registratio
 // what its runner is told of: the registration (its user, race, event,
 // first name, e-mail), the race's and event's names and the currency. A
 // zero registration: recorded already, or gone with its account.
-func (s *Store) SetRefunded(ctx context.Context, tx *db.Tx, id, amount int64) (reg Registration, race, event, currency string, err error) {
+func (s *Store) SetRefunded(ctx context.Context, tx *db.Tx, id, amount int64) (reg Registration, race, event string, currency checkout.Currency, err error) {
 	res, err := tx.Exec(ctx, `UPDATE race_registrations SET refunded = ? WHERE id = ? AND refunded <> ?`, amount, id, amount)
 	if err != nil {
 		return reg, "", "", "", err
@@ -175,18 +176,27 @@ func (s *Store) Cancel(ctx context.Context, tx *db.Tx, raceID, id int64, now tim
 	if err != nil {
 		return r, err
 	}
-	if _, err = tx.Exec(ctx, `UPDATE race_events SET taken = taken - 1, confirmed = confirmed - 1 WHERE id = ?`, r.EventID); err != nil {
+	// Confirmed first: the CHECK (confirmed <= taken) holds after each
+	// statement.
+	if _, err = tx.Exec(ctx, `UPDATE race_events SET confirmed = confirmed - 1 WHERE id = ?`, r.EventID); err != nil {
+		return r, err
+	}
+	if err = eventPlaces.GiveBack(ctx, tx, 1, "id = ?", r.EventID); err != nil {
 		return r, err
 	}
 	// Its store items go back to stock (the lines stay, the sale's
 	// record), and its code's use to the code.
-	if _, err = tx.Exec(ctx, `UPDATE race_items SET taken = taken - (SELECT hi.qty FROM race_hold_items hi
-		WHERE hi.hold_id = ? AND hi.item_id = race_items.id)
-		WHERE id IN (SELECT item_id FROM race_hold_items WHERE hold_id = ?)`, r.HoldID, r.HoldID); err != nil {
+	lines, err := db.All(ctx, nil, tx, func(rows *sql.Rows) (l Line, err error) { return l, rows.Scan(&l.ItemID, &l.Qty) },
+		`SELECT item_id, qty FROM race_hold_items WHERE hold_id = ? ORDER BY item_id`, r.HoldID)
+	if err != nil {
 		return r, err
 	}
-	_, err = tx.Exec(ctx, `UPDATE race_codes SET used = used - 1 WHERE id = (SELECT code_id FROM race_holds WHERE id = ?)`, r.HoldID)
-	return r, err
+	for _, l := range lines {
+		if err = itemUnits.GiveBack(ctx, tx, l.Qty, "id = ?", l.ItemID); err != nil {
+			return r, err
+		}
+	}
+	return r, codeUses.GiveBack(ctx, tx, 1, "id = (SELECT code_id FROM race_holds WHERE id = ?)", r.HoldID)
 }
 
 // bibNumber reads q as a bib number.

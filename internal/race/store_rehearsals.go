@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tutti-dev/tutti/internal/checkout"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 )
@@ -251,7 +252,7 @@ func (s *Store) CleanRehearsals(ctx context.Context, now, before time.Time, limi
 	done, err := db.All(ctx, s.db, s.db, func(rows *sql.Rows) (c copied, err error) { return c, rows.Scan(&c.id, &c.copy) },
 		`SELECT rh.id, rh.copy_id FROM race_rehearsals rh WHERE rh.copy_id IS NOT NULL AND `+rehearsalEnded+`
 		AND NOT EXISTS (SELECT 1 FROM race_registrations r WHERE r.race_id = rh.copy_id AND r.status = 'confirmed')
-		AND NOT EXISTS (SELECT 1 FROM race_holds h WHERE h.race_id = rh.copy_id AND h.status IN ('open', 'paying', 'paid'))
+		AND NOT EXISTS (SELECT 1 FROM race_holds h WHERE h.race_id = rh.copy_id AND `+checkout.In("h.status", checkout.LiveStates...)+`)
 		ORDER BY rh.id LIMIT 10`, before.UnixMilli())
 	if err != nil {
 		return 0, err

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"time"
 
+	"github.com/tutti-dev/tutti/internal/checkout"
 	"github.com/tutti-dev/tutti/internal/db"
 )
 
@@ -13,9 +14,10 @@ import (
 
 // EventAbout is what a notice or a mail about an event names.
 type EventAbout struct {
-	RaceID                          int64
-	Race, Slug, Event, TZ, Currency string
-	StartsAt                        time.Time
+	RaceID                int64
+	Race, Slug, Event, TZ string
+	Currency              checkout.Currency
+	StartsAt              time.Time
 }
 
 // EventsAbout is what notices name of events ids (repeats allowed), read

@@ -85,11 +85,10 @@ func (s *Store) LeaveWaitlist(ctx context.Context, tx *db.Tx, eventID, userID in
 	if n, _ := res.RowsAffected(); n == 0 {
 		return nil // moved meanwhile (invited, or left in another tab): unchanged
 	}
-	set := `waiting = waiting - 1`
 	if status == "invited" {
-		set = `taken = taken - 1`
+		return eventPlaces.GiveBack(ctx, tx, 1, "id = ?", eventID)
 	}
-	_, err = tx.Exec(ctx, `UPDATE race_events SET `+set+` WHERE id = ?`, eventID)
+	_, err = tx.Exec(ctx, `UPDATE race_events SET waiting = waiting - 1 WHERE id = ?`, eventID)
 	return err
 }
 
@@ -126,10 +125,8 @@ func (s *Store) Invite(ctx context.Context, now, until time.Time, also func(tx *
 		for _, in := range expired {
 			back[in.EventID]++
 		}
-		for ev, k := range back {
-			if _, err := tx.Exec(ctx, `UPDATE race_events SET taken = taken - ? WHERE id = ?`, k, ev); err != nil {
-				return err
-			}
+		if err := giveBackEach(ctx, tx, eventPlaces, back); err != nil {
+			return err
 		}
 		type free struct{ event, n int64 }
 		frees, err := db.All(ctx, s.db, tx, func(rows *sql.Rows) (f free, err error) { return f, rows.Scan(&f.event, &f.n) },
@@ -189,10 +186,15 @@ func inviteNext(ctx context.Context, tx *db.Tx, ev, n int64, now, until time.Tim
 	if err != nil {
 		return nil, err
 	}
-	// The CHECK (taken <= cap) stands behind the count.
-	k := len(inv)
-	if _, err := tx.Exec(ctx, `UPDATE race_events SET taken = taken + ?, waiting = waiting - ? WHERE id = ?`, k, k, ev); err != nil {
-		return nil, fmt.Errorf("race: keep invited places: %w", err)
+	// n was counted free in this transaction: the claim takes them (and
+	// refuses, as a bug, more than are left).
+	if k := len(inv); k > 0 {
+		if err := eventPlaces.Claim(ctx, tx, k, "id = ?", ev); err != nil {
+			return nil, fmt.Errorf("race: keep invited places: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE race_events SET waiting = waiting - ? WHERE id = ?`, k, ev); err != nil {
+			return nil, fmt.Errorf("race: keep invited places: %w", err)
+		}
 	}
 	return inv, nil
 }

@@ -28,8 +28,8 @@ func (s *Store) WritePaid(ctx context.Context, limit int, now time.Time, also fu
 		if tx.Dialect() == db.Postgres {
 			lock = " FOR UPDATE SKIP LOCKED"
 		}
-		rows, err := tx.Query(ctx, `UPDATE race_holds SET status = 'done'
-			WHERE id IN (SELECT id FROM race_holds WHERE status = 'paid' ORDER BY paid_at LIMIT ?`+lock+`) AND status = 'paid'
+		rows, err := tx.Query(ctx, `UPDATE race_holds SET `+toDone.Set("status")+`
+			WHERE id IN (SELECT id FROM race_holds WHERE `+toDone.Where("status")+` ORDER BY paid_at LIMIT ?`+lock+`) AND `+toDone.Where("status")+`
 			RETURNING id, race_id, event_id, user_id, first_name, last_name, email, birth_date, gender, city, emergency, amount, payment_id, paid_at,
 				team_id, donation, shirt`,
 			limit)

@@ -10,10 +10,10 @@ import templruntime "github.com/a-h/templ/runtime"
 import (
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/checkout"
 	"github.com/tutti-dev/tutti/internal/room"
 	"github.com/tutti-dev/tutti/internal/walltime"
 	"github.com/tutti-dev/tutti/internal/web"
@@ -727,9 +727,9 @@ func RacePage(a *App, r *Race, now time.Time) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var34 string
-					templ_7745c5c3_Var34, templ_7745c5c3_Err = templ.JoinStringErrs(Money(it.Price, r.Currency))
+					templ_7745c5c3_Var34, templ_7745c5c3_Err = templ.JoinStringErrs(checkout.Of(it.Price, r.Currency).Price())
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 176, Col: 52}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 176, Col: 66}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var34))
 					if templ_7745c5c3_Err != nil {
@@ -946,9 +946,9 @@ func eventCard(r *Race, e *Event, now time.Time) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var45 string
-		templ_7745c5c3_Var45, templ_7745c5c3_Err = templ.JoinStringErrs(Money(e.Price, r.Currency))
+		templ_7745c5c3_Var45, templ_7745c5c3_Err = templ.JoinStringErrs(checkout.Of(e.Price, r.Currency).Price())
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 203, Col: 75}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 203, Col: 89}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var45))
 		if templ_7745c5c3_Err != nil {
@@ -1780,9 +1780,9 @@ func EventChoicePage(a *App, u *auth.User, r *Race, chosen int64, now time.Time,
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var90 string
-				templ_7745c5c3_Var90, templ_7745c5c3_Err = templ.JoinStringErrs(Money(e.Price, r.Currency))
+				templ_7745c5c3_Var90, templ_7745c5c3_Err = templ.JoinStringErrs(checkout.Of(e.Price, r.Currency).Price())
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 338, Col: 113}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 338, Col: 127}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var90))
 				if templ_7745c5c3_Err != nil {
@@ -1950,7 +1950,7 @@ func entryHeader(r *Race, e *Event, h *Hold, step string, now time.Time) templ.C
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-		} else if h.Status == HoldOpen {
+		} else if h.Status == checkout.Held {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 165, "your place is held for ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -2351,9 +2351,9 @@ func EarlyPage(a *App, u *auth.User, r *Race, ev int64, code string, errs map[st
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var115 string
-				templ_7745c5c3_Var115, templ_7745c5c3_Err = templ.JoinStringErrs(Money(e.Price, r.Currency))
+				templ_7745c5c3_Var115, templ_7745c5c3_Err = templ.JoinStringErrs(checkout.Of(e.Price, r.Currency).Price())
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 462, Col: 71}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 462, Col: 85}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var115))
 				if templ_7745c5c3_Err != nil {
@@ -2708,9 +2708,9 @@ func DonationPage(a *App, u *auth.User, r *Race, e *Event, h *Hold, choice, othe
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var133 string
-				templ_7745c5c3_Var133, templ_7745c5c3_Err = templ.JoinStringErrs(Money(c, r.Currency))
+				templ_7745c5c3_Var133, templ_7745c5c3_Err = templ.JoinStringErrs(checkout.Of(c, r.Currency).Price())
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 514, Col: 138}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 514, Col: 152}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var133))
 				if templ_7745c5c3_Err != nil {
@@ -2736,7 +2736,7 @@ func DonationPage(a *App, u *auth.User, r *Race, e *Event, h *Hold, choice, othe
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var134 string
-			templ_7745c5c3_Var134, templ_7745c5c3_Err = templ.JoinStringErrs(upper(r.Currency))
+			templ_7745c5c3_Var134, templ_7745c5c3_Err = templ.JoinStringErrs(r.Currency.Code())
 			if templ_7745c5c3_Err != nil {
 				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 518, Col: 57}
 			}
@@ -2905,9 +2905,9 @@ func StorePage(a *App, u *auth.User, r *Race, e *Event, h *Hold, qty map[int64]s
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var143 string
-				templ_7745c5c3_Var143, templ_7745c5c3_Err = templ.JoinStringErrs(Money(it.Price, r.Currency))
+				templ_7745c5c3_Var143, templ_7745c5c3_Err = templ.JoinStringErrs(checkout.Of(it.Price, r.Currency).Price())
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 545, Col: 41}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 545, Col: 55}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var143))
 				if templ_7745c5c3_Err != nil {
@@ -3432,9 +3432,9 @@ func ReviewPage(a *App, u *auth.User, r *Race, e *Event, h *Hold, now time.Time)
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var173 string
-			templ_7745c5c3_Var173, templ_7745c5c3_Err = templ.JoinStringErrs(Money(e.Price, r.Currency))
+			templ_7745c5c3_Var173, templ_7745c5c3_Err = templ.JoinStringErrs(checkout.Of(e.Price, r.Currency).Price())
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 617, Col: 49}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 617, Col: 63}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var173))
 			if templ_7745c5c3_Err != nil {
@@ -3463,9 +3463,9 @@ func ReviewPage(a *App, u *auth.User, r *Race, e *Event, h *Hold, now time.Time)
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var175 string
-				templ_7745c5c3_Var175, templ_7745c5c3_Err = templ.JoinStringErrs(Money(h.Discount, r.Currency))
+				templ_7745c5c3_Var175, templ_7745c5c3_Err = templ.JoinStringErrs(checkout.Of(h.Discount, r.Currency).Price())
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 619, Col: 66}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 619, Col: 80}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var175))
 				if templ_7745c5c3_Err != nil {
@@ -3482,9 +3482,9 @@ func ReviewPage(a *App, u *auth.User, r *Race, e *Event, h *Hold, now time.Time)
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var176 string
-				templ_7745c5c3_Var176, templ_7745c5c3_Err = templ.JoinStringErrs(Money(h.Donation, r.Currency))
+				templ_7745c5c3_Var176, templ_7745c5c3_Err = templ.JoinStringErrs(checkout.Of(h.Donation, r.Currency).Price())
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 622, Col: 56}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 622, Col: 70}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var176))
 				if templ_7745c5c3_Err != nil {
@@ -3497,7 +3497,7 @@ func ReviewPage(a *App, u *auth.User, r *Race, e *Event, h *Hold, now time.Time)
 				var templ_7745c5c3_Var177 string
 				templ_7745c5c3_Var177, templ_7745c5c3_Err = templ.JoinStringErrs(r.Fundraiser)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 622, Col: 76}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 622, Col: 90}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var177))
 				if templ_7745c5c3_Err != nil {
@@ -3540,9 +3540,9 @@ func ReviewPage(a *App, u *auth.User, r *Race, e *Event, h *Hold, now time.Time)
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var180 string
-				templ_7745c5c3_Var180, templ_7745c5c3_Err = templ.JoinStringErrs(Money(l.Price, r.Currency))
+				templ_7745c5c3_Var180, templ_7745c5c3_Err = templ.JoinStringErrs(checkout.Of(l.Price, r.Currency).Price())
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 625, Col: 74}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 625, Col: 88}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var180))
 				if templ_7745c5c3_Err != nil {
@@ -3558,9 +3558,9 @@ func ReviewPage(a *App, u *auth.User, r *Race, e *Event, h *Hold, now time.Time)
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var181 string
-			templ_7745c5c3_Var181, templ_7745c5c3_Err = templ.JoinStringErrs(Money(h.Owed(e), r.Currency))
+			templ_7745c5c3_Var181, templ_7745c5c3_Err = templ.JoinStringErrs(checkout.Of(h.Owed(e), r.Currency).Price())
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 627, Col: 60}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 627, Col: 74}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var181))
 			if templ_7745c5c3_Err != nil {
@@ -3670,7 +3670,7 @@ func PaymentPage(a *App, u *auth.User, r *Race, e *Event, h *Hold, errs map[stri
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if h.Status == HoldOpen {
+			if h.Status == checkout.Held {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 300, "<form method=\"post\" action=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -3752,9 +3752,9 @@ func PaymentPage(a *App, u *auth.User, r *Race, e *Event, h *Hold, errs map[stri
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var191 string
-			templ_7745c5c3_Var191, templ_7745c5c3_Err = templ.JoinStringErrs(Money(h.Owed(e), r.Currency))
+			templ_7745c5c3_Var191, templ_7745c5c3_Err = templ.JoinStringErrs(checkout.Of(h.Owed(e), r.Currency).Price())
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 662, Col: 52}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 662, Col: 66}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var191))
 			if templ_7745c5c3_Err != nil {
@@ -3811,12 +3811,10 @@ func PaymentPage(a *App, u *auth.User, r *Race, e *Event, h *Hold, errs map[stri
 	})
 }
 
-func upper(s string) string { return strings.ToUpper(s) }
-
 // codeGain is what the hold's code gives, after its name.
 func codeGain(h *Hold, r *Race) string {
 	if h.Discount > 0 {
-		return ": " + Money(h.Discount, r.Currency) + " off the entry."
+		return ": " + checkout.Of(h.Discount, r.Currency).Price() + " off the entry."
 	}
 	return ": early access."
 }
@@ -3882,7 +3880,7 @@ func WaitPage(a *App, u *auth.User, r *Race, e *Event, h *Hold, n int) templ.Com
 			var templ_7745c5c3_Var195 string
 			templ_7745c5c3_Var195, templ_7745c5c3_Err = templ.JoinStringErrs(e.Name)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 713, Col: 59}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 711, Col: 59}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var195))
 			if templ_7745c5c3_Err != nil {
@@ -3895,7 +3893,7 @@ func WaitPage(a *App, u *auth.User, r *Race, e *Event, h *Hold, n int) templ.Com
 			var templ_7745c5c3_Var196 string
 			templ_7745c5c3_Var196, templ_7745c5c3_Err = templ.JoinStringErrs(itoa(waitDelay(n)))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 714, Col: 66}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 712, Col: 66}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var196))
 			if templ_7745c5c3_Err != nil {
@@ -3908,7 +3906,7 @@ func WaitPage(a *App, u *auth.User, r *Race, e *Event, h *Hold, n int) templ.Com
 			var templ_7745c5c3_Var197 templ.SafeURL
 			templ_7745c5c3_Var197, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(entryURL(r.Slug, h.ID) + "/wait?n=" + itoa(n+1)))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 715, Col: 78}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 713, Col: 78}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var197))
 			if templ_7745c5c3_Err != nil {
@@ -3971,7 +3969,7 @@ func DonePage(a *App, u *auth.User, r *Race, e *Event, reg *Registration, o *Own
 				var templ_7745c5c3_Var200 string
 				templ_7745c5c3_Var200, templ_7745c5c3_Err = templ.JoinStringErrs(flash)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 725, Col: 46}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 723, Col: 46}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var200))
 				if templ_7745c5c3_Err != nil {
@@ -4004,7 +4002,7 @@ func DonePage(a *App, u *auth.User, r *Race, e *Event, reg *Registration, o *Own
 			var templ_7745c5c3_Var201 string
 			templ_7745c5c3_Var201, templ_7745c5c3_Err = templ.JoinStringErrs(itoa(reg.Bib))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 733, Col: 45}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 731, Col: 45}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var201))
 			if templ_7745c5c3_Err != nil {
@@ -4017,7 +4015,7 @@ func DonePage(a *App, u *auth.User, r *Race, e *Event, reg *Registration, o *Own
 			var templ_7745c5c3_Var202 string
 			templ_7745c5c3_Var202, templ_7745c5c3_Err = templ.JoinStringErrs(r.Name)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 735, Col: 29}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 733, Col: 29}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var202))
 			if templ_7745c5c3_Err != nil {
@@ -4030,7 +4028,7 @@ func DonePage(a *App, u *auth.User, r *Race, e *Event, reg *Registration, o *Own
 			var templ_7745c5c3_Var203 string
 			templ_7745c5c3_Var203, templ_7745c5c3_Err = templ.JoinStringErrs(e.Name)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 735, Col: 43}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 733, Col: 43}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var203))
 			if templ_7745c5c3_Err != nil {
@@ -4043,7 +4041,7 @@ func DonePage(a *App, u *auth.User, r *Race, e *Event, reg *Registration, o *Own
 			var templ_7745c5c3_Var204 string
 			templ_7745c5c3_Var204, templ_7745c5c3_Err = templ.JoinStringErrs(raceDay(r))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 736, Col: 34}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 734, Col: 34}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var204))
 			if templ_7745c5c3_Err != nil {
@@ -4056,7 +4054,7 @@ func DonePage(a *App, u *auth.User, r *Race, e *Event, reg *Registration, o *Own
 			var templ_7745c5c3_Var205 string
 			templ_7745c5c3_Var205, templ_7745c5c3_Err = templ.JoinStringErrs(when(e.StartsAt, r, "15:04"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 736, Col: 68}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 734, Col: 68}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var205))
 			if templ_7745c5c3_Err != nil {
@@ -4069,7 +4067,7 @@ func DonePage(a *App, u *auth.User, r *Race, e *Event, reg *Registration, o *Own
 			var templ_7745c5c3_Var206 string
 			templ_7745c5c3_Var206, templ_7745c5c3_Err = templ.JoinStringErrs(reg.FirstName)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 737, Col: 38}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 735, Col: 38}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var206))
 			if templ_7745c5c3_Err != nil {
@@ -4082,7 +4080,7 @@ func DonePage(a *App, u *auth.User, r *Race, e *Event, reg *Registration, o *Own
 			var templ_7745c5c3_Var207 string
 			templ_7745c5c3_Var207, templ_7745c5c3_Err = templ.JoinStringErrs(reg.LastName)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 737, Col: 55}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 735, Col: 55}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var207))
 			if templ_7745c5c3_Err != nil {
@@ -4100,7 +4098,7 @@ func DonePage(a *App, u *auth.User, r *Race, e *Event, reg *Registration, o *Own
 				var templ_7745c5c3_Var208 string
 				templ_7745c5c3_Var208, templ_7745c5c3_Err = templ.JoinStringErrs(reg.Shirt)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 739, Col: 41}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 737, Col: 41}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var208))
 				if templ_7745c5c3_Err != nil {
@@ -4119,7 +4117,7 @@ func DonePage(a *App, u *auth.User, r *Race, e *Event, reg *Registration, o *Own
 				var templ_7745c5c3_Var209 string
 				templ_7745c5c3_Var209, templ_7745c5c3_Err = templ.JoinStringErrs(reg.TeamName)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 742, Col: 36}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 740, Col: 36}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var209))
 				if templ_7745c5c3_Err != nil {
@@ -4136,9 +4134,9 @@ func DonePage(a *App, u *auth.User, r *Race, e *Event, reg *Registration, o *Own
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var210 string
-				templ_7745c5c3_Var210, templ_7745c5c3_Err = templ.JoinStringErrs(Money(reg.Donation, r.Currency))
+				templ_7745c5c3_Var210, templ_7745c5c3_Err = templ.JoinStringErrs(checkout.Of(reg.Donation, r.Currency).Price())
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 745, Col: 59}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 743, Col: 73}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var210))
 				if templ_7745c5c3_Err != nil {
@@ -4151,7 +4149,7 @@ func DonePage(a *App, u *auth.User, r *Race, e *Event, reg *Registration, o *Own
 				var templ_7745c5c3_Var211 string
 				templ_7745c5c3_Var211, templ_7745c5c3_Err = templ.JoinStringErrs(orNone(r.Fundraiser, "the fundraiser"))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 745, Col: 105}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 743, Col: 119}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var211))
 				if templ_7745c5c3_Err != nil {
@@ -4170,7 +4168,7 @@ func DonePage(a *App, u *auth.User, r *Race, e *Event, reg *Registration, o *Own
 				var templ_7745c5c3_Var212 string
 				templ_7745c5c3_Var212, templ_7745c5c3_Err = templ.JoinStringErrs(l.Name)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 748, Col: 17}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 746, Col: 17}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var212))
 				if templ_7745c5c3_Err != nil {
@@ -4183,7 +4181,7 @@ func DonePage(a *App, u *auth.User, r *Race, e *Event, reg *Registration, o *Own
 				var templ_7745c5c3_Var213 string
 				templ_7745c5c3_Var213, templ_7745c5c3_Err = templ.JoinStringErrs(itoa(l.Qty))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 748, Col: 41}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 746, Col: 41}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var213))
 				if templ_7745c5c3_Err != nil {
@@ -4194,9 +4192,9 @@ func DonePage(a *App, u *auth.User, r *Race, e *Event, reg *Registration, o *Own
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var214 string
-				templ_7745c5c3_Var214, templ_7745c5c3_Err = templ.JoinStringErrs(Money(l.Price, r.Currency))
+				templ_7745c5c3_Var214, templ_7745c5c3_Err = templ.JoinStringErrs(checkout.Of(l.Price, r.Currency).Price())
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 748, Col: 75}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 746, Col: 89}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var214))
 				if templ_7745c5c3_Err != nil {
@@ -4212,9 +4210,9 @@ func DonePage(a *App, u *auth.User, r *Race, e *Event, reg *Registration, o *Own
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var215 string
-			templ_7745c5c3_Var215, templ_7745c5c3_Err = templ.JoinStringErrs(Money(reg.Amount, r.Currency))
+			templ_7745c5c3_Var215, templ_7745c5c3_Err = templ.JoinStringErrs(checkout.Of(reg.Amount, r.Currency).Price())
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 750, Col: 52}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 748, Col: 66}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var215))
 			if templ_7745c5c3_Err != nil {
@@ -4227,7 +4225,7 @@ func DonePage(a *App, u *auth.User, r *Race, e *Event, reg *Registration, o *Own
 			var templ_7745c5c3_Var216 string
 			templ_7745c5c3_Var216, templ_7745c5c3_Err = templ.JoinStringErrs(i64(reg.ID))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 751, Col: 49}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 749, Col: 49}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var216))
 			if templ_7745c5c3_Err != nil {
@@ -4245,7 +4243,7 @@ func DonePage(a *App, u *auth.User, r *Race, e *Event, reg *Registration, o *Own
 				var templ_7745c5c3_Var217 string
 				templ_7745c5c3_Var217, templ_7745c5c3_Err = templ.JoinStringErrs(reg.Email)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 754, Col: 64}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 752, Col: 64}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var217))
 				if templ_7745c5c3_Err != nil {
@@ -4314,7 +4312,7 @@ func SoldOutPage(a *App, u *auth.User, r *Race, e *Event, we *WaitEntry, flash s
 			var templ_7745c5c3_Var220 templ.SafeURL
 			templ_7745c5c3_Var220, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(raceURL(r.Slug)))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 764, Col: 45}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 762, Col: 45}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var220))
 			if templ_7745c5c3_Err != nil {
@@ -4327,7 +4325,7 @@ func SoldOutPage(a *App, u *auth.User, r *Race, e *Event, we *WaitEntry, flash s
 			var templ_7745c5c3_Var221 string
 			templ_7745c5c3_Var221, templ_7745c5c3_Err = templ.JoinStringErrs(r.Name)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 764, Col: 60}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 762, Col: 60}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var221))
 			if templ_7745c5c3_Err != nil {
@@ -4345,7 +4343,7 @@ func SoldOutPage(a *App, u *auth.User, r *Race, e *Event, we *WaitEntry, flash s
 				var templ_7745c5c3_Var222 string
 				templ_7745c5c3_Var222, templ_7745c5c3_Err = templ.JoinStringErrs(flash)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 766, Col: 46}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 764, Col: 46}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var222))
 				if templ_7745c5c3_Err != nil {
@@ -4368,7 +4366,7 @@ func SoldOutPage(a *App, u *auth.User, r *Race, e *Event, we *WaitEntry, flash s
 				var templ_7745c5c3_Var223 string
 				templ_7745c5c3_Var223, templ_7745c5c3_Err = templ.JoinStringErrs(e.Name)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 770, Col: 27}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 768, Col: 27}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var223))
 				if templ_7745c5c3_Err != nil {
@@ -4381,7 +4379,7 @@ func SoldOutPage(a *App, u *auth.User, r *Race, e *Event, we *WaitEntry, flash s
 				var templ_7745c5c3_Var224 string
 				templ_7745c5c3_Var224, templ_7745c5c3_Err = templ.JoinStringErrs(when(*we.ExpiresAt, r, "Mon 2 Jan, 15:04"))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 771, Col: 98}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 769, Col: 98}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var224))
 				if templ_7745c5c3_Err != nil {
@@ -4394,7 +4392,7 @@ func SoldOutPage(a *App, u *auth.User, r *Race, e *Event, we *WaitEntry, flash s
 				var templ_7745c5c3_Var225 string
 				templ_7745c5c3_Var225, templ_7745c5c3_Err = templ.JoinStringErrs(r.TZ)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 771, Col: 117}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 769, Col: 117}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var225))
 				if templ_7745c5c3_Err != nil {
@@ -4407,7 +4405,7 @@ func SoldOutPage(a *App, u *auth.User, r *Race, e *Event, we *WaitEntry, flash s
 				var templ_7745c5c3_Var226 templ.SafeURL
 				templ_7745c5c3_Var226, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(eventURL(r.Slug, e.ID) + "/invitation"))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 772, Col: 86}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 770, Col: 86}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var226))
 				if templ_7745c5c3_Err != nil {
@@ -4425,7 +4423,7 @@ func SoldOutPage(a *App, u *auth.User, r *Race, e *Event, we *WaitEntry, flash s
 				var templ_7745c5c3_Var227 string
 				templ_7745c5c3_Var227, templ_7745c5c3_Err = templ.JoinStringErrs(e.Name)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 776, Col: 33}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 774, Col: 33}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var227))
 				if templ_7745c5c3_Err != nil {
@@ -4438,7 +4436,7 @@ func SoldOutPage(a *App, u *auth.User, r *Race, e *Event, we *WaitEntry, flash s
 				var templ_7745c5c3_Var228 string
 				templ_7745c5c3_Var228, templ_7745c5c3_Err = templ.JoinStringErrs(plural(boolInt(e.Lottery), "lottery", "waiting list"))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 777, Col: 157}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 775, Col: 157}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var228))
 				if templ_7745c5c3_Err != nil {
@@ -4475,7 +4473,7 @@ func SoldOutPage(a *App, u *auth.User, r *Race, e *Event, we *WaitEntry, flash s
 				var templ_7745c5c3_Var229 string
 				templ_7745c5c3_Var229, templ_7745c5c3_Err = templ.JoinStringErrs(e.Name)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 786, Col: 16}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 784, Col: 16}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var229))
 				if templ_7745c5c3_Err != nil {
@@ -4488,7 +4486,7 @@ func SoldOutPage(a *App, u *auth.User, r *Race, e *Event, we *WaitEntry, flash s
 				var templ_7745c5c3_Var230 string
 				templ_7745c5c3_Var230, templ_7745c5c3_Err = templ.JoinStringErrs(places(e.Cap))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 787, Col: 35}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 785, Col: 35}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var230))
 				if templ_7745c5c3_Err != nil {
@@ -4501,7 +4499,7 @@ func SoldOutPage(a *App, u *auth.User, r *Race, e *Event, we *WaitEntry, flash s
 				var templ_7745c5c3_Var231 string
 				templ_7745c5c3_Var231, templ_7745c5c3_Err = templ.JoinStringErrs(when(*e.DrawAt, r, "Mon 2 Jan, 15:04"))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 787, Col: 92}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 785, Col: 92}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var231))
 				if templ_7745c5c3_Err != nil {
@@ -4514,7 +4512,7 @@ func SoldOutPage(a *App, u *auth.User, r *Race, e *Event, we *WaitEntry, flash s
 				var templ_7745c5c3_Var232 string
 				templ_7745c5c3_Var232, templ_7745c5c3_Err = templ.JoinStringErrs(r.TZ)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 787, Col: 111}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 785, Col: 111}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var232))
 				if templ_7745c5c3_Err != nil {
@@ -4527,7 +4525,7 @@ func SoldOutPage(a *App, u *auth.User, r *Race, e *Event, we *WaitEntry, flash s
 				var templ_7745c5c3_Var233 string
 				templ_7745c5c3_Var233, templ_7745c5c3_Err = templ.JoinStringErrs(inviteHours(a))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 787, Col: 261}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 785, Col: 261}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var233))
 				if templ_7745c5c3_Err != nil {
@@ -4550,7 +4548,7 @@ func SoldOutPage(a *App, u *auth.User, r *Race, e *Event, we *WaitEntry, flash s
 					var templ_7745c5c3_Var234 templ.SafeURL
 					templ_7745c5c3_Var234, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(eventURL(r.Slug, e.ID) + "/waitlist"))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 791, Col: 85}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 789, Col: 85}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var234))
 					if templ_7745c5c3_Err != nil {
@@ -4568,7 +4566,7 @@ func SoldOutPage(a *App, u *auth.User, r *Race, e *Event, we *WaitEntry, flash s
 					var templ_7745c5c3_Var235 templ.SafeURL
 					templ_7745c5c3_Var235, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(auth.LoginURL(lotteryURL(r.Slug, e.ID))))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 795, Col: 84}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 793, Col: 84}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var235))
 					if templ_7745c5c3_Err != nil {
@@ -4587,7 +4585,7 @@ func SoldOutPage(a *App, u *auth.User, r *Race, e *Event, we *WaitEntry, flash s
 				var templ_7745c5c3_Var236 string
 				templ_7745c5c3_Var236, templ_7745c5c3_Err = templ.JoinStringErrs(e.Name)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 798, Col: 16}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 796, Col: 16}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var236))
 				if templ_7745c5c3_Err != nil {
@@ -4610,7 +4608,7 @@ func SoldOutPage(a *App, u *auth.User, r *Race, e *Event, we *WaitEntry, flash s
 					var templ_7745c5c3_Var237 string
 					templ_7745c5c3_Var237, templ_7745c5c3_Err = templ.JoinStringErrs(when(*e.DrawnAt, r, "Mon 2 Jan, 15:04"))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 802, Col: 71}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 800, Col: 71}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var237))
 					if templ_7745c5c3_Err != nil {
@@ -4623,7 +4621,7 @@ func SoldOutPage(a *App, u *auth.User, r *Race, e *Event, we *WaitEntry, flash s
 					var templ_7745c5c3_Var238 string
 					templ_7745c5c3_Var238, templ_7745c5c3_Err = templ.JoinStringErrs(r.TZ)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 802, Col: 81}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 800, Col: 81}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var238))
 					if templ_7745c5c3_Err != nil {
@@ -4654,7 +4652,7 @@ func SoldOutPage(a *App, u *auth.User, r *Race, e *Event, we *WaitEntry, flash s
 					var templ_7745c5c3_Var239 string
 					templ_7745c5c3_Var239, templ_7745c5c3_Err = templ.JoinStringErrs(inviteHours(a))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 808, Col: 84}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 806, Col: 84}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var239))
 					if templ_7745c5c3_Err != nil {
@@ -4680,7 +4678,7 @@ func SoldOutPage(a *App, u *auth.User, r *Race, e *Event, we *WaitEntry, flash s
 					var templ_7745c5c3_Var240 string
 					templ_7745c5c3_Var240, templ_7745c5c3_Err = templ.JoinStringErrs(inviteHours(a))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 813, Col: 84}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 811, Col: 84}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var240))
 					if templ_7745c5c3_Err != nil {
@@ -4703,7 +4701,7 @@ func SoldOutPage(a *App, u *auth.User, r *Race, e *Event, we *WaitEntry, flash s
 					var templ_7745c5c3_Var241 templ.SafeURL
 					templ_7745c5c3_Var241, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(eventURL(r.Slug, e.ID) + "/waitlist"))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 817, Col: 85}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 815, Col: 85}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var241))
 					if templ_7745c5c3_Err != nil {
@@ -4721,7 +4719,7 @@ func SoldOutPage(a *App, u *auth.User, r *Race, e *Event, we *WaitEntry, flash s
 					var templ_7745c5c3_Var242 templ.SafeURL
 					templ_7745c5c3_Var242, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(auth.LoginURL(lotteryURL(r.Slug, e.ID))))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 821, Col: 84}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 819, Col: 84}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var242))
 					if templ_7745c5c3_Err != nil {
@@ -4740,7 +4738,7 @@ func SoldOutPage(a *App, u *auth.User, r *Race, e *Event, we *WaitEntry, flash s
 				var templ_7745c5c3_Var243 string
 				templ_7745c5c3_Var243, templ_7745c5c3_Err = templ.JoinStringErrs(e.Name)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 824, Col: 16}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 822, Col: 16}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var243))
 				if templ_7745c5c3_Err != nil {
@@ -4758,7 +4756,7 @@ func SoldOutPage(a *App, u *auth.User, r *Race, e *Event, we *WaitEntry, flash s
 					var templ_7745c5c3_Var244 string
 					templ_7745c5c3_Var244, templ_7745c5c3_Err = templ.JoinStringErrs(itoa(e.Waiting))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 827, Col: 39}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 825, Col: 39}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var244))
 					if templ_7745c5c3_Err != nil {
@@ -4771,7 +4769,7 @@ func SoldOutPage(a *App, u *auth.User, r *Race, e *Event, we *WaitEntry, flash s
 					var templ_7745c5c3_Var245 string
 					templ_7745c5c3_Var245, templ_7745c5c3_Err = templ.JoinStringErrs(plural(int64(e.Waiting), "runner is", "runners are"))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 827, Col: 96}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 825, Col: 96}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var245))
 					if templ_7745c5c3_Err != nil {
@@ -4802,7 +4800,7 @@ func SoldOutPage(a *App, u *auth.User, r *Race, e *Event, we *WaitEntry, flash s
 					var templ_7745c5c3_Var246 string
 					templ_7745c5c3_Var246, templ_7745c5c3_Err = templ.JoinStringErrs(inviteHours(a))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 833, Col: 85}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 831, Col: 85}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var246))
 					if templ_7745c5c3_Err != nil {
@@ -4820,7 +4818,7 @@ func SoldOutPage(a *App, u *auth.User, r *Race, e *Event, we *WaitEntry, flash s
 					var templ_7745c5c3_Var247 templ.SafeURL
 					templ_7745c5c3_Var247, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(eventURL(r.Slug, e.ID) + "/waitlist"))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 835, Col: 85}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 833, Col: 85}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var247))
 					if templ_7745c5c3_Err != nil {
@@ -4838,7 +4836,7 @@ func SoldOutPage(a *App, u *auth.User, r *Race, e *Event, we *WaitEntry, flash s
 					var templ_7745c5c3_Var248 templ.SafeURL
 					templ_7745c5c3_Var248, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(auth.LoginURL(soldOutURL(r.Slug, e.ID))))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 839, Col: 84}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 837, Col: 84}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var248))
 					if templ_7745c5c3_Err != nil {
@@ -4858,7 +4856,7 @@ func SoldOutPage(a *App, u *auth.User, r *Race, e *Event, we *WaitEntry, flash s
 				var templ_7745c5c3_Var249 templ.SafeURL
 				templ_7745c5c3_Var249, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(eventURL(r.Slug, e.ID) + "/waitlist"))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 843, Col: 84}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 841, Col: 84}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var249))
 				if templ_7745c5c3_Err != nil {
@@ -4871,7 +4869,7 @@ func SoldOutPage(a *App, u *auth.User, r *Race, e *Event, we *WaitEntry, flash s
 				var templ_7745c5c3_Var250 string
 				templ_7745c5c3_Var250, templ_7745c5c3_Err = templ.JoinStringErrs(leaveWords(e, we))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 845, Col: 59}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 843, Col: 59}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var250))
 				if templ_7745c5c3_Err != nil {
@@ -4889,7 +4887,7 @@ func SoldOutPage(a *App, u *auth.User, r *Race, e *Event, we *WaitEntry, flash s
 			var templ_7745c5c3_Var251 templ.SafeURL
 			templ_7745c5c3_Var251, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(raceURL(r.Slug)))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 848, Col: 68}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 846, Col: 68}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var251))
 			if templ_7745c5c3_Err != nil {
@@ -4950,7 +4948,7 @@ func ahead(we *WaitEntry) templ.Component {
 		var templ_7745c5c3_Var253 string
 		templ_7745c5c3_Var253, templ_7745c5c3_Err = templ.JoinStringErrs(" ")
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 871, Col: 6}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 869, Col: 6}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var253))
 		if templ_7745c5c3_Err != nil {
@@ -4973,7 +4971,7 @@ func ahead(we *WaitEntry) templ.Component {
 			var templ_7745c5c3_Var254 string
 			templ_7745c5c3_Var254, templ_7745c5c3_Err = templ.JoinStringErrs(itoa(we.Ahead))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 875, Col: 26}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 873, Col: 26}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var254))
 			if templ_7745c5c3_Err != nil {
@@ -4986,7 +4984,7 @@ func ahead(we *WaitEntry) templ.Component {
 			var templ_7745c5c3_Var255 string
 			templ_7745c5c3_Var255, templ_7745c5c3_Err = templ.JoinStringErrs(plural(int64(we.Ahead), "runner", "runners"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 875, Col: 84}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 873, Col: 84}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var255))
 			if templ_7745c5c3_Err != nil {
@@ -5052,7 +5050,7 @@ func RoomPage(a *App, r *Race, t room.Ticket, p room.Place, wait time.Duration, 
 			var templ_7745c5c3_Var258 templ.SafeURL
 			templ_7745c5c3_Var258, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(raceURL(r.Slug)))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 892, Col: 45}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 890, Col: 45}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var258))
 			if templ_7745c5c3_Err != nil {
@@ -5065,7 +5063,7 @@ func RoomPage(a *App, r *Race, t room.Ticket, p room.Place, wait time.Duration, 
 			var templ_7745c5c3_Var259 string
 			templ_7745c5c3_Var259, templ_7745c5c3_Err = templ.JoinStringErrs(r.Name)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 892, Col: 60}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 890, Col: 60}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var259))
 			if templ_7745c5c3_Err != nil {
@@ -5083,7 +5081,7 @@ func RoomPage(a *App, r *Race, t room.Ticket, p room.Place, wait time.Duration, 
 				var templ_7745c5c3_Var260 string
 				templ_7745c5c3_Var260, templ_7745c5c3_Err = templ.JoinStringErrs(when(t.Opening, r, "Mon 2 Jan, 15:04"))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 895, Col: 67}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 893, Col: 67}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var260))
 				if templ_7745c5c3_Err != nil {
@@ -5096,7 +5094,7 @@ func RoomPage(a *App, r *Race, t room.Ticket, p room.Place, wait time.Duration, 
 				var templ_7745c5c3_Var261 string
 				templ_7745c5c3_Var261, templ_7745c5c3_Err = templ.JoinStringErrs(aboutWait(t.Opening.Sub(a.Now())))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 896, Col: 61}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 894, Col: 61}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var261))
 				if templ_7745c5c3_Err != nil {
@@ -5114,7 +5112,7 @@ func RoomPage(a *App, r *Race, t room.Ticket, p room.Place, wait time.Duration, 
 					var templ_7745c5c3_Var262 string
 					templ_7745c5c3_Var262, templ_7745c5c3_Err = templ.JoinStringErrs(i64(others))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 898, Col: 48}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 896, Col: 48}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var262))
 					if templ_7745c5c3_Err != nil {
@@ -5127,7 +5125,7 @@ func RoomPage(a *App, r *Race, t room.Ticket, p room.Place, wait time.Duration, 
 					var templ_7745c5c3_Var263 string
 					templ_7745c5c3_Var263, templ_7745c5c3_Err = templ.JoinStringErrs(plural(others, "other runner is", "other runners are"))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 898, Col: 116}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 896, Col: 116}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var263))
 					if templ_7745c5c3_Err != nil {
@@ -5155,7 +5153,7 @@ func RoomPage(a *App, r *Race, t room.Ticket, p room.Place, wait time.Duration, 
 				var templ_7745c5c3_Var264 string
 				templ_7745c5c3_Var264, templ_7745c5c3_Err = templ.JoinStringErrs(i64(p.Ahead))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 905, Col: 54}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 903, Col: 54}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var264))
 				if templ_7745c5c3_Err != nil {
@@ -5168,7 +5166,7 @@ func RoomPage(a *App, r *Race, t room.Ticket, p room.Place, wait time.Duration, 
 				var templ_7745c5c3_Var265 string
 				templ_7745c5c3_Var265, templ_7745c5c3_Err = templ.JoinStringErrs(plural(p.Ahead, "runner", "runners"))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 905, Col: 104}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 903, Col: 104}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var265))
 				if templ_7745c5c3_Err != nil {
@@ -5181,7 +5179,7 @@ func RoomPage(a *App, r *Race, t room.Ticket, p room.Place, wait time.Duration, 
 				var templ_7745c5c3_Var266 string
 				templ_7745c5c3_Var266, templ_7745c5c3_Err = templ.JoinStringErrs(aboutWait(wait))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 906, Col: 51}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 904, Col: 51}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var266))
 				if templ_7745c5c3_Err != nil {
@@ -5210,7 +5208,7 @@ func RoomPage(a *App, r *Race, t room.Ticket, p room.Place, wait time.Duration, 
 			var templ_7745c5c3_Var267 string
 			templ_7745c5c3_Var267, templ_7745c5c3_Err = templ.JoinStringErrs(itoa(secs))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 913, Col: 57}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 911, Col: 57}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var267))
 			if templ_7745c5c3_Err != nil {
@@ -5223,7 +5221,7 @@ func RoomPage(a *App, r *Race, t room.Ticket, p room.Place, wait time.Duration, 
 			var templ_7745c5c3_Var268 string
 			templ_7745c5c3_Var268, templ_7745c5c3_Err = templ.JoinStringErrs(plural(int64(secs), "second", "seconds"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 913, Col: 102}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 911, Col: 102}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var268))
 			if templ_7745c5c3_Err != nil {
@@ -5236,7 +5234,7 @@ func RoomPage(a *App, r *Race, t room.Ticket, p room.Place, wait time.Duration, 
 			var templ_7745c5c3_Var269 templ.SafeURL
 			templ_7745c5c3_Var269, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(roomURL(r.Slug) + eventQuery(ev)))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 914, Col: 63}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/race/views.templ`, Line: 912, Col: 63}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var269))
 			if templ_7745c5c3_Err != nil {

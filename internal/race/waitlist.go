@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/checkout"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/web"
@@ -103,7 +104,7 @@ func (s *Service) StartInvited(ctx context.Context, u *auth.User, r *Race, event
 		return nil, &AlreadyRegistered{*reg}
 	}
 	now := s.now()
-	h := &Hold{ID: rand.Text(), EventID: e.ID, RaceID: r.ID, UserID: u.ID, Status: HoldOpen, ExpiresAt: now.Add(s.holdFor),
+	h := &Hold{ID: rand.Text(), EventID: e.ID, RaceID: r.ID, UserID: u.ID, Status: checkout.Held, ExpiresAt: now.Add(s.holdFor),
 		Entrant: Entrant{Email: u.Email}, Amount: e.Price, Base: web.OriginOf(ctx)}
 	if err := s.db.WithTx(ctx, func(tx *db.Tx) error { return s.store.AcceptInvitation(ctx, tx, h, now) }); err != nil {
 		return nil, err
