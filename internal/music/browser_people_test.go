@@ -15,16 +15,8 @@ import (
 // the button of how one stands to them; the suggestion opens their page.
 // Screenshots at a desktop's and a phone's width.
 func TestBrowserPeopleTypeAhead(t *testing.T) {
-	desk := apptest.Browser(t, 1200, 900)
-	phone := apptest.Browser(t, 390, 844)
-	m := apptest.One(t)
+	desk, phone, m, must := browsers(t)
 	base := m.URL()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
 	zoe := signUp(t, m, "zoe")
 	res, body := zoe.Post("/account/settings", url.Values{"display_name": {"Zoë Ångström"}, "bio": {""}})
 	if res.StatusCode >= 400 {
@@ -42,7 +34,7 @@ func TestBrowserPeopleTypeAhead(t *testing.T) {
 			chromedp.WaitVisible(`#q`),
 			chromedp.SendKeys(`#q`, "angs"),
 		))
-		_, err := chromedp.Run(ctx, waitText(`#people`, "Zoë Ångström"))
+		_, err := chromedp.Run(ctx, apptest.WaitText(`#people`, "Zoë Ångström"))
 		must(err)
 		got, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#people li").length`))
 		must(err)
@@ -53,20 +45,20 @@ func TestBrowserPeopleTypeAhead(t *testing.T) {
 		size := map[string]string{"ann": "desktop", "pia": "phone"}[name]
 		// A broader start lists several, each with its button.
 		must(chromedp.Do(ctx, clear, chromedp.SendKeys(`#q`, "an")))
-		got2, err := chromedp.Run(ctx, waitText(`#people`, "@anders"))
+		got2, err := chromedp.Run(ctx, apptest.WaitText(`#people`, "@anders"))
 		if err != nil {
 			v, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("q").value`))
 			t.Fatalf("box %q, list %q: %v", v, got2, err)
 		}
 		apptest.Screenshot(t, ctx, "music-people-typeahead-"+size)
 		must(chromedp.Do(ctx, clear, chromedp.SendKeys(`#q`, "zoe ång")))
-		_, err = chromedp.Run(ctx, waitText(`#people`, "@zoe"))
+		_, err = chromedp.Run(ctx, apptest.WaitText(`#people`, "@zoe"))
 		must(err)
 		must(chromedp.Do(ctx,
 			chromedp.Click(`#people a[href="/music/u/zoe"]`),
 			chromedp.WaitVisible(`.profile h1`),
 		))
-		h, err := chromedp.Run(ctx, waitText(`.profile h1`, "Zoë"))
+		h, err := chromedp.Run(ctx, apptest.WaitText(`.profile h1`, "Zoë"))
 		must(err)
 		if h != "Zoë Ångström" {
 			t.Errorf("%s opened %q; want Zoë's page", name, h)

@@ -14,16 +14,8 @@ import (
 // revokes it (asked first) and the visitor's reload is not found.
 // Screenshots of the author's box, the share page and the revoke page.
 func TestBrowserShareLink(t *testing.T) {
-	ann := apptest.Browser(t, 1200, 900)
-	vis := apptest.Browser(t, 390, 844)
-	m := apptest.One(t)
+	ann, vis, m, must := browsers(t)
 	base := m.URL()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
 	must(chromedp.Do(ann,
 		apptest.SignUp(base, "ann", "ann@example.com", "password-ann"),
 		chromedp.Navigate(base+"/music/"),
@@ -52,7 +44,7 @@ func TestBrowserShareLink(t *testing.T) {
 	}
 	apptest.Screenshot(t, ann, "music-share-link-desktop")
 	must(chromedp.Do(vis, chromedp.Navigate(link), chromedp.WaitVisible(`article.post`)))
-	text, err := chromedp.Run(vis, waitText(`article.post`, "Demo of the new song"))
+	text, err := chromedp.Run(vis, apptest.WaitText(`article.post`, "Demo of the new song"))
 	must(err)
 	if !strings.Contains(text, "#wip") {
 		t.Errorf("the visitor sees %q", text)

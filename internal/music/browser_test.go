@@ -19,16 +19,8 @@ import (
 // her page's header without a reload. Screenshots of every page at both
 // widths are kept as artifacts.
 func TestBrowserFriendsShareCommentLike(t *testing.T) {
-	ann := apptest.Browser(t, 1200, 900)
-	bob := apptest.Browser(t, 390, 844)
-	m := apptest.One(t)
+	ann, bob, m, must := browsers(t)
 	base := m.URL()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
 	for ctx, name := range map[context.Context]string{ann: "ann", bob: "bob"} {
 		must(chromedp.Do(ctx, apptest.SignUp(base, name, name+"@example.com", "password-"+name)))
 	}
@@ -37,7 +29,7 @@ func TestBrowserFriendsShareCommentLike(t *testing.T) {
 		chromedp.SendKeys(`#q`, "bo"),
 	))
 	// The type-ahead lists bob under the box.
-	_, err := chromedp.Run(ann, waitText(`#people`, "@bob"))
+	_, err := chromedp.Run(ann, apptest.WaitText(`#people`, "@bob"))
 	must(err)
 	must(chromedp.Do(ann, chromedp.Click(`#people a[href="/music/u/bob"]`)))
 	must(befriendIn(base, ann, "ann", bob, "bob"))
@@ -61,7 +53,7 @@ func TestBrowserFriendsShareCommentLike(t *testing.T) {
 		chromedp.Navigate(base+"/music/"),
 		chromedp.WaitVisible(`#feed article.post .post-text`),
 	))
-	seen, err := chromedp.Run(bob, waitText(`#feed article.post .post-text`, "Sunday morning song"))
+	seen, err := chromedp.Run(bob, apptest.WaitText(`#feed article.post .post-text`, "Sunday morning song"))
 	must(err)
 	if !strings.Contains(seen, "#sundays") {
 		t.Fatalf("bob sees %q; want ann's song with its tag", seen)
@@ -73,7 +65,7 @@ func TestBrowserFriendsShareCommentLike(t *testing.T) {
 		chromedp.Click(`#feed article.post form[action$="/like"] button`),
 		chromedp.WaitVisible(`#feed article.post form[action$="/like"] button.on`),
 	))
-	likes, err := chromedp.Run(bob, waitText(`#feed article.post .like-count`, "1"))
+	likes, err := chromedp.Run(bob, apptest.WaitText(`#feed article.post .like-count`, "1"))
 	must(err)
 	if likes != "1" {
 		t.Fatalf("bob sees %s likes; want 1", likes)
@@ -94,7 +86,7 @@ func TestBrowserFriendsShareCommentLike(t *testing.T) {
 		t.Fatalf("ann's unread count: %s, then %s; want 2 more", before, got)
 	}
 	must(chromedp.Do(ann, chromedp.Navigate(base+"/music/notifications")))
-	_, err = chromedp.Run(ann, waitText(`.notes`, "commented on your post"))
+	_, err = chromedp.Run(ann, apptest.WaitText(`.notes`, "commented on your post"))
 	must(err)
 	apptest.Screenshot(t, ann, "music-discovery-desktop")
 	apptest.Screenshot(t, bob, "music-discovery-phone")
@@ -129,6 +121,19 @@ func befriendIn(base string, a context.Context, an string, b context.Context, bn
 	)
 }
 
+// browsers are a desktop's browser and a phone's (390 px) on one running
+// site, and must, which ends the test on an error.
+func browsers(t *testing.T) (desk, phone context.Context, m *app.Main, must func(error)) {
+	desk, phone = apptest.Browser(t, 1200, 900), apptest.Browser(t, 390, 844)
+	must = func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return desk, phone, apptest.One(t), must
+}
+
 func addTwo(s string) string { return string(rune(s[0] + 2)) }
 
 // streams is the live streams open on every instance of m.
@@ -152,23 +157,5 @@ func waitFor(t *testing.T, ok func() bool) {
 			t.Fatal("timed out waiting")
 		}
 		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// waitText polls sel until its text contains want, and returns the text.
-func waitText(sel, want string) chromedp.Action[string] {
-	get := chromedp.Evaluate[string](`(() => { const e = document.querySelector(` + "`" + sel + "`" + `); return e ? e.textContent : ""; })()`)
-	return func(ctx context.Context, t *chromedp.Target) (string, error) {
-		deadline := time.Now().Add(15 * time.Second)
-		for {
-			s, err := get(ctx, t)
-			if err == nil && strings.Contains(s, want) {
-				return strings.TrimSpace(s), nil
-			}
-			if time.Now().After(deadline) {
-				return s, context.DeadlineExceeded
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
 	}
 }

@@ -30,7 +30,7 @@ func (a *App) Routes(rt *web.Router) {
 	rt.Get("/audio", a.audioShow)
 	rt.Get("/p/{id}/audio", a.audioServe)
 	rt.Post("/p/{id}/play", a.audioPlay) // visitors count too (public audio)
-	rt.Get("/s/{token}", a.shareShow) // a share link: never cached, never in the hot lane
+	rt.Get("/s/{token}", a.shareShow)    // a share link: never cached, never in the hot lane
 
 	signed.Get("/friends", a.friendsShow)
 	signed.Get("/notifications", a.notificationsShow)

@@ -165,13 +165,17 @@ func (s *Service) Reports(ctx context.Context, u *auth.User) ([]ReportedPost, er
 	if err != nil {
 		return nil, err
 	}
-	out := make([]ReportedPost, 0, len(open))
-	for _, r := range open {
-		rp := ReportedPost{Report: r}
-		if p, err := s.store.PostAny(ctx, u.ID, r.Subject); err == nil {
-			rp.Post = p
-		}
-		out = append(out, rp)
+	ids := make([]int64, len(open))
+	for i, r := range open {
+		ids[i] = r.Subject
+	}
+	posts, err := s.store.PostsAny(ctx, u.ID, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ReportedPost, len(open))
+	for i, r := range open {
+		out[i] = ReportedPost{Report: r, Post: posts[r.Subject]}
 	}
 	return out, nil
 }

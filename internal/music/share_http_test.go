@@ -65,6 +65,10 @@ func TestShareLinkPages(t *testing.T) {
 				t.Errorf("share page headers: Cache-Control %q, X-Robots-Tag %q, Referrer-Policy %q", h.Get("Cache-Control"), h.Get("X-Robots-Tag"), h.Get("Referrer-Policy"))
 			}
 		}
+		// Its author, with the link, is told it is hers and how to revoke it.
+		if _, body := ann.Get(link); !strings.Contains(body, "Your share link") || !strings.Contains(body, `/music/p/`+priv+`/share/revoke"`) {
+			t.Errorf("the author's view of her link does not say it is hers:\n%s", body)
+		}
 		// The link opens nothing else: the author's profile, for the
 		// visitor who came with it, holds no friends-only post.
 		if _, body := vis.Get("/music/u/ann"); strings.Contains(body, "secret demo") || strings.Contains(body, "another hidden") {

@@ -302,12 +302,26 @@ func notFound(err error) error {
 	return err
 }
 
-// PostAny returns post id whoever may see it: for the moderators' reports
-// (viewer marks the likes).
-func (s *Store) PostAny(ctx context.Context, viewer, id int64) (*Post, error) {
-	p, err := scanPost(s.db.QueryRow(ctx, "SELECT "+postCols+postFrom+" WHERE p.id = ?", viewer, id))
-	if err != nil {
-		return nil, fmt.Errorf("music: post %d: %w", id, notFound(err))
+// PostsAny returns the posts of ids whoever may see them, by id (those
+// gone are left out), in one query: for the moderators' reports (viewer
+// marks the likes).
+func (s *Store) PostsAny(ctx context.Context, viewer int64, ids []int64) (map[int64]*Post, error) {
+	out := make(map[int64]*Post, len(ids))
+	if len(ids) == 0 {
+		return out, nil
 	}
-	return &p, nil
+	args := make([]any, 0, len(ids)+1)
+	args = append(args, viewer)
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	posts, err := db.All(ctx, s.db, s.db, func(r *sql.Rows) (Post, error) { return scanPost(r) },
+		"SELECT "+postCols+postFrom+" WHERE p.id IN ("+db.Params(len(ids))+")", args...)
+	if err != nil {
+		return nil, fmt.Errorf("music: reported posts: %w", err)
+	}
+	for i := range posts {
+		out[posts[i].ID] = &posts[i]
+	}
+	return out, nil
 }

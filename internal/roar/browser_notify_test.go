@@ -58,7 +58,7 @@ func TestBrowserUnreadBadgeAndReplyFocus(t *testing.T) {
 		chromedp.Click(`form.compose button[type=submit]`),
 		chromedp.WaitVisible(`#timeline article.roar`),
 	))
-	_, err := chromedp.Run(ann, waitText(`#unseen`, "1"))
+	_, err := chromedp.Run(ann, apptest.WaitText(`#unseen`, "1"))
 	must(err)
 	if eval(ann, `document.getElementById("unseen").hidden`) || !eval(ann, `window.__sameLoad === true`) {
 		t.Fatal("the badge did not show 1 without a reload")
@@ -69,7 +69,7 @@ func TestBrowserUnreadBadgeAndReplyFocus(t *testing.T) {
 	// A like of bob's roar by ann: bob's badge, on his timeline, says 1.
 	must(chromedp.Do(ann, chromedp.Navigate(base+"/roar/"), chromedp.WaitVisible(`#timeline article.roar`),
 		chromedp.Click(`#timeline article.roar form[data-verb=like] button`)))
-	_, err = chromedp.Run(bob, waitText(`#unseen`, "1"))
+	_, err = chromedp.Run(bob, apptest.WaitText(`#unseen`, "1"))
 	must(err)
 	apptest.Screenshot(t, bob, "roar-badge-live-phone")
 	// Bob's notifications on the phone: the script marks them read and

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -43,7 +42,7 @@ func TestBrowserLiveTimeline(t *testing.T) {
 		chromedp.Click(`form.compose button[type=submit]`),
 		chromedp.WaitVisible(`#timeline article.roar .roar-text`),
 	))
-	seen, err := chromedp.Run(bob, waitText(`#timeline article.roar .roar-text`, "Live from the browser"))
+	seen, err := chromedp.Run(bob, apptest.WaitText(`#timeline article.roar .roar-text`, "Live from the browser"))
 	must(err)
 	if !strings.Contains(seen, "<b>not bold</b>") {
 		t.Fatalf("bob saw %q; want the roar as text", seen)
@@ -53,9 +52,9 @@ func TestBrowserLiveTimeline(t *testing.T) {
 	_, err = chromedp.Run(bob, chromedp.Evaluate[bool](`(window.__sameLoad = true)`))
 	must(err)
 	must(chromedp.Do(bob, chromedp.Click(`#timeline article.roar form[data-verb=like] button`)))
-	_, err = chromedp.Run(bob, waitText(`#timeline article.roar .like-count`, "1"))
+	_, err = chromedp.Run(bob, apptest.WaitText(`#timeline article.roar .like-count`, "1"))
 	must(err)
-	got, err := chromedp.Run(ann, waitText(`#timeline article.roar .like-count`, "1"))
+	got, err := chromedp.Run(ann, apptest.WaitText(`#timeline article.roar .like-count`, "1"))
 	must(err)
 	if got != "1" {
 		t.Fatalf("ann sees %s likes; want 1", got)
@@ -73,22 +72,4 @@ func TestBrowserLiveTimeline(t *testing.T) {
 	}
 	apptest.Screenshot(t, ann, "roar-live-desktop")
 	apptest.Screenshot(t, bob, "roar-live-phone")
-}
-
-// waitText polls sel until its text contains want, and returns the text.
-func waitText(sel, want string) chromedp.Action[string] {
-	get := chromedp.Evaluate[string](`(() => { const e = document.querySelector(` + "`" + sel + "`" + `); return e ? e.textContent : ""; })()`)
-	return func(ctx context.Context, t *chromedp.Target) (string, error) {
-		deadline := time.Now().Add(15 * time.Second)
-		for {
-			s, err := get(ctx, t)
-			if err == nil && strings.Contains(s, want) {
-				return strings.TrimSpace(s), nil
-			}
-			if time.Now().After(deadline) {
-				return s, context.DeadlineExceeded
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	}
 }

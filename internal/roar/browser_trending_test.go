@@ -68,7 +68,7 @@ func TestBrowserTrending(t *testing.T) {
 	if err := chromedp.Do(bob, chromedp.Click(`section.trending a[href="/roar/tags/jazz"]`), chromedp.WaitVisible(`h1.roar-title`)); err != nil {
 		t.Fatal(err)
 	}
-	title, err := chromedp.Run(bob, waitText(`h1.roar-title`, "#jazz"))
+	title, err := chromedp.Run(bob, apptest.WaitText(`h1.roar-title`, "#jazz"))
 	if err != nil {
 		t.Fatalf("after clicking #jazz in the box: title %q, %v", title, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/social"
 	"github.com/tutti-dev/tutti/internal/tags"
 	"github.com/tutti-dev/tutti/internal/text"
 )
@@ -92,4 +93,17 @@ func noteText(n *Notification) string {
 		return "followed you"
 	}
 	return n.Kind
+}
+
+// reportViews are the moderators' page's reported roars, for the core's
+// list (social.ReportsList).
+func (p *page) reportViews() []social.ReportView {
+	out := make([]social.ReportView, len(p.Reports))
+	for i := range p.Reports {
+		r := &p.Reports[i]
+		out[i] = social.ReportView{Count: r.Count, Reporter: r.Reporter, Reason: r.Reason,
+			Post: roarArticle(&r.Roar, p.Viewer, ""), Noun: "roar",
+			Remove: roarURL(r.Roar.ID) + "/delete", Dismiss: roarURL(r.Roar.ID) + "/dismiss"}
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -103,4 +104,23 @@ func SignIn(base, login, password string) chromedp.Action[chromedp.Void] {
 		chromedp.Submit(`#login`),
 		chromedp.WaitNotPresent(`#password`),
 	)
+}
+
+// WaitText polls the element sel until its text contains want (15 s at
+// most), and returns the text, trimmed.
+func WaitText(sel, want string) chromedp.Action[string] {
+	get := chromedp.Evaluate[string](`(() => { const e = document.querySelector(` + "`" + sel + "`" + `); return e ? e.textContent : ""; })()`)
+	return func(ctx context.Context, t *chromedp.Target) (string, error) {
+		deadline := time.Now().Add(15 * time.Second)
+		for {
+			s, err := get(ctx, t)
+			if err == nil && strings.Contains(s, want) {
+				return strings.TrimSpace(s), nil
+			}
+			if time.Now().After(deadline) {
+				return s, context.DeadlineExceeded
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
 }
