@@ -86,8 +86,9 @@ func TestServeDemo(t *testing.T) {
 		want        int
 	}{
 		{"demo users", `SELECT count(*) FROM users WHERE username = 'demo'`, 1},
-		{"users", `SELECT count(*) FROM users`, 6}, // demo, roar's ada, grace, linus, music's mia and leo
-		{"music posts", `SELECT count(*) FROM music_posts`, 4},
+		{"users", `SELECT count(*) FROM users`, 6},             // demo, roar's ada, grace, linus, music's mia and leo
+		{"music posts", `SELECT count(*) FROM music_posts`, 5}, // four links and leo's audio
+		{"music audio ready", `SELECT count(*) FROM music_posts WHERE kind = 'audio' AND ready = 1 AND peaks IS NOT NULL`, 1},
 		{"music friendships", `SELECT count(*) FROM music_friends`, 4}, // mia and leo, demo and mia: each both ways
 		{"roars", `SELECT count(*) FROM roars`, 4},
 		{"likes", `SELECT count(*) FROM roar_likes`, 2},

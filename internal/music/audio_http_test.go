@@ -9,6 +9,7 @@ import (
 	"mime/multipart"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -108,6 +109,12 @@ func TestAudioUploadFormats(t *testing.T) {
 		if n := strings.Count(page, `<div class="audio"`); n != 13 {
 			t.Errorf("the audio timeline shows %d audios; want 13", n)
 		}
+		// A JSON client gets 201 and the new post's id.
+		res, body := ann.upload("tone.wav", fixture(t, "tone.wav"), map[string]string{"comment": "json"}, http.Header{"Accept": {"application/json"}})
+		apptest.WantStatus(t, res, body, http.StatusCreated)
+		if !regexp.MustCompile(`^\{"id":\d+,`).MatchString(body) || !strings.Contains(body, `"ready":false`) {
+			t.Errorf("JSON answer %s; want the new post's id", body)
+		}
 	})
 }
 
@@ -143,8 +150,10 @@ func TestAudioUploadRefusesHostileFiles(t *testing.T) {
 			want       string
 		}{
 			{"empty", "empty.mp3", nil, "This file is empty"},
-			{"raw AAC", "tone.aac", fixture(t, "tone.aac"), "not an audio file"},
-			{"3GP", "tone.3gp", fixture(t, "tone.3gp"), "not an audio file"},
+			{"raw AAC", "tone.aac", fixture(t, "tone.aac"), "save it as .m4a"},
+			{"3GP", "tone.3gp", fixture(t, "tone.3gp"), ".3gp phone recordings are not supported"},
+			{"AMR", "memo.amr", append([]byte("#!AMR\n"), make([]byte, 600)...), ".3gp phone recordings are not supported"},
+			{"text", "notes.mp3", []byte("just some text, not audio at all"), "not an audio file"},
 			{"video", "video.mp4", fixture(t, "video.mp4"), "holds video"},
 			{"video webm", "video.webm", fixture(t, "video.webm"), "holds video"},
 			{"truncated", "cut.wav", wav[:len(wav)/2], "damaged or cut short"},
@@ -190,4 +199,158 @@ func TestAudioUploadRefusesHostileFiles(t *testing.T) {
 			t.Fatalf("%d posts and %d files stored; want none", n, f)
 		}
 	})
+}
+
+// TestPrivacyByRouteAudio: a friends-only audio's file, waveform, listens
+// and timed comments reach its author and their friend by every route,
+// and a stranger and a visitor by none (a guessed URL of the file is a
+// 404 too). The file is served with ranges and revalidation, privately.
+func TestPrivacyByRouteAudio(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		ann, bob, cat := signUp(t, m, "ann"), signUp(t, m, "bob"), signUp(t, m, "cat")
+		vis := visitorOf(t, m)
+		befriend(t, ann, bob)
+		pub := ann.shareAudio("tone.ogg", "open memo #memo", "public")
+		priv := ann.shareAudio("tone.flac", "whispered memo #memo #hushhush", "friends")
+		apptest.SettleMedia(t, m)
+		res, body := bob.Post("/music/p/"+priv+"/comments", url.Values{"body": {"secret moment"}, "at": {"0:01"}})
+		apptest.WantStatus(t, res, body, http.StatusSeeOther)
+		res, body = bob.Post("/music/p/"+priv+"/play", nil)
+		apptest.WantStatus(t, res, body, http.StatusNoContent)
+		for _, path := range []string{"/music/", "/music/audio", "/music/tags/memo", "/music/u/ann"} {
+			vis.Get(path) // the visitors' pages are cached first
+		}
+		secret := []string{"whispered memo", "secret moment", `id="p-` + priv + `"`, `/music/p/` + priv + `/audio`, `data-post="` + priv + `"`}
+		routes := []string{"/music/", "/music/everyone", "/music/audio", "/music/audio?before=999999999", "/music/tags/memo",
+			"/music/tags/hushhush", "/music/u/ann", "/music/hot", "/music/p/" + priv}
+		for _, c := range []struct {
+			who  *person
+			name string
+			sees bool
+		}{{ann, "author", true}, {bob, "friend", true}, {cat, "stranger", false}, {vis, "visitor", false}} {
+			all := c.who.readAll(c.name, routes, "/music/p/"+priv, c.sees, secret)
+			if !strings.Contains(all, "open memo") || !strings.Contains(all, `/music/p/`+pub+`/audio`) {
+				t.Errorf("%s does not see the public audio", c.name)
+			}
+			res, body := c.who.Get("/music/p/" + priv + "/audio")
+			if want := map[bool]int{true: 200, false: 404}[c.sees]; res.StatusCode != want {
+				t.Errorf("%s: GET the file: %d; want %d", c.name, res.StatusCode, want)
+			}
+			if c.sees && body != string(fixture(t, "tone.flac")) {
+				t.Errorf("%s: the file served is not the one uploaded", c.name)
+			}
+			res, _ = c.who.Post("/music/p/"+priv+"/play", nil)
+			if want := map[bool]int{true: 204, false: 404}[c.sees]; res.StatusCode != want {
+				t.Errorf("%s: POST play: %d; want %d", c.name, res.StatusCode, want)
+			}
+		}
+		for _, path := range []string{"/music/p/999999/audio", "/music/p/abc/audio"} {
+			if res, _ := bob.Get(path); res.StatusCode != 404 {
+				t.Errorf("GET %s: %d; want 404", path, res.StatusCode)
+			}
+		}
+		// A stranger cannot pin a comment either; a moment past the end is
+		// refused beside its field.
+		res, body = cat.Post("/music/p/"+priv+"/comments", url.Values{"body": {"x"}, "at": {"0:01"}})
+		apptest.WantStatus(t, res, body, 404)
+		res, body = bob.Post("/music/p/"+priv+"/comments", url.Values{"body": {"too late"}, "at": {"9:59"}})
+		apptest.WantStatus(t, res, body, http.StatusUnprocessableEntity)
+		if !strings.Contains(body, "from 0:00 to 0:02") || !strings.Contains(body, `value="too late"`) {
+			t.Errorf("a moment past the end: no message at the field:\n%.3000s", body)
+		}
+		// A listen is counted by POST only.
+		if res, _ := bob.Get("/music/p/" + priv + "/play"); res.StatusCode != http.StatusMethodNotAllowed && res.StatusCode != 404 {
+			t.Errorf("GET play: %d; want 405 or 404", res.StatusCode)
+		}
+		var plays int64
+		if err := m.DB.QueryRow(context.Background(), "SELECT plays FROM music_posts WHERE id = ?", priv).Scan(&plays); err != nil || plays != 3 {
+			t.Errorf("plays = %d (%v); want 3: bob's two and ann's", plays, err)
+		}
+		// Ranges, revalidation, and private caching for the friend.
+		res, part := bob.Do(http.MethodGet, "/music/p/"+priv+"/audio", nil, http.Header{"Range": {"bytes=100-199"}})
+		apptest.WantStatus(t, res, part, http.StatusPartialContent)
+		whole := string(fixture(t, "tone.flac"))
+		if part != whole[100:200] || res.Header.Get("Content-Range") != fmt.Sprintf("bytes 100-199/%d", len(whole)) {
+			t.Errorf("range: %d bytes, Content-Range %q", len(part), res.Header.Get("Content-Range"))
+		}
+		if cc := res.Header.Get("Cache-Control"); !strings.Contains(cc, "private") || strings.Contains(cc, "public") {
+			t.Errorf("Cache-Control %q; want private", cc)
+		}
+		res, _ = bob.Do(http.MethodGet, "/music/p/"+priv+"/audio", nil, nil)
+		if et := res.Header.Get("ETag"); et != "" {
+			res, _ = bob.Do(http.MethodGet, "/music/p/"+priv+"/audio", nil, http.Header{"If-None-Match": {et}})
+			apptest.WantStatus(t, res, "", http.StatusNotModified)
+		} else if lm := res.Header.Get("Last-Modified"); lm != "" {
+			res, _ = bob.Do(http.MethodGet, "/music/p/"+priv+"/audio", nil, http.Header{"If-Modified-Since": {lm}})
+			apptest.WantStatus(t, res, "", http.StatusNotModified)
+		} else {
+			t.Error("the file has neither ETag nor Last-Modified")
+		}
+		res, _ = bob.Do(http.MethodGet, "/music/p/"+priv+"/audio", nil, http.Header{"Range": {"bytes=999999-"}})
+		apptest.WantStatus(t, res, "", http.StatusRequestedRangeNotSatisfiable)
+		// Deleting the post deletes its file.
+		res, body = ann.Post("/music/p/"+priv+"/delete", nil)
+		apptest.WantStatus(t, res, body, http.StatusSeeOther)
+		if res, _ := ann.Get("/music/p/" + priv + "/audio"); res.StatusCode != 404 {
+			t.Errorf("the deleted post's file: %d; want 404", res.StatusCode)
+		}
+		var files int64
+		if err := m.DB.QueryRow(context.Background(), "SELECT count(*) FROM media_files WHERE kind = 'music-audio' AND ref = ?", priv).Scan(&files); err != nil || files != 0 {
+			t.Errorf("%d files of the deleted post kept (%v); want none", files, err)
+		}
+		// Deleting the account deletes the files of its audio posts.
+		res, body = ann.Post("/account/delete", url.Values{"password": {"password-ann"}})
+		apptest.WantStatus(t, res, body, http.StatusSeeOther)
+		if err := m.DB.QueryRow(context.Background(), "SELECT count(*) FROM media_files WHERE kind = 'music-audio'").Scan(&files); err != nil || files != 0 {
+			t.Errorf("%d files of a deleted account's audio kept (%v); want none", files, err)
+		}
+	})
+}
+
+// TestAudioTimelineStatements: the audio timeline costs the same number
+// of statements with 1 audio as with 12 of 4 friends, with comments.
+func TestAudioTimelineStatements(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		ann, bob := signUp(t, m, "ann"), signUp(t, m, "bob")
+		befriend(t, ann, bob)
+		one := bob.shareAudio("tone.wav", "one", "friends")
+		apptest.SettleMedia(t, m)
+		res, body := ann.Post("/music/p/"+one+"/comments", url.Values{"body": {"first"}})
+		apptest.WantStatus(t, res, body, http.StatusSeeOther)
+		count := ann.statements(m, "/music/audio?before=999999999")
+		small := count()
+		for i := range 4 {
+			f := signUp(t, m, fmt.Sprint("f", i))
+			befriend(t, ann, f)
+			for j := range 3 {
+				id := f.shareAudio("tone.wav", "memo", []string{"public", "friends"}[j%2])
+				apptest.SettleMedia(t, m)
+				res, body := ann.Post("/music/p/"+id+"/comments", url.Values{"body": {"nice"}, "at": {"0:01"}})
+				apptest.WantStatus(t, res, body, http.StatusSeeOther)
+			}
+		}
+		if big := count(); big != small {
+			t.Fatalf("audio timeline: %d statements with 1 audio, %d with 13; want the same", small, big)
+		}
+		t.Logf("the audio timeline costs %d statements", small)
+	})
+}
+
+// TestDemoAudio: the demo has an audio post with its waveform and two
+// comments pinned to its moments, shown on its page as ticks.
+func TestDemoAudio(t *testing.T) {
+	m := apptest.One(t)
+	if err := m.LoadDemo(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	vis := visitorOf(t, m)
+	_, page := vis.Get("/music/audio")
+	ids := regexp.MustCompile(`<div class="audio" data-post="(\d+)"`).FindAllStringSubmatch(page, -1)
+	if len(ids) != 1 || strings.Contains(page, flatWave) || !strings.Contains(page, "little arpeggio") {
+		t.Fatalf("the demo's audio timeline: %d audios; want leo's, with its waveform:\n%.3000s", len(ids), page)
+	}
+	_, page = vis.Get("/music/p/" + ids[0][1])
+	if n := strings.Count(page, `<a class="tick"`); n != 2 || !strings.Contains(page, "at 0:01") || !strings.Contains(page, "at 0:04") {
+		t.Fatalf("the demo's audio shows %d ticks; want 2, with their moments in the comments", n)
+	}
 }

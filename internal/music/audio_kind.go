@@ -35,27 +35,42 @@ const (
 	waveVariant = "waveform"
 )
 
-// audioTypes are the content types accepted, by audio.Sniff's format.
-var audioTypes = map[string]string{
-	"mp3":        "audio/mpeg",
-	"ogg-vorbis": "audio/ogg",
-	"ogg-opus":   "audio/ogg",
-	"webm-opus":  "audio/webm",
-	"m4a-aac":    "audio/mp4",
-	"flac":       "audio/flac",
-	"wav":        "audio/wav",
+// refusedType is what the kind's Sniff names a file audio.Sniff refuses:
+// taken in only so that Check says why (whyRefused), never kept.
+const refusedType = "application/x-refused-audio"
+
+// whyRefused is the error, for the field, of a file whose first bytes
+// audio.Sniff refuses (raw AAC, AMR and .3gp, anything else): its own
+// message (audio.Probe's); nil for a file Sniff takes.
+func whyRefused(ctx context.Context, f io.ReaderAt, size int64) error {
+	head := make([]byte, min(size, media.HeadBytes))
+	if _, err := f.ReadAt(head, 0); err != nil && err != io.EOF {
+		return err
+	}
+	if _, ok := audio.Sniff(head); ok {
+		return nil
+	}
+	if _, err := audio.Probe(ctx, f, size); errs.KindOf(err) == errs.Invalid {
+		return err
+	}
+	return audio.ErrUnsupported
 }
 
 // audioKind is music's media kind for audio posts.
 func (s *Service) audioKind() media.Kind {
-	types := []string{"audio/mpeg", "audio/ogg", "audio/webm", "audio/mp4", "audio/flac", "audio/wav"}
+	types := []string{"audio/mpeg", "audio/ogg", "audio/webm", "audio/mp4", "audio/flac", "audio/wav", refusedType}
 	return media.Kind{
 		Name: AudioKind, Dir: "music-audio", MaxBytes: MaxAudioBytes, Types: types,
 		Sniff: func(head []byte) string {
-			f, _ := audio.Sniff(head)
-			return audioTypes[f]
+			if f, ok := audio.Sniff(head); ok {
+				return audio.MIME(f)
+			}
+			return refusedType
 		},
 		Check: func(ctx context.Context, f io.ReaderAt, size int64) (media.Meta, error) {
+			if err := whyRefused(ctx, f, size); err != nil {
+				return nil, err
+			}
 			info, err := audio.Probe(ctx, f, size)
 			if err == nil {
 				err = info.Check(MaxAudioDuration)

@@ -2,6 +2,7 @@ package music
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	"github.com/tutti-dev/tutti/internal/db"
@@ -46,6 +47,15 @@ func (s *Store) play(ctx context.Context, tx *db.Tx, id, user int64) error {
 	}
 	_, err = tx.Exec(ctx, "UPDATE music_posts SET plays = plays + 1 WHERE id = ?", id)
 	return err
+}
+
+// audioIDs are user's audio posts.
+func (s *Store) audioIDs(ctx context.Context, q db.Querier, user int64) ([]int64, error) {
+	return db.All(ctx, s.db, q, func(r *sql.Rows) (int64, error) {
+		var id int64
+		err := r.Scan(&id)
+		return id, err
+	}, "SELECT id FROM music_posts WHERE author_id = ? AND kind = 'audio'", user)
 }
 
 // clock writes ms as m:ss (h:mm:ss from an hour).

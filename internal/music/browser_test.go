@@ -39,18 +39,8 @@ func TestBrowserFriendsShareCommentLike(t *testing.T) {
 	// The type-ahead lists bob under the box.
 	_, err := chromedp.Run(ann, waitText(`#people`, "@bob"))
 	must(err)
-	must(chromedp.Do(ann,
-		chromedp.Click(`#people a[href="/music/u/bob"]`),
-		chromedp.WaitVisible(`form[action="/music/u/bob/befriend"] button`),
-		chromedp.Click(`form[action="/music/u/bob/befriend"] button`),
-		chromedp.WaitVisible(`form[action="/music/u/bob/cancel"]`),
-	))
-	must(chromedp.Do(bob,
-		chromedp.Navigate(base+"/music/friends"),
-		chromedp.WaitVisible(`form[action="/music/u/ann/accept"] button`),
-		chromedp.Click(`form[action="/music/u/ann/accept"] button`),
-		chromedp.WaitVisible(`.people a[href="/music/u/ann"]`),
-	))
+	must(chromedp.Do(ann, chromedp.Click(`#people a[href="/music/u/bob"]`)))
+	must(befriendIn(base, ann, "ann", bob, "bob"))
 	must(chromedp.Do(ann,
 		chromedp.Navigate(base+"/music/"),
 		chromedp.WaitVisible(`#share #url`),
@@ -116,6 +106,27 @@ func TestBrowserFriendsShareCommentLike(t *testing.T) {
 			apptest.Screenshot(t, ctx, "music-"+strings.NewReplacer("/", "-", "?", "-", "=", "-").Replace(p)+"-"+size)
 		}
 	}
+}
+
+// befriendIn makes a (named an) and b (bn) friends in their browsers: a
+// asks on b's page (open in a), b accepts on the friends page.
+func befriendIn(base string, a context.Context, an string, b context.Context, bn string) error {
+	befriend := `form[action="/music/u/` + bn + `/befriend"] button`
+	err := chromedp.Do(a,
+		chromedp.WaitVisible(befriend),
+		chromedp.Click(befriend),
+		chromedp.WaitVisible(`form[action="/music/u/`+bn+`/cancel"]`),
+	)
+	if err != nil {
+		return err
+	}
+	accept := `form[action="/music/u/` + an + `/accept"] button`
+	return chromedp.Do(b,
+		chromedp.Navigate(base+"/music/friends"),
+		chromedp.WaitVisible(accept),
+		chromedp.Click(accept),
+		chromedp.WaitVisible(`.people a[href="/music/u/`+an+`"]`),
+	)
 }
 
 func addTwo(s string) string { return string(rune(s[0] + 2)) }

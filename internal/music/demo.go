@@ -12,7 +12,8 @@ import (
 
 // Demo is `serve --demo`'s music: two friends, mia and leo (random
 // passwords: there to be read), the core's demo user befriended by mia,
-// and a few songs they shared, liked and commented on. It runs once: a
+// a few songs they shared, liked and commented on, and leo's audio with
+// a waveform and two timed comments (audio_demo.go). It runs once: a
 // database with posts already is left as it is.
 func (a *App) Demo(ctx context.Context) error {
 	var n int64
@@ -70,5 +71,5 @@ func (a *App) Demo(ctx context.Context) error {
 			return err
 		}
 	}
-	return nil
+	return a.demoAudio(ctx, bob, ann)
 }

@@ -11,10 +11,22 @@
 // a person's, and "What's hot", the cloud of hashtags trending among
 // public posts.
 //
+// Audio posts (audio_*.go): a file uploaded, or a voice memo recorded in
+// the page (static/audio.js, MediaRecorder), goes through the core's media
+// path as the kind music-audio (format sniffed from the bytes, container
+// read whole, 50 MB and 15 minutes at most; refused files store nothing);
+// the post is its author's only ("processing") until the media.derive job
+// has made its 200-bar waveform, and its original is served, with ranges,
+// only to those who may see the post. The card draws the waveform as
+// inline SVG (clicking it seeks), its length and listens (POST
+// /music/p/{id}/play, once a listen); comments may be pinned to a moment
+// (at), shown as ticks on the waveform.
+//
 // Routes (routes.go): pages GET /music/ (discovery; a visitor's: everyone's
-// public posts), /music/everyone, /music/hot, /music/tags/{tag},
-// /music/u/{name}, /music/p/{id}, /music/people (?q=, and /suggest for the
-// type-ahead); signed in: /music/friends, /music/notifications,
+// public posts), /music/everyone, /music/audio, /music/hot, /music/tags/{tag},
+// /music/u/{name}, /music/p/{id}, /music/p/{id}/audio (the file),
+// /music/people (?q=, and /suggest for the type-ahead); POST
+// /music/p/{id}/play (anyone who may see it); signed in: /music/friends, /music/notifications,
 // /music/stream (the unread count, Server-Sent Events), /music/reports
 // (moderators), and the forms POST /music/posts, /music/p/{id}/comments,
 // like, repost, comments-off, delete (GET: the page that asks), report
@@ -46,8 +58,8 @@
 // notifications, likes, reports), internal/tags (hashtags, the tag index,
 // trending and its Board), internal/live (the notify stream).
 //
-// Tables (migrations/): music_posts (kind 'link' or 'audio' with a
-// nullable media_id, for the uploads to come), music_comments, music_likes,
+// Tables (migrations/): music_posts (kind 'link' or 'audio': media_id,
+// duration_ms, peaks, plays, ready), music_comments (at_ms), music_likes,
 // music_tags, music_tag_uses, music_friends, music_friend_requests,
 // music_blocks, music_notifications, music_reports, music_meta.
 package music

@@ -53,6 +53,39 @@ func (p *person) share(link, comment, vis string) string {
 	return m[1]
 }
 
+// readAll GETs routes as p (named name) and returns the pages together:
+// each must be a 200 (hidden, a post p may not see: a 404 then), and
+// hold each of secret if sees, none of them else.
+func (p *person) readAll(name string, routes []string, hidden string, sees bool, secret []string) string {
+	p.t.Helper()
+	var all strings.Builder
+	for _, path := range routes {
+		res, body := p.Get(path)
+		if res.StatusCode != 200 && !(path == hidden && !sees && res.StatusCode == 404) {
+			p.t.Errorf("%s: GET %s: %d", name, path, res.StatusCode)
+		}
+		all.WriteString(body)
+	}
+	for _, s := range secret {
+		if got := strings.Contains(all.String(), s); got != sees {
+			p.t.Errorf("%s sees %q: %v; want %v", name, s, got, sees)
+		}
+	}
+	return all.String()
+}
+
+// statements is a counter of the statements p's GET of path costs.
+func (p *person) statements(m *app.Main, path string) func() int64 {
+	return func() int64 {
+		p.t.Helper()
+		p.Get("/") // the session and user come from memory for every count
+		q0 := apptest.Queries(m)
+		res, body := p.Get(path)
+		apptest.WantStatus(p.t, res, body, 200)
+		return apptest.Queries(m) - q0
+	}
+}
+
 // befriend makes a and b friends through the pages.
 func befriend(t *testing.T, a, b *person) {
 	t.Helper()
@@ -122,20 +155,8 @@ func TestPrivacyByRoute(t *testing.T) {
 			name string
 			sees bool
 		}{{ann, "author", true}, {bob, "friend", true}, {cat, "stranger", false}, {vis, "visitor", false}} {
-			var all strings.Builder
-			for _, path := range routes {
-				res, body := c.who.Get(path)
-				if res.StatusCode != 200 && !(path == "/music/p/"+priv && !c.sees && res.StatusCode == 404) {
-					t.Errorf("%s: GET %s: %d", c.name, path, res.StatusCode)
-				}
-				all.WriteString(body)
-			}
-			for _, s := range secret {
-				if got := strings.Contains(all.String(), s); got != c.sees {
-					t.Errorf("%s sees %q: %v; want %v", c.name, s, got, c.sees)
-				}
-			}
-			if !strings.Contains(all.String(), "everyone&#39;s song") {
+			all := c.who.readAll(c.name, routes, "/music/p/"+priv, c.sees, secret)
+			if !strings.Contains(all, "everyone&#39;s song") {
 				t.Errorf("%s does not see the public post", c.name)
 			}
 		}
@@ -167,13 +188,7 @@ func TestDiscoveryStatements(t *testing.T) {
 		two := bob.share("https://example.com/2", "two", "friends")
 		res, body := ann.Post("/music/p/"+two+"/comments", url.Values{"body": {"first"}})
 		apptest.WantStatus(t, res, body, http.StatusSeeOther)
-		count := func() int64 {
-			ann.Get("/") // the session and user come from memory for every count
-			q0 := apptest.Queries(m)
-			res, body := ann.Get("/music/?before=999999999")
-			apptest.WantStatus(t, res, body, 200)
-			return apptest.Queries(m) - q0
-		}
+		count := ann.statements(m, "/music/?before=999999999")
 		small := count()
 		for i := range 6 {
 			f := signUp(t, m, fmt.Sprint("f", i))

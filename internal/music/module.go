@@ -43,7 +43,9 @@ func (a *App) ForgetAccount(ctx context.Context, tx *db.Tx, userID int64) error 
 }
 
 // AccountForgotten implements module.AccountHook.
-func (a *App) AccountForgotten(context.Context, int64) { a.svc.AccountForgotten() }
+func (a *App) AccountForgotten(ctx context.Context, userID int64) {
+	a.svc.AccountForgotten(ctx, userID)
+}
 
 // RoleModerator is music's one role (module.Module.Roles): its holders see
 // the reports and remove anyone's posts. Grant it with

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"strings"
+	"sync"
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/db"
@@ -30,6 +31,7 @@ type Service struct {
 	log      *slog.Logger
 	board    *tags.Board    // the trending hashtags (nil: none)
 	media    *media.Service // audio posts' files (nil: audio cannot be uploaded)
+	gone     sync.Map       // a deleted account's audio posts (user id: []int64), between ForgetAccount and AccountForgotten
 	// unread is told of each user a write notified, with their unread
 	// count, after the commit (App: the live streams); nil: nobody.
 	unread func(ctx context.Context, user, count int64)
@@ -131,12 +133,27 @@ func (s *Service) VisitorVersion(ctx context.Context) (int64, error) {
 	return st.V, err
 }
 
-// ForgetAccount runs in the account deletion's transaction.
+// ForgetAccount runs in the account deletion's transaction; the files of
+// the user's audio posts are deleted once it committed (AccountForgotten).
 func (s *Service) ForgetAccount(ctx context.Context, tx *db.Tx, userID int64) error {
+	if s.media != nil {
+		ids, err := s.store.audioIDs(ctx, tx, userID)
+		if err != nil {
+			return err
+		}
+		s.gone.Store(userID, ids)
+	}
 	return s.store.forgetUser(ctx, tx, userID)
 }
 
-// AccountForgotten is told after the account deletion committed.
-func (s *Service) AccountForgotten() { s.versions.Bump(versionScope, "") }
+// AccountForgotten is told after the account deletion of userID committed.
+func (s *Service) AccountForgotten(ctx context.Context, userID int64) {
+	s.versions.Bump(versionScope, "")
+	if ids, ok := s.gone.LoadAndDelete(userID); ok {
+		for _, id := range ids.([]int64) {
+			s.forgetAudio(ctx, id)
+		}
+	}
+}
 
 var errUnknownVerb = errs.E(errs.NotFound, "Not found.")

@@ -148,7 +148,10 @@ func (s *Store) comment(ctx context.Context, tx *db.Tx, id, user int64, body str
 	}
 	var at any
 	if atMS >= 0 {
-		if r.Kind != KindAudio || atMS > r.DurationMS {
+		switch {
+		case r.Kind != KindAudio:
+			return 0, errs.Fields(map[string]string{"at": "Only an audio has moments to comment on."})
+		case atMS > r.DurationMS:
 			return 0, errs.Fields(map[string]string{"at": "Choose a moment within the audio: from 0:00 to " + clock(r.DurationMS) + "."})
 		}
 		at = atMS

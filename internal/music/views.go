@@ -114,7 +114,7 @@ func plural(n int64, one, many string) string {
 
 func (a *App) head(p *page) web.Head {
 	return web.Head{Title: p.Title, App: "/music/", User: p.username(),
-		CSS: []string{a.Assets.URL("music.css")}, JS: []string{a.Assets.URL("music.js")}}
+		CSS: []string{a.Assets.URL("music.css")}, JS: []string{a.Assets.URL("music.js"), a.Assets.URL("audio.js")}}
 }
 
 func providerName(e Embed) string {

@@ -3490,7 +3490,7 @@ func audioView(cardID int64, t *Post, ticks []Comment) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if !t.Ready {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 303, "<p class=\"processing small\" role=\"status\">Processing: only you see this post until its waveform is made. Reload in a moment.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 303, "<p class=\"processing small\" role=\"status\">Processing: only you see this post until its waveform is made, in a moment.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -17,6 +17,13 @@ import (
 // context. Each call is a separate browser with its own cookies.
 func Browser(t *testing.T, width, height int) context.Context {
 	t.Helper()
+	return BrowserWith(t, width, height)
+}
+
+// BrowserWith is Browser with more chromium options (flags such as
+// --use-fake-device-for-media-stream).
+func BrowserWith(t *testing.T, width, height int, more ...chromedp.ExecAllocatorOption) context.Context {
+	t.Helper()
 	if os.Getenv("TUTTI_TEST_BROWSER") == "" {
 		t.Skip("set TUTTI_TEST_BROWSER=1 to run browser tests (needs Debian's chromium)")
 	}
@@ -32,6 +39,7 @@ func Browser(t *testing.T, width, height int) context.Context {
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
 	}
+	opts = append(opts, more...)
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelC := chromedp.NewContext(actx)
 	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)

@@ -30,6 +30,10 @@ var mimeOf = map[string]string{
 	"wav":        "audio/wav",
 }
 
+// MIME is the type a format (Info.Format, Sniff's) is served as; "" for
+// none.
+func MIME(format string) string { return mimeOf[format] }
+
 // Limits.
 const (
 	// MaxDuration is the longest audio Probe accepts at all; the caller's
