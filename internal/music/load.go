@@ -223,20 +223,65 @@ var (
 	postArticles = regexp.MustCompile(`<article class="post[^"]*" id="p-(\d+)"`)
 )
 
-// pick is the action of one of the forms re finds in p (its first group
-// the action, its second the post), at random among those of seeded posts
-// (another session may delete its song at any moment); "" if none.
+// pick is the action of one of the forms re finds in the post cards of
+// p, at random, leaving out the viewer's own posts and the songs the load
+// test posted (their session deletes them at any moment: a like or a
+// comment would be a 404); "" if none. re's first group is the action.
 func (s *musicLoad) pick(c *load.Client, p *load.Page, re *regexp.Regexp) string {
 	var actions []string
-	for _, m := range re.FindAllSubmatch(p.Body, -1) {
-		if id, err := strconv.ParseInt(string(m[2]), 10, 64); err == nil && id <= s.ids.LastPost {
-			actions = append(actions, string(m[1]))
+	cards := postArticles.FindAllSubmatchIndex(p.Body, -1)
+	for k, m := range cards {
+		end := len(p.Body)
+		if k+1 < len(cards) {
+			end = cards[k+1][0]
+		}
+		card := p.Body[m[0]:end]
+		id, _ := strconv.ParseInt(string(p.Body[m[2]:m[3]]), 10, 64)
+		if id > s.ids.LastPost && bytes.Contains(card, []byte("(song "+s.prefix)) {
+			continue
+		}
+		// Not the viewer's own: its comments-off form comes first and is
+		// what Page.Form would find for ".../comments".
+		if bytes.Contains(card, []byte(`/comments-off"`)) {
+			continue
+		}
+		if f := re.FindSubmatch(card); f != nil {
+			actions = append(actions, string(f[1]))
 		}
 	}
 	if len(actions) == 0 {
 		return ""
 	}
 	return actions[c.Intn(len(actions))]
+}
+
+// seededForm is a form re finds on p for a post that stays (pick),
+// reading older pages as a person scrolls (up to five) while p has only
+// the viewer's posts and songs the load test is about to delete, then
+// everyone's public posts (a few friends' posts may be all of that).
+func (s *musicLoad) seededForm(ctx context.Context, c *load.Client, p *load.Page, re *regexp.Regexp) (*load.Page, string, error) {
+	for _, start := range []string{"", "/music/everyone"} {
+		if start != "" {
+			var err error
+			if p, err = c.Get(ctx, "browse_everyone", start); err != nil {
+				return nil, "", err
+			}
+		}
+		for range 6 {
+			if action := s.pick(c, p, re); action != "" {
+				return p, action, nil
+			}
+			older := p.Links("before=")
+			if len(older) == 0 {
+				break
+			}
+			var err error
+			if p, err = c.Get(ctx, "browse_older", older[0]); err != nil {
+				return nil, "", err
+			}
+		}
+	}
+	return nil, "", fmt.Errorf("music: no post to act on from %s", p.URL.Path)
 }
 
 // returning: a seeded user's visit.
@@ -269,11 +314,11 @@ func (s *musicLoad) returning(ctx context.Context, c *load.Client) error {
 			return err
 		},
 		func() error { // comment on a post of the page
-			action := s.pick(c, home, commentForms)
-			if action == "" {
-				return fmt.Errorf("music: no comment form on %s", home.URL.Path)
+			p, action, err := s.seededForm(ctx, c, home, commentForms)
+			if err != nil {
+				return err
 			}
-			f, err := home.Form(action)
+			f, err := p.Form(action)
 			if err != nil {
 				return err
 			}
@@ -282,11 +327,11 @@ func (s *musicLoad) returning(ctx context.Context, c *load.Client) error {
 			return err
 		},
 		func() error { // like one
-			action := s.pick(c, home, likeForms)
-			if action == "" {
-				return fmt.Errorf("music: no like button on %s", home.URL.Path)
+			p, action, err := s.seededForm(ctx, c, home, likeForms)
+			if err != nil {
+				return err
 			}
-			f, err := home.Form(action)
+			f, err := p.Form(action)
 			if err != nil {
 				return err
 			}

@@ -45,8 +45,8 @@ type SeedIDs struct {
 	Songs    []int64  `json:"songs"`  // link posts' ids, oldest first
 	Audios   []int64  `json:"audios"` // public audio posts' ids, oldest first (music-listen plays them)
 	Tags     []string `json:"tags"`   // the hashtags used
-	// LastPost is the newest seeded post's id: the load test comments and
-	// likes seeded posts only, which its own sessions never delete.
+	// LastPost is the newest seeded post's id: the load test tells the
+	// songs it posts (and deletes) from the seeded ones by it.
 	LastPost int64 `json:"last_post"`
 }
 
