@@ -23,10 +23,21 @@ import (
 // as "cluster" when TUTTI_TEST_NGINX is set: then m is instance A of a
 // Cluster and m.URL() is its nginx, so that every request goes through
 // nginx to either instance (with TUTTI_TEST_NGINX=only, that is the only
-// run).
+// run). With TUTTI_TEST_NGINX=later (CI's PostgreSQL step, its cluster
+// step coming later) the PostgreSQL run is left to the cluster run, which
+// serves the same requests from PostgreSQL.
 func Each(t *testing.T, fn func(t *testing.T, m *app.Main)) {
 	t.Helper()
-	if !clusterOnly() {
+	switch {
+	case clusterLater():
+		urls := dbtest.URLsExcept(t, "postgres")
+		if len(urls) == 0 {
+			t.Logf("%s=later: the run on postgres is the cluster run's", NginxEnv)
+		}
+		for name, u := range urls {
+			t.Run(name, func(t *testing.T) { fn(t, Start(t, u)) })
+		}
+	case !clusterOnly():
 		EachInstance(t, fn)
 	}
 	if clusterRun() {
