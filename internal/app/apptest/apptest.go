@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,6 +45,31 @@ func Each(t *testing.T, fn func(t *testing.T, m *app.Main)) {
 	if clusterRun() {
 		t.Run("cluster", func(t *testing.T) { fn(t, StartCluster(t).A) })
 	}
+}
+
+// EachRuns reports whether Each runs its function at all in this test run:
+// not when each of its runs is another run's (TUTTI_TEST_NGINX=later with
+// only postgres asked for, or TUTTI_TEST_DATABASES=none without the
+// cluster run). A check that needs every HTTP test to have run asks it.
+func EachRuns() bool {
+	if clusterRun() {
+		return true
+	}
+	only, ok := os.LookupEnv(dbtest.OnlyEnv)
+	if !ok {
+		return true // SQLite always
+	}
+	for _, name := range strings.Split(only, ",") {
+		switch strings.TrimSpace(name) {
+		case "sqlite":
+			return true
+		case "postgres":
+			if !clusterLater() {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // EachInstance is Each without the cluster run: for a test about one
