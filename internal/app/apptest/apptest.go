@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,15 +25,51 @@ import (
 // as "cluster" when TUTTI_TEST_NGINX is set: then m is instance A of a
 // Cluster and m.URL() is its nginx, so that every request goes through
 // nginx to either instance (with TUTTI_TEST_NGINX=only, that is the only
-// run).
+// run). With TUTTI_TEST_NGINX=later (CI's PostgreSQL step, its cluster
+// step coming later) the PostgreSQL run is left to the cluster run, which
+// serves the same requests from PostgreSQL.
 func Each(t *testing.T, fn func(t *testing.T, m *app.Main)) {
 	t.Helper()
-	if !clusterOnly() {
+	switch {
+	case clusterLater():
+		urls := dbtest.URLsExcept(t, "postgres")
+		if len(urls) == 0 {
+			t.Logf("%s=later: the run on postgres is the cluster run's", NginxEnv)
+		}
+		for name, u := range urls {
+			t.Run(name, func(t *testing.T) { fn(t, Start(t, u)) })
+		}
+	case !clusterOnly():
 		EachInstance(t, fn)
 	}
 	if clusterRun() {
 		t.Run("cluster", func(t *testing.T) { fn(t, StartCluster(t).A) })
 	}
+}
+
+// EachRuns reports whether Each runs its function at all in this test run:
+// not when each of its runs is another run's (TUTTI_TEST_NGINX=later with
+// only postgres asked for, or TUTTI_TEST_DATABASES=none without the
+// cluster run). A check that needs every HTTP test to have run asks it.
+func EachRuns() bool {
+	if clusterRun() {
+		return true
+	}
+	only, ok := os.LookupEnv(dbtest.OnlyEnv)
+	if !ok {
+		return true // SQLite always
+	}
+	for _, name := range strings.Split(only, ",") {
+		switch strings.TrimSpace(name) {
+		case "sqlite":
+			return true
+		case "postgres":
+			if !clusterLater() {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // EachInstance is Each without the cluster run: for a test about one

@@ -28,7 +28,9 @@ import (
 )
 
 // NginxEnv turns on the cluster run: "1" adds it to Each's runs, "only"
-// makes it Each's only run and One's server (the CI's cluster step).
+// makes it Each's only run and One's server (the CI's cluster step);
+// "later" says that it is a later step of the same CI: Each skips its run
+// on PostgreSQL, the cluster's being one.
 const NginxEnv = "TUTTI_TEST_NGINX"
 
 // Ports of the nginx of the cluster runs (and of their MinIO, at the top).
@@ -37,8 +39,9 @@ const (
 	minioPortLow, minioPortHigh = 31900, 32000
 )
 
-func clusterRun() bool  { v := os.Getenv(NginxEnv); return v == "1" || v == "only" }
-func clusterOnly() bool { return os.Getenv(NginxEnv) == "only" }
+func clusterRun() bool   { v := os.Getenv(NginxEnv); return v == "1" || v == "only" }
+func clusterOnly() bool  { return os.Getenv(NginxEnv) == "only" }
+func clusterLater() bool { return os.Getenv(NginxEnv) == "later" }
 
 // Cluster is two tutti instances on the same configuration (one fresh
 // PostgreSQL schema, one Redis prefix, one NATS subject prefix, one upload

@@ -35,6 +35,13 @@ const OnlyEnv = "TUTTI_TEST_DATABASES"
 // TUTTI_TEST_POSTGRES is set. The schema is dropped when the test ends.
 func URLs(t testing.TB) map[string]string {
 	t.Helper()
+	return URLsExcept(t)
+}
+
+// URLsExcept is URLs without the databases named (another run's): empty
+// when only those were asked for.
+func URLsExcept(t testing.TB, except ...string) map[string]string {
+	t.Helper()
 	want := map[string]bool{"sqlite": true, "postgres": os.Getenv(Env) != ""}
 	if only, ok := os.LookupEnv(OnlyEnv); ok {
 		want = map[string]bool{}
@@ -50,6 +57,9 @@ func URLs(t testing.TB) map[string]string {
 		if len(want) == 0 {
 			t.Skipf("%s=%q: the runs on each database are another run's (make test, make test-postgres)", OnlyEnv, only)
 		}
+	}
+	for _, name := range except {
+		delete(want, name)
 	}
 	urls := map[string]string{}
 	if want["sqlite"] {

@@ -257,7 +257,7 @@ func (c *Contract) Uncovered() []string {
 func (c *Contract) Main(m *testing.M) {
 	flag.Parse()
 	code := m.Run()
-	if code == 0 && flag.Lookup("test.run").Value.String() == "" && !testing.Short() {
+	if code == 0 && flag.Lookup("test.run").Value.String() == "" && !testing.Short() && apptest.EachRuns() {
 		if missing := c.Uncovered(); len(missing) > 0 {
 			fmt.Fprintf(os.Stderr, "FAIL: operations of %s no test called successfully:\n\t%s\n",
 				c.Path, strings.Join(missing, "\n\t"))
