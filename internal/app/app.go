@@ -68,14 +68,12 @@ type Main struct {
 	Files    files.Storage
 	Media    *media.Service // uploads kept by the apps, derived by jobs
 	Auth     *auth.Service
-	Apps     []module.App // the built apps, in the order of Modules (apptest.AppOf finds one by type)
-	Jobs     *jobs.Queue  // background work and the outbox
-	Mail     *mail.Mailer // outgoing mail, fed from the outbox
-	Pay      pay.Gateway  // the payment gateway
-	// Pace is the site's health as the waiting rooms admit by it
-	// (internal/pace): fed by every request of the full lane.
-	Pace *pace.Controller
-	Ops      *ops.Ops     // the operators' pages
+	Apps     []module.App     // the built apps, in the order of Modules (apptest.AppOf finds one by type)
+	Jobs     *jobs.Queue      // background work and the outbox
+	Mail     *mail.Mailer     // outgoing mail, fed from the outbox
+	Pay      pay.Gateway      // the payment gateway
+	Ops      *ops.Ops         // the operators' pages
+	Pace     *pace.Controller // the health the waiting rooms admit by (internal/pace), fed by the full lane
 
 	modules []module.Module // Apps' modules, in the same order
 	srv     *http.Server
