@@ -120,13 +120,61 @@ func (c *Controller) decide() {
 	c.level = min(max(c.level, c.Floor), 1)
 }
 
-// Handler observes every request next answers (its time to the end of
-// the handler, the client's wait but for the network).
+// MaxBody is the largest request body whose request is observed: an
+// upload's time is its sender's network, not the site's health.
+const MaxBody = 64 << 10
+
+// Handler observes the requests next answers: the time to their first
+// byte (the response's header), so that a long download or a stream
+// (Server-Sent Events) counts what the server took, not how long the
+// client listened. Requests with a large body (uploads) are not observed.
 func (c *Controller) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		next.ServeHTTP(w, r)
+		if r.ContentLength > MaxBody || (r.ContentLength < 0 && r.Body != nil && r.Body != http.NoBody) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		fw := &firstByte{ResponseWriter: w, start: time.Now()}
+		next.ServeHTTP(fw, r)
 		now := time.Now()
-		c.Observe(now, now.Sub(start))
+		if fw.at.IsZero() { // nothing written: the server's answer is the end
+			fw.at = now
+		}
+		c.Observe(now, fw.at.Sub(fw.start))
 	})
 }
+
+// firstByte notes when the response's header is written.
+type firstByte struct {
+	http.ResponseWriter
+	start, at time.Time
+}
+
+func (w *firstByte) mark() {
+	if w.at.IsZero() {
+		w.at = time.Now()
+	}
+}
+
+func (w *firstByte) WriteHeader(code int) {
+	if code >= 200 { // not an informational header (103 Early Hints)
+		w.mark()
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *firstByte) Write(b []byte) (int, error) {
+	w.mark()
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush lets streams flush through; Unwrap lets http.ResponseController
+// reach the connection's other controls.
+func (w *firstByte) Flush() {
+	w.mark()
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *firstByte) Unwrap() http.ResponseWriter { return w.ResponseWriter }

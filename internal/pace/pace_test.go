@@ -3,7 +3,9 @@ package pace_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/pace"
@@ -110,15 +112,41 @@ func TestQuietWindows(t *testing.T) {
 	}
 }
 
-// The handler observes what it serves.
-func TestHandlerObserves(t *testing.T) {
-	c := pace.New()
-	c.MinSamples = 1
-	c.Target = time.Nanosecond // anything is slow
-	c.Window = time.Millisecond
-	h := c.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
-	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
-	if l := c.Level(time.Now().Add(2 * c.Window)); l == 1 {
-		t.Fatal("a slow request did not lower the level")
-	}
+// The handler counts the time to the first byte: a stream that stays open
+// after it is not slow, a page slow to start is; an upload is not counted.
+// (synctest: the handlers' ten seconds pass at once.)
+func TestHandlerCountsTheFirstByte(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		serve := func(c *pace.Controller, r *http.Request, h http.HandlerFunc) float64 {
+			c.Handler(h).ServeHTTP(httptest.NewRecorder(), r)
+			return c.Level(time.Now().Add(c.Window))
+		}
+		get := func() *http.Request { return httptest.NewRequest("GET", "/", nil) }
+		c := pace.New()
+		c.MinSamples = 1
+		stream := func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			if err := http.NewResponseController(w).Flush(); err != nil {
+				t.Errorf("flush through the wrapper: %v", err)
+			}
+			time.Sleep(10 * time.Second) // the stream stays open
+		}
+		if l := serve(c, get(), stream); l != 1 {
+			t.Fatalf("level %v after a 10 s stream; want 1", l)
+		}
+		slow := func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(10 * time.Second)
+			w.Write([]byte("late"))
+		}
+		if l := serve(c, get(), slow); l != 0.5 {
+			t.Fatalf("level %v after a page 10 s late; want 0.5", l)
+		}
+		c = pace.New()
+		c.MinSamples = 1
+		big := httptest.NewRequest("POST", "/", strings.NewReader(strings.Repeat("x", pace.MaxBody+1)))
+		if l := serve(c, big, slow); l != 1 {
+			t.Fatalf("level %v after a slow upload; want 1 (not observed)", l)
+		}
+	})
 }
