@@ -148,7 +148,7 @@ func TestFetchAfterLockHolderDies(t *testing.T) {
 // nothing returns an error or stalls; the failures are counted; when Redis
 // is back the shared tier works again.
 func TestRedisStoppedGivesMisses(t *testing.T) {
-	srv := redistest.Start(t, 18310)
+	srv := redistest.Start(t)
 	rc := redistest.On(t, srv.URL(), "t:")
 	in := newInstance(t, rc, testBus(t))
 	ctx := context.Background()

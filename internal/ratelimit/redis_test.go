@@ -42,7 +42,7 @@ func TestRedisSharedBetweenInstances(t *testing.T) {
 // Redis stopped: each instance limits locally (fails to local, not open),
 // with no error; once Redis is back the shared counts apply again.
 func TestRedisStoppedLimitsLocally(t *testing.T) {
-	srv := redistest.Start(t, 18330)
+	srv := redistest.Start(t)
 	c := redistest.On(t, srv.URL(), "t:")
 	l := ratelimit.RedisMaker(c)("post", time.Minute, 2)
 	ctx := context.Background()
