@@ -177,7 +177,7 @@ func TestRedisStoppedGivesMisses(t *testing.T) {
 		t.Error("no failure counted with Redis down")
 	}
 	srv.Start()
-	time.Sleep(rc.Pause + 50*time.Millisecond)
+	redistest.WaitUnpaused(t, rc)
 	in.c.Set(ctx, "after", []byte("y"), time.Minute)
 	if v, ok := in.t.remote.Get(ctx, "after"); !ok || string(v) != "y" {
 		t.Errorf("after Redis came back: %q, %v; want y in Redis", v, ok)

@@ -60,7 +60,7 @@ func TestRedisStoppedLimitsLocally(t *testing.T) {
 		t.Error("no failure counted")
 	}
 	srv.Start()
-	time.Sleep(c.Pause + 50*time.Millisecond)
+	redistest.WaitUnpaused(t, c)
 	if ok, _ := l.Allow(ctx, "u1"); !ok {
 		t.Error("refused by Redis's fresh count after it came back")
 	}
