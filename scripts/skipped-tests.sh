@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# skipped-tests.sh [-a ALLOWED] [FILE...]: reads `go test -json` output
+# skipped-tests.sh [-a ALLOWED]... [FILE...]: reads `go test -json` output
 # (the FILEs, or standard input), prints every skipped test with the reason
-# it gave, and fails when one is not allowed by ALLOWED
-# (scripts/skips-allowed.txt by default). Each line of ALLOWED is an
+# it gave, and fails when one is not allowed by an ALLOWED file
+# (scripts/skips-allowed.txt by default; -a again adds a file, as the
+# cluster run adds scripts/skips-allowed-cluster.txt). Each line is an
 # extended regular expression, then " # " and why such skips are right;
 # it is matched against "PACKAGE.TEST: REASON", PACKAGE without the
 # module's prefix (internal/app.TestBrowserTour: set TUTTI_TEST_BROWSER=1 ...).
@@ -10,17 +11,20 @@
 #
 #   go test -json ./... | tee out/test.json | scripts/skipped-tests.sh
 set -euo pipefail
-allowed="$(dirname "$0")/skips-allowed.txt"
-if [ "${1:-}" = -a ]; then allowed=$2; shift 2; fi
+lists=()
+while [ "${1:-}" = -a ]; do lists+=("$2"); shift 2; done
+[ ${#lists[@]} -gt 0 ] || lists=("$(dirname "$0")/skips-allowed.txt")
 command -v jq >/dev/null || { echo "skipped-tests.sh needs jq (apt-get install jq)" >&2; exit 2; }
 
 patterns=() whys=()
-while IFS= read -r line || [ -n "$line" ]; do
-  case "$line" in '' | '#'*) continue ;; esac
-  [[ $line == *' # '* ]] || { echo "$allowed: no ' # why' in: $line" >&2; exit 2; }
-  patterns+=("${line%% # *}")
-  whys+=("${line#* # }")
-done <"$allowed"
+for allowed in "${lists[@]}"; do
+  while IFS= read -r line || [ -n "$line" ]; do
+    case "$line" in '' | '#'*) continue ;; esac
+    [[ $line == *' # '* ]] || { echo "$allowed: no ' # why' in: $line" >&2; exit 2; }
+    patterns+=("${line%% # *}")
+    whys+=("${line#* # }")
+  done <"$allowed"
+done
 
 # One line per skipped test: PACKAGE.TEST: the last line it printed before
 # the skip (t.Skip's message).
@@ -50,5 +54,5 @@ while IFS= read -r s; do
     bad=$((bad + 1))
   fi
 done <<<"$skips"
-echo "$n skipped, $bad not in $allowed"
+echo "$n skipped, $bad not allowed by ${lists[*]}"
 [ "$bad" -eq 0 ]
