@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +20,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/app"
 	"github.com/tutti-dev/tutti/internal/app/apptest"
 	"github.com/tutti-dev/tutti/internal/meet"
+	"github.com/tutti-dev/tutti/internal/testenv"
 )
 
 // TestAssetsExport exports the static files as `tutti assets export DIR`
@@ -193,23 +193,19 @@ func assetRefs(t *testing.T, page []byte) []string {
 }
 
 // startNginx serves the exported dir for /static/ and /NAME/static/ as the
-// docs/configuration.md says, everything else from tutti at upstream, on a free port of
-// 19090-19099; it skips the test when nginx is not installed.
+// docs/configuration.md says, everything else from tutti at upstream, on a
+// port that 127.0.0.1:0 gave (tried again if another process took it
+// before nginx); without nginx, testenv.Program skips or fails the test.
 func startNginx(t *testing.T, dir, upstream string) string {
 	t.Helper()
-	bin, err := exec.LookPath("nginx")
-	if err != nil {
-		if bin, err = exec.LookPath("/usr/sbin/nginx"); err != nil {
-			t.Skip("nginx not installed")
-		}
-	}
+	bin := testenv.Program(t, "nginx", "/usr/sbin/nginx")
 	tmp := t.TempDir()
-	for port := 19090; port < 19100; port++ {
-		addr := "127.0.0.1:" + strconv.Itoa(port)
-		ln, err := net.Listen("tcp", addr)
+	for range 10 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
-			continue
+			t.Fatal(err)
 		}
+		addr := ln.Addr().String()
 		ln.Close()
 		conf := fmt.Sprintf(`daemon off;
 master_process off;
@@ -267,6 +263,6 @@ http {
 		cmd.Process.Kill()
 		<-exited
 	}
-	t.Fatal("nginx did not start on 127.0.0.1:19090-19099")
+	t.Fatal("nginx did not start on any of 10 free ports")
 	return ""
 }

@@ -283,7 +283,7 @@ func TestSessionsInRedis(t *testing.T) {
 // Redis comes back empty (no persistence): the sessions are read from the
 // database and put back in Redis.
 func TestSessionsSurviveRedisStopping(t *testing.T) {
-	srv := redistest.Start(t, 18340)
+	srv := redistest.Start(t)
 	m := apptest.StartWith(t, func(c *config.Config) {
 		c.RedisURL, c.RedisPrefix = srv.URL(), "authtest:"
 		c.RateLimits = false
@@ -312,7 +312,7 @@ func TestSessionsSurviveRedisStopping(t *testing.T) {
 		t.Fatalf("roar with Redis down: %d %s", res.StatusCode, body)
 	}
 	srv.Start()
-	time.Sleep(600 * time.Millisecond) // the guard's pause after a failure
+	redistest.WaitUnpaused(t, m.Shared) // the guard's pause after a failure
 	if got := b.signedInAs(); got != "erin" {
 		t.Errorf("with Redis back (empty): signed in as %q; want erin (the database kept the session)", got)
 	}
@@ -718,7 +718,7 @@ func TestPasswordFormsKeepTheFormWhenLimited(t *testing.T) {
 // Redis kept (it comes back with its data) no longer signs anyone in, and
 // is deleted from Redis when refused. The user's other sessions go on.
 func TestLogoutDuringRedisOutageRevokes(t *testing.T) {
-	srv := redistest.Start(t, 32341)
+	srv := redistest.Start(t)
 	srv.Keep()
 	m := apptest.StartWith(t, func(c *config.Config) {
 		c.RedisURL, c.RedisPrefix = srv.URL(), "revoke:"
@@ -734,7 +734,7 @@ func TestLogoutDuringRedisOutageRevokes(t *testing.T) {
 	res, body := b.post("/account/logout", nil)
 	wantRedirect(t, res, body, "/account/login?bye=1")
 	srv.Start()
-	time.Sleep(m.Shared.Pause + 100*time.Millisecond)
+	redistest.WaitUnpaused(t, m.Shared)
 
 	ctx := context.Background()
 	sum := sha256.Sum256([]byte(stolen))

@@ -6,15 +6,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tutti-dev/tutti/internal/testenv"
 )
 
 // TestCheckMigrationsScript runs scripts/check-migrations.sh on a scratch
 // repository: it passes while every landed migration is as it landed, and
 // fails, naming the file, once one is edited or removed.
 func TestCheckMigrationsScript(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("needs git")
-	}
+	testenv.Program(t, "git")
 	script, err := filepath.Abs("../../scripts/check-migrations.sh")
 	if err != nil {
 		t.Fatal(err)
@@ -91,11 +91,9 @@ func TestCheckMigrationsScript(t *testing.T) {
 
 // TestLandedMigrationsUnchanged runs the check on this repository itself.
 func TestLandedMigrationsUnchanged(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("needs git")
-	}
+	testenv.Program(t, "git")
 	if err := exec.Command("git", "-C", "../..", "rev-parse", "--git-dir").Run(); err != nil {
-		t.Skip("not a git checkout")
+		testenv.Missing(t, "git-checkout", "../.. is not a git checkout")
 	}
 	cmd := exec.Command("bash", "../../scripts/check-migrations.sh")
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -33,3 +33,15 @@ func OthersWatching(d *DB) bool {
 
 // Queued is the number of writes waiting for the batcher's loop.
 func Queued(b *Batcher) int { return len(b.jobs) }
+
+// TxQueued is the number of texts that write transactions ran often enough
+// to be kept prepared (prepared, or queued to be: missed decides before
+// WithTx returns); -1 on PostgreSQL.
+func TxQueued(d *DB) int {
+	if d.txPrep == nil {
+		return -1
+	}
+	d.txPrep.mu.Lock()
+	defer d.txPrep.mu.Unlock()
+	return len(d.txPrep.queued)
+}

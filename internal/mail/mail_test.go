@@ -19,6 +19,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/mail"
 	"github.com/tutti-dev/tutti/internal/ratelimit"
 	"github.com/tutti-dev/tutti/internal/redisx/redistest"
+	"github.com/tutti-dev/tutti/internal/testenv"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -129,7 +130,7 @@ func TestParseSMTPURL(t *testing.T) {
 func smtpServer(t *testing.T) (addr string, received func() string) {
 	t.Helper()
 	if err := exec.Command("/usr/bin/python3", "-c", "import aiosmtpd").Run(); err != nil {
-		t.Skip("no real SMTP server: install Debian's python3-aiosmtpd (apt-get install python3-aiosmtpd)")
+		testenv.Missing(t, "python3-aiosmtpd", "the real SMTP server: apt-get install python3-aiosmtpd")
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

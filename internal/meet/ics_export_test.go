@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/tutti-dev/tutti/internal/testenv"
 )
 
 // icalendarPy reads an .ics with Debian's python3-icalendar, a parser
@@ -35,13 +37,14 @@ type icalendarEvent struct {
 	UID, Summary, Description, Start, End, URL string
 }
 
-// readWithICalendar parses an .ics with python3-icalendar; it skips the
-// test when /usr/bin/python3 lacks it (CI installs it: .ci/run).
+// readWithICalendar parses an .ics with python3-icalendar; when
+// /usr/bin/python3 lacks it, testenv.Missing skips the test, or fails it
+// where the run requires it (CI installs it: .ci/run).
 func readWithICalendar(t *testing.T, ics []byte) icalendarEvent {
 	t.Helper()
 	const py = "/usr/bin/python3"
 	if _, err := os.Stat(py); err != nil || exec.Command(py, "-c", "import icalendar").Run() != nil {
-		t.Skip("skipped: /usr/bin/python3 cannot import icalendar (apt-get install python3-icalendar)")
+		testenv.Missing(t, "python3-icalendar", "/usr/bin/python3 cannot import icalendar: apt-get install python3-icalendar")
 	}
 	cmd := exec.Command(py, "-c", icalendarPy)
 	cmd.Stdin = bytes.NewReader(ics)

@@ -3,7 +3,6 @@ package pay_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -22,38 +21,36 @@ import (
 
 // startStripeMock runs the stripe-mock binary named by
 // TUTTI_TEST_STRIPE_MOCK (go install github.com/stripe/stripe-mock@v0.203.0,
-// as .ci/run does) on a free port of 19200-19299, with
+// as .ci/run does), with
 // testdata/stripe-fixtures.json: stripe-mock's own fixtures for payment
 // intents and refunds, the intent's status set to succeeded (stripe-mock
 // keeps no state, so a confirmed intent would otherwise come back
-// requires_payment_method). Skipped without the variable.
+// requires_payment_method), on a port from 127.0.0.1:0. Skipped without
+// the variable.
 func startStripeMock(t *testing.T) string {
 	t.Helper()
 	bin := os.Getenv("TUTTI_TEST_STRIPE_MOCK")
 	if bin == "" {
 		t.Skip("TUTTI_TEST_STRIPE_MOCK not set (the stripe-mock binary)")
 	}
-	for port := 19200; port < 19300; port++ {
-		addr := fmt.Sprintf("127.0.0.1:%d", port)
-		if l, err := net.Listen("tcp", addr); err != nil {
-			continue
-		} else {
-			l.Close()
-		}
-		cmd := exec.Command(bin, "-http-addr", addr, "-https-addr", "127.0.0.1:0", "-fixtures", "testdata/stripe-fixtures.json")
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-		for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
-			if c, err := net.Dial("tcp", addr); err == nil {
-				c.Close()
-				return "http://" + addr
-			}
-		}
-		t.Fatalf("stripe-mock did not listen on %s", addr)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatal("no free port in 19200-19299")
+	addr := l.Addr().String()
+	l.Close()
+	cmd := exec.Command(bin, "-http-addr", addr, "-https-addr", "127.0.0.1:0", "-fixtures", "testdata/stripe-fixtures.json")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return "http://" + addr
+		}
+	}
+	t.Fatalf("stripe-mock did not listen on %s", addr)
 	return ""
 }
 

@@ -541,7 +541,16 @@ func TestWrittenHeardWhateverTheOrder(t *testing.T) {
 	// Not yet written: the wait ends when the writer writes it.
 	v := f.user()
 	hv := f.filled(ctx, v)
-	go func() { time.Sleep(50 * time.Millisecond); f.pay(ctx, v, hv, pay.CardPaid) }()
+	go func() { // pays once Written listens: its wait is what ends
+		w := f.a.svc.writer
+		for deadline, listening := time.Now().Add(10*time.Second), false; !listening && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond)
+			w.mu.Lock()
+			listening = len(w.waits[hv.ID]) > 0
+			w.mu.Unlock()
+		}
+		f.pay(ctx, v, hv, pay.CardPaid)
+	}()
 	start = time.Now()
 	if reg, err := f.a.svc.Written(ctx, hv.ID, 10*time.Second); err != nil || reg == nil || time.Since(start) > 5*time.Second {
 		t.Fatalf("Written while paying: %v, %v after %v", reg, err, time.Since(start))

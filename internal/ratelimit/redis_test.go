@@ -42,7 +42,7 @@ func TestRedisSharedBetweenInstances(t *testing.T) {
 // Redis stopped: each instance limits locally (fails to local, not open),
 // with no error; once Redis is back the shared counts apply again.
 func TestRedisStoppedLimitsLocally(t *testing.T) {
-	srv := redistest.Start(t, 18330)
+	srv := redistest.Start(t)
 	c := redistest.On(t, srv.URL(), "t:")
 	l := ratelimit.RedisMaker(c)("post", time.Minute, 2)
 	ctx := context.Background()
@@ -60,7 +60,7 @@ func TestRedisStoppedLimitsLocally(t *testing.T) {
 		t.Error("no failure counted")
 	}
 	srv.Start()
-	time.Sleep(c.Pause + 50*time.Millisecond)
+	redistest.WaitUnpaused(t, c)
 	if ok, _ := l.Allow(ctx, "u1"); !ok {
 		t.Error("refused by Redis's fresh count after it came back")
 	}

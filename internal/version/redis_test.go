@@ -77,7 +77,7 @@ func TestRedisTwoInstancesNoBus(t *testing.T) {
 // error to the caller; a change made meanwhile reaches Redis once it is
 // back, even though the copy of before the outage would be lower.
 func TestRedisStoppedFallsBackToDatabase(t *testing.T) {
-	srv := redistest.Start(t, 18320)
+	srv := redistest.Start(t)
 	c := redistest.On(t, srv.URL(), "t:")
 	tb := &table{v: map[string]int64{"a": 1}}
 	one, two := newRedis(t, c, tb), newRedis(t, c, tb)
@@ -118,7 +118,7 @@ func TestRedisStoppedFallsBackToDatabase(t *testing.T) {
 // is deleted once Redis answers again, so no instance finds a stamp (and
 // the cached pages keyed by it) of a thing that is gone.
 func TestRedisForgetDuringOutage(t *testing.T) {
-	srv := redistest.Start(t, 18321)
+	srv := redistest.Start(t)
 	srv.Keep()
 	c := redistest.On(t, srv.URL(), "t:")
 	tb := &table{v: map[string]int64{"a": 4}}

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/tutti-dev/tutti/internal/testenv"
 )
 
 // frontPair is one site served twice: by net/http alone (plain) and through
@@ -320,7 +322,7 @@ func TestFrontBehindTrustedProxy(t *testing.T) {
 	for _, addr := range []string{p.front, p.plain} {
 		c, err := d.Dial("tcp", addr)
 		if err != nil {
-			t.Skip("cannot dial from 127.0.0.2:", err)
+			testenv.Missing(t, "127.0.0.2", "cannot dial from 127.0.0.2 (a loopback address Linux has): "+err.Error())
 		}
 		c.Write([]byte(req("/x/", "Accept-Encoding: gzip\r\n", "X-Forwarded-For: 10.1.2.3\r\n", "X-Forwarded-Proto: https\r\n")))
 		resp, err := http.ReadResponse(bufio.NewReader(c), nil)

@@ -151,7 +151,8 @@ func TestID3BeforeFLAC(t *testing.T) {
 func TestHostile(t *testing.T) {
 	for name, b := range hostile(t) {
 		t.Run(name, func(t *testing.T) {
-			start := time.Now()
+			// Bounded by what Probe and Peaks allocate, which load does
+			// not change, as it changes a wall-clock time.
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
 			info, err := Probe(context.Background(), bytes.NewReader(b), int64(len(b)))
@@ -173,9 +174,6 @@ func TestHostile(t *testing.T) {
 			runtime.ReadMemStats(&after)
 			if a := after.TotalAlloc - before.TotalAlloc; a > 1<<20 {
 				t.Errorf("Peaks allocated %d bytes; want < 1 MiB", a)
-			}
-			if d := time.Since(start); d > 200*time.Millisecond {
-				t.Errorf("took %s", d)
 			}
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
+	"net"
 	"os"
 	"os/exec"
 	"strconv"
@@ -18,6 +19,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/tutti-dev/tutti/internal/redisx"
+	"github.com/tutti-dev/tutti/internal/testenv"
 )
 
 // URL is the shared test Redis; the test is skipped without one.
@@ -87,18 +89,35 @@ type Server struct {
 	dir  string // Keep's append-only file; "": none
 }
 
-// Start runs redis-server on port (tests that need one skip without
-// TUTTI_TEST_REDIS, like the others, or without the binary).
-func Start(t testing.TB, port int) *Server {
+// Start runs redis-server on a port that 127.0.0.1:0 gave, kept across
+// Stop and Start (tests that need one skip without TUTTI_TEST_REDIS, like
+// the others; without the binary, testenv.Program skips them or, where
+// the run requires it, fails them).
+func Start(t testing.TB) *Server {
 	t.Helper()
 	URL(t)
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skip("redis-server not installed")
+	testenv.Program(t, "redis-server")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
 	}
-	s := &Server{t: t, Port: port}
+	s := &Server{t: t, Port: ln.Addr().(*net.TCPAddr).Port}
+	ln.Close()
 	s.Start()
 	t.Cleanup(s.Stop)
 	return s
+}
+
+// WaitUnpaused waits until c no longer skips Redis after a failure (its
+// Pause), as a test that restarted Redis needs before it asserts what
+// Redis holds.
+func WaitUnpaused(t testing.TB, c *redisx.Client) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); c.Paused(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("Redis still skipped after 30 s (pause %v)", c.Pause)
+		}
+	}
 }
 
 // Keep makes the server keep its data across Stop and Start (an
