@@ -4,6 +4,8 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 PG_URL    ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 REDIS_URL ?= redis://127.0.0.1:6379/0
+# more go test flags (CI: -json, for scripts/skipped-tests.sh)
+GOTESTFLAGS ?=
 # every package whose tests start servers through apptest (so a new app's are in the cluster run)
 CLUSTER_PKGS := $(sort $(patsubst %/,./%,$(dir $(shell grep -rl --include=*_test.go -e apptest.Each -e apptest.One internal))))
 
@@ -14,14 +16,14 @@ build: ## the tutti binary in ./bin
 
 test: ## everything that needs no service, on SQLite
 	$(GO) vet ./...
-	$(GO) test -count=1 -timeout 15m ./...
+	$(GO) test $(GOTESTFLAGS) -count=1 -timeout 15m ./...
 
 test-postgres: ## the store and HTTP tests on PostgreSQL only, make test having run them on SQLite (and the bus on a NATS server if TUTTI_TEST_NATS is set)
-	TUTTI_TEST_DATABASES=postgres TUTTI_TEST_POSTGRES='$(PG_URL)' $(GO) test -count=1 -timeout 15m ./internal/...
+	TUTTI_TEST_DATABASES=postgres TUTTI_TEST_POSTGRES='$(PG_URL)' $(GO) test $(GOTESTFLAGS) -count=1 -timeout 15m ./internal/...
 
 test-cluster: ## the HTTP and browser tests against two instances behind nginx (TUTTI_TEST_NATS, TUTTI_TEST_MINIO when set); the per-database runs are make test's and test-postgres's
 	TUTTI_TEST_DATABASES=none TUTTI_TEST_NGINX=only TUTTI_TEST_BROWSER=1 TUTTI_TEST_POSTGRES='$(PG_URL)' TUTTI_TEST_REDIS='$(REDIS_URL)' \
-		$(GO) test -count=1 -p 1 -timeout 15m $(CLUSTER_PKGS)
+		$(GO) test $(GOTESTFLAGS) -count=1 -p 1 -timeout 15m $(CLUSTER_PKGS)
 
 test-browser: ## the browser tests (Debian's chromium)
 	TUTTI_TEST_BROWSER=1 $(GO) test -count=1 -timeout 10m -run Browser ./internal/...
