@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/media"
 	"github.com/tutti-dev/tutti/internal/web"
 )
@@ -11,7 +12,8 @@ import (
 // audioServe is an audio post's file, for the viewer the Service lets see
 // the post (anyone else, and a guessed URL: 404), with ranges and
 // conditional requests, cached by that browser only
-// (media.ServePrivate).
+// (media.ServePrivate). On a share link's page its URL carries ?s=TOKEN:
+// whoever holds the link hears it too.
 func (a *App) audioServe(w http.ResponseWriter, r *http.Request) {
 	id, err := pathID(r)
 	if err != nil {
@@ -19,6 +21,9 @@ func (a *App) audioServe(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f, err := a.svc.AudioFile(r.Context(), auth.UserFrom(r.Context()), id)
+	if token := r.URL.Query().Get("s"); errs.KindOf(err) == errs.NotFound && token != "" {
+		f, err = a.svc.AudioFileVia(r.Context(), token, id) // from a share link's page
+	}
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return

@@ -10,6 +10,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/media"
 )
 
 // Private share links (migration 00003, music_share_links): the author of
@@ -157,6 +158,17 @@ func (s *Service) Shared(ctx context.Context, token string) (*Thread, error) {
 		return nil, err
 	}
 	return t, nil
+}
+
+// AudioFileVia is the stored file of audio post id for whoever holds
+// share link token that opens it (the share page's player); else not
+// found.
+func (s *Service) AudioFileVia(ctx context.Context, token string, id int64) (*media.File, error) {
+	got, author, err := s.sharedPost(ctx, token)
+	if err != nil || got != id {
+		return nil, orErr(err, errs.ErrNotFound)
+	}
+	return s.AudioFile(ctx, &auth.User{ID: author}, id)
 }
 
 // CanSeeVia reports whether share link token opens post id: what a

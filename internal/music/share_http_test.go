@@ -105,3 +105,51 @@ func TestShareLinkPages(t *testing.T) {
 		apptest.WantStatus(t, res, body, 200)
 	})
 }
+
+// TestShareLinkAudio: a friends-only audio opened by its share link plays
+// for whoever holds the link (its file's URL carries the token), and for
+// nobody else: not with another post's link, a made-up token, or after
+// the link is revoked.
+func TestShareLinkAudio(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		ann, cat := signUp(t, m, "ann"), signUp(t, m, "cat")
+		vis := visitorOf(t, m)
+		priv := ann.shareAudio("tone.flac", "a memo for friends", "friends")
+		other := ann.shareAudio("tone.ogg", "another memo", "friends")
+		apptest.SettleMedia(t, m)
+		link := func(id string) string {
+			res, body := ann.Post("/music/p/"+id+"/share", nil)
+			apptest.WantStatus(t, res, body, http.StatusSeeOther)
+			_, body = ann.Get("/music/p/" + id)
+			mm := shareLink.FindStringSubmatch(body)
+			if mm == nil {
+				t.Fatalf("ann's page does not show the link:\n%s", body)
+			}
+			return mm[1]
+		}
+		l, lo := link(priv), link(other)
+		token, otherToken := strings.TrimPrefix(l, "/music/s/"), strings.TrimPrefix(lo, "/music/s/")
+		file := "/music/p/" + priv + "/audio"
+		_, body := vis.Get(l)
+		if !strings.Contains(body, `src="`+file+`?s=`+token+`"`) {
+			t.Fatalf("the share page's player does not carry the link:\n%s", body)
+		}
+		for _, who := range []*person{vis, cat} {
+			res, body := who.Get(file + "?s=" + token)
+			apptest.WantStatus(t, res, body, 200)
+			if body != string(fixture(t, "tone.flac")) {
+				t.Errorf("the file served by the link is not the one uploaded")
+			}
+			for _, bad := range []string{"", "?s=" + otherToken, "?s=" + strings.Repeat("A", len(token)), "?s=x"} {
+				if res, _ := who.Get(file + bad); res.StatusCode != 404 {
+					t.Errorf("GET %s%s: %d; want 404", file, bad, res.StatusCode)
+				}
+			}
+		}
+		res, body := ann.Post("/music/p/"+priv+"/share/revoke", nil)
+		apptest.WantStatus(t, res, body, http.StatusSeeOther)
+		if res, _ := vis.Get(file + "?s=" + token); res.StatusCode != 404 {
+			t.Errorf("the revoked link still plays the file: %d", res.StatusCode)
+		}
+	})
+}

@@ -24,7 +24,7 @@ func (a *App) shareShow(w http.ResponseWriter, r *http.Request) {
 	}
 	u := auth.UserFrom(r.Context())
 	p := &page{Title: "A post shared with you by @" + t.Post.Author.Username, Tab: "shared", User: u,
-		Post: t.Post, Comments: t.Comments}
+		Post: t.Post, Comments: t.Comments, ShareToken: r.PathValue("token")}
 	if p.Unseen, err = a.svc.Unseen(r.Context(), u); err != nil {
 		a.Site.Error(w, r, err)
 		return

@@ -45,9 +45,12 @@ type page struct {
 	Verb        string // what the confirm page asks about: unfriend, block
 	// The author's share link of the post (share.go): ShareOwn, the post
 	// may have one; ShareURL, the link it has ("": none).
-	ShareOwn  bool
-	ShareURL  string
-	ReasonErr string
+	ShareOwn bool
+	ShareURL string
+	// ShareToken is the share link a share page was opened by (its
+	// audio's URL carries it).
+	ShareToken string
+	ReasonErr  string
 }
 
 // shareForm is the share form with what was typed and its errors.

@@ -1161,7 +1161,7 @@ func postBody(cardID int64, t *Post, f flags, ticks []Comment) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if t.Audio() {
-			templ_7745c5c3_Err = audioView(cardID, t, ticks).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = audioView(cardID, t, ticks, audioURL(t.ID)).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -3482,7 +3482,7 @@ func audioShare(sf *shareForm) templ.Component {
 // waveform (inline SVG: drawn without JavaScript; with static/audio.js a
 // click seeks and the played part follows), the timed comments given as
 // ticks on it, its length and listens.
-func audioView(cardID int64, t *Post, ticks []Comment) templ.Component {
+func audioView(cardID int64, t *Post, ticks []Comment, src string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -3544,9 +3544,9 @@ func audioView(cardID int64, t *Post, ticks []Comment) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var175 string
-		templ_7745c5c3_Var175, templ_7745c5c3_Err = templ.JoinStringErrs(audioURL(t.ID))
+		templ_7745c5c3_Var175, templ_7745c5c3_Err = templ.JoinStringErrs(src)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/music/views.templ`, Line: 605, Col: 53}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `internal/music/views.templ`, Line: 605, Col: 42}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var175))
 		if templ_7745c5c3_Err != nil {
