@@ -95,6 +95,10 @@ func TestBrowserFriendsShareCommentLike(t *testing.T) {
 	for _, p := range []string{"notifications", "hot", "people?q=a", "friends", "u/ann", "everyone", "tags/sundays"} {
 		for ctx, size := range map[context.Context]string{ann: "desktop", bob: "phone"} {
 			must(chromedp.Do(ctx, chromedp.Navigate(base+"/music/"+p), chromedp.WaitVisible(`.music-main`)))
+			// A page left closes its stream: two browsers, one page each,
+			// hold two (a page left holding its own kept the next page
+			// waiting for a free connection, 55 s in six).
+			waitFor(t, func() bool { return streams(m) <= 2 })
 			apptest.Screenshot(t, ctx, "music-"+strings.NewReplacer("/", "-", "?", "-", "=", "-").Replace(p)+"-"+size)
 		}
 	}

@@ -114,17 +114,24 @@ if (page && window.EventSource) {
   // often answered 304): a change made between the page's rendering and the
   // stream's opening is not missed. After a drop, likewise.
   let dropped = true;
+  let src = null;
   const connect = () => {
-    const src = new EventSource(base + "/stream");
-    src.addEventListener("answers", schedule);
-    src.addEventListener("poll", schedule);
-    src.addEventListener("open", () => { if (dropped) { dropped = false; schedule(); } });
-    src.addEventListener("error", () => {
+    const s = new EventSource(base + "/stream");
+    src = s;
+    s.addEventListener("answers", schedule);
+    s.addEventListener("poll", schedule);
+    s.addEventListener("open", () => { if (dropped) { dropped = false; schedule(); } });
+    s.addEventListener("error", () => {
       dropped = true;
       // The browser reconnects by itself unless it was refused (the server
       // holds too many streams): then try again in a while.
-      if (src.readyState === EventSource.CLOSED) setTimeout(connect, 20000 + Math.random() * 20000);
+      if (s.readyState === EventSource.CLOSED && src === s) setTimeout(connect, 20000 + Math.random() * 20000);
     });
   };
   connect();
+  // A page left behind closes its stream (else a few of them hold all six
+  // of the browser's connections to the site); back from the
+  // back/forward cache, it opens it again.
+  window.addEventListener("pagehide", () => { if (src) src.close(); src = null; });
+  window.addEventListener("pageshow", (e) => { if (e.persisted && !src) { dropped = true; connect(); } });
 }

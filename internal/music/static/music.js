@@ -4,15 +4,25 @@
 const app = document.querySelector(".music-app");
 
 // The unread badge follows my notifications as they arrive.
+// The stream is closed when the page is left (pagehide) and opened again
+// if it comes back from the back/forward cache: a page left behind must
+// not keep its connection, or after a few pages the browser's six
+// connections to the site are all held by streams and the next page waits.
 if (app && app.dataset.me && window.EventSource) {
   const badge = document.getElementById("unseen");
-  const source = new EventSource("/music/stream");
-  source.addEventListener("notify", (e) => {
-    const n = JSON.parse(e.data).unread;
-    if (!badge) return;
-    badge.textContent = String(n);
-    badge.hidden = n === 0;
-  });
+  let source = null;
+  const open = () => {
+    source = new EventSource("/music/stream");
+    source.addEventListener("notify", (e) => {
+      const n = JSON.parse(e.data).unread;
+      if (!badge) return;
+      badge.textContent = String(n);
+      badge.hidden = n === 0;
+    });
+  };
+  open();
+  window.addEventListener("pagehide", () => { if (source) source.close(); source = null; });
+  window.addEventListener("pageshow", (e) => { if (e.persisted && !source) open(); });
 }
 
 // Type-ahead: the list of people under the search box follows what is typed.

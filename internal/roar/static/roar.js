@@ -250,5 +250,12 @@ function startPolling() { if (!pollTimer) { poll(); pollTimer = setInterval(poll
 function stopPolling() { if (pollTimer) { clearInterval(pollTimer); pollTimer = null; } }
 
 dress(document);
-if (feed && (timeline || feed === "none") && window.EventSource) connect();
+if (feed && (timeline || feed === "none") && window.EventSource) {
+  connect();
+  // A page left behind closes its stream (else after a few pages the
+  // browser's six connections to the site are all streams and the next
+  // page waits); back from the back/forward cache, it opens it again.
+  window.addEventListener("pagehide", () => { if (source) source.close(); source = null; stopPolling(); });
+  window.addEventListener("pageshow", (e) => { if (e.persisted && !source) connect(); });
+}
 setInterval(() => dress(document), 60000);
