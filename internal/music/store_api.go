@@ -11,7 +11,7 @@ import (
 // lastComment is author's newest comment on post: the one a write just
 // added, for the API to answer with (Service.CommentOn).
 func (s *Store) lastComment(ctx context.Context, post, author int64) (*Comment, error) {
-	cs, err := db.All(ctx, s.db, s.db, scanComment, `SELECT c.id, c.post_id, c.body, c.created_at,
+	cs, err := db.All(ctx, s.db, s.db, scanComment, `SELECT c.id, c.post_id, c.body, c.created_at, COALESCE(c.at_ms, -1),
 			u.id, u.username, u.display_name, u.avatar
 		FROM music_comments c JOIN users u ON u.id = c.author_id
 		WHERE c.post_id = ? AND c.author_id = ? ORDER BY c.id DESC LIMIT 1`, post, author)
