@@ -34,9 +34,9 @@ BROWSER_ONLY_PKGS := $(filter-out $(CLUSTER_PKGS),$(BROWSER_PKGS))
 # Per app, a browser test that CI also runs on one embedded process (Go
 # serving the static files, NATS in the process, SQLite): meet's and roar's
 # live page, race's results (its waiting room waits for its admissions,
-# 35 s), auth's and ops's. Not music's only one yet: two of its pages take
-# about a minute each to load, in both runs (131 s behind nginx).
-BROWSER_EMBEDDED := TestBrowserPollUpdatesLive|TestBrowserLiveTimeline|TestBrowserResults|TestBrowserRefusedSettingsKeepWhatWasTyped|TestBrowserResetAndOpsPages
+# 35 s), music's friends (10 s, since its pages close their streams when
+# left), auth's and ops's.
+BROWSER_EMBEDDED := TestBrowserPollUpdatesLive|TestBrowserLiveTimeline|TestBrowserResults|TestBrowserFriendsShareCommentLike|TestBrowserRefusedSettingsKeepWhatWasTyped|TestBrowserResetAndOpsPages
 
 test-browser-embedded: ## after make test-cluster (which ran every browser test of CLUSTER_PKGS behind nginx): the browser tests of the other packages, and per app one embedded
 	@for t in $(subst |, ,$(BROWSER_EMBEDDED)); do grep -rqE "^func $$t\(" internal || { echo "BROWSER_EMBEDDED: no $$t"; exit 1; }; done
