@@ -115,7 +115,7 @@ func (a *App) apiComment(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	c, err := a.svc.CommentOn(r.Context(), me(r), id, in.Body)
+	c, err := a.svc.Comment(r.Context(), me(r), id, in.Body)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return

@@ -30,8 +30,7 @@ type APIMe struct {
 }
 
 func apiMe(u *auth.User, unread int64) APIMe {
-	p := social.Person{ID: u.ID, Username: u.Username, DisplayName: u.DisplayName, Avatar: u.Avatar}
-	return APIMe{APIUser: apiUser(p), Moderator: canModerate(u), Unread: unread}
+	return APIMe{APIUser: apiUser(personOf(u)), Moderator: canModerate(u), Unread: unread}
 }
 
 // APIPost is a post. A link post has its link (and, for a known music

@@ -22,11 +22,11 @@ func (a *App) commentCreate(w http.ResponseWriter, r *http.Request) {
 	}
 	u, body, at := me(r), r.PostForm.Get("body"), r.PostForm.Get("at")
 	ms, ok := parseAt(at)
-	var post int64
+	var c *Comment
 	if !ok {
 		err = errs.Fields(map[string]string{"at": "Write the moment as minutes:seconds, like 0:42."})
 	} else {
-		post, err = a.svc.CommentAt(r.Context(), u, id, body, ms)
+		c, err = a.svc.CommentAt(r.Context(), u, id, body, ms)
 	}
 	if err != nil {
 		e := errs.As(err)
@@ -44,7 +44,7 @@ func (a *App) commentCreate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if web.WantsJSON(r) {
-		web.JSON(w, http.StatusCreated, map[string]int64{"post": post})
+		web.JSON(w, http.StatusCreated, map[string]int64{"post": c.PostID})
 		return
 	}
 	http.Redirect(w, r, web.Back(r, "/music/"), http.StatusSeeOther)

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/social"
 	"github.com/tutti-dev/tutti/internal/text"
@@ -70,6 +71,11 @@ type Comment struct {
 	Body      string
 	CreatedAt time.Time
 	AtMS      int64 // the moment of the audio it is pinned to, in ms; -1: none
+}
+
+// personOf is u as the people of a page show them.
+func personOf(u *auth.User) social.Person {
+	return social.Person{ID: u.ID, Username: u.Username, DisplayName: u.DisplayName, Avatar: u.Avatar}
 }
 
 // Timed reports whether the comment is pinned to a moment of the audio.

@@ -24,16 +24,6 @@ func (s *Service) Comments(ctx context.Context, u *auth.User, id, after int64) (
 	return s.store.Comments(ctx, viewerID(u), p.Target().ID, after, CommentsPage)
 }
 
-// CommentOn adds u's comment to post id (as Comment) and returns it as
-// stored: on the original, for a repost.
-func (s *Service) CommentOn(ctx context.Context, u *auth.User, id int64, body string) (*Comment, error) {
-	post, err := s.Comment(ctx, u, id, body)
-	if err != nil {
-		return nil, err
-	}
-	return s.store.lastComment(ctx, post, u.ID)
-}
-
 // Relation returns the person named name as u stands to them; a person
 // who blocks u is not found, as on their page.
 func (s *Service) Relation(ctx context.Context, u *auth.User, name string) (*Profile, error) {

@@ -34,34 +34,35 @@ func (s *Service) Share(ctx context.Context, u *auth.User, d Draft) (int64, erro
 	return id, nil
 }
 
-// Comment adds u's comment to post id and returns the id of the post it
-// went to (the original, for a repost).
-func (s *Service) Comment(ctx context.Context, u *auth.User, id int64, body string) (int64, error) {
+// Comment adds u's comment to post id and returns it as stored (its
+// PostID the original's, for a repost).
+func (s *Service) Comment(ctx context.Context, u *auth.User, id int64, body string) (*Comment, error) {
 	return s.CommentAt(ctx, u, id, body, -1)
 }
 
 // CommentAt is Comment pinned to the moment atMS (in ms from the start) of
 // an audio post, within its duration (an errs.Fields error on "at"
 // otherwise); atMS < 0: not pinned.
-func (s *Service) CommentAt(ctx context.Context, u *auth.User, id int64, body string, atMS int64) (int64, error) {
+func (s *Service) CommentAt(ctx context.Context, u *auth.User, id int64, body string, atMS int64) (*Comment, error) {
 	if u == nil {
-		return 0, errSignIn
+		return nil, errSignIn
 	}
 	body, err := CleanComment(body)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	var post int64
+	var c Comment
 	var sent social.Sent
 	if err := s.write(ctx, func(ctx context.Context, tx *db.Tx) (err error) {
 		sent = sent[:0] // a batch that failed runs its writes again
-		post, err = s.store.comment(ctx, tx, id, u.ID, body, atMS, &sent)
+		c, err = s.store.comment(ctx, tx, id, u.ID, body, atMS, &sent)
 		return err
 	}); err != nil {
-		return 0, err
+		return nil, err
 	}
 	s.notify(ctx, sent)
-	return post, nil
+	c.Author = personOf(u)
+	return &c, nil
 }
 
 // Like sets whether u likes post id (its original) and returns the like

@@ -138,40 +138,43 @@ func (s *Store) target(ctx context.Context, tx *db.Tx, id, user int64) (int64, p
 // comment adds user's comment to post id (its original, for a repost) and
 // notifies the author; comments turned off, or a post user may not see,
 // are refused.
-func (s *Store) comment(ctx context.Context, tx *db.Tx, id, user int64, body string, atMS int64, sent *social.Sent) (int64, error) {
+func (s *Store) comment(ctx context.Context, tx *db.Tx, id, user int64, body string, atMS int64, sent *social.Sent) (Comment, error) {
 	id, r, err := s.target(ctx, tx, id, user)
 	if err != nil {
-		return 0, err
+		return Comment{}, err
 	}
 	if r.CommentsOff && r.Author != user {
-		return 0, errCommentsOff
+		return Comment{}, errCommentsOff
 	}
 	var at any
 	if atMS >= 0 {
 		switch {
 		case r.Kind != KindAudio:
-			return 0, errs.Fields(map[string]string{"at": "Only an audio has moments to comment on."})
+			return Comment{}, errs.Fields(map[string]string{"at": "Only an audio has moments to comment on."})
 		case atMS > r.DurationMS:
-			return 0, errs.Fields(map[string]string{"at": "Choose a moment within the audio: from 0:00 to " + clock(r.DurationMS) + "."})
+			return Comment{}, errs.Fields(map[string]string{"at": "Choose a moment within the audio: from 0:00 to " + clock(r.DurationMS) + "."})
 		}
 		at = atMS
 	}
 	now := s.now().UnixMilli()
-	var cid int64
+	c := Comment{PostID: id, Author: social.Person{ID: user}, Body: body, CreatedAt: time.UnixMilli(now).UTC(), AtMS: -1}
+	if atMS >= 0 {
+		c.AtMS = atMS
+	}
 	if err := db.Scan(tx.QueryRow(ctx, "INSERT INTO music_comments (post_id, author_id, body, at_ms, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id",
-		id, user, body, at, now), &cid); err != nil {
-		return 0, fmt.Errorf("music: comment: %w", err)
+		id, user, body, at, now), &c.ID); err != nil {
+		return Comment{}, fmt.Errorf("music: comment: %w", err)
 	}
 	if _, err := tx.Exec(ctx, "UPDATE music_posts SET comments = comments + 1, changed_at = ? WHERE id = ?", now, id); err != nil {
-		return 0, err
+		return Comment{}, err
 	}
 	if err := s.notes.Add(ctx, tx, sent, now, r.Author, "comment", user, id); err != nil {
-		return 0, err
+		return Comment{}, err
 	}
 	if r.Visibility == Public {
 		_, err = bump(ctx, tx)
 	}
-	return id, err
+	return c, err
 }
 
 // like sets whether user likes post id (its original) and returns the
