@@ -55,8 +55,7 @@ func TestBrowserReportsPages(t *testing.T) {
 	n, err := chromedp.Run(desk, chromedp.Evaluate[int](`document.querySelectorAll("section.report").length`))
 	must(err)
 	must(chromedp.Do(desk,
-		chromedp.Click(`section.report form[action$="/dismiss"] button`),
-		chromedp.WaitVisible(`.music-main`),
+		apptest.ClickAndLoad(`section.report form[action$="/dismiss"] button`),
 	))
 	after, err := chromedp.Run(desk, chromedp.Evaluate[int](`document.querySelectorAll("section.report").length`))
 	must(err)

@@ -124,3 +124,32 @@ func WaitText(sel, want string) chromedp.Action[string] {
 		}
 	}
 }
+
+// ClickAndLoad clicks sel (a link or a form's button) and waits until the
+// page it leads to has loaded (15 s at most): a WaitVisible after a click
+// can pass on the page being left.
+func ClickAndLoad(sel string) chromedp.Action[chromedp.Void] {
+	mark := chromedp.Evaluate[bool](`(window.__leaving = true)`)
+	loaded := chromedp.Evaluate[bool](`window.__leaving !== true && document.readyState === "complete"`)
+	click := chromedp.Click(sel)
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		var none chromedp.Void
+		if _, err := mark(ctx, t); err != nil {
+			return none, err
+		}
+		if _, err := click(ctx, t); err != nil {
+			return none, err
+		}
+		deadline := time.Now().Add(15 * time.Second)
+		for {
+			ok, err := loaded(ctx, t)
+			if err == nil && ok {
+				return none, nil
+			}
+			if time.Now().After(deadline) {
+				return none, context.DeadlineExceeded
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+}
