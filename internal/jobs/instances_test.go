@@ -130,7 +130,9 @@ func TestDeadInstancesJobRunsElsewhereAfterLease(t *testing.T) {
 			t.Errorf("attempt %d; want 2", j.Attempts)
 		}
 		close(aRelease) // the dead worker's late failure must not touch b's claim
-		time.Sleep(100 * time.Millisecond)
+		if err := a.Stop(ctx); err != nil { // returns once a's worker has written its outcome
+			t.Fatal(err)
+		}
 		if c := count(t, a); c != (Counts{Running: 1}) {
 			t.Errorf("after the late outcome: %+v; want the job still running (b's)", c)
 		}
