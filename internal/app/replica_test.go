@@ -20,7 +20,7 @@ import (
 // stopped replica costs no error, and a restarted one serves again.
 // Needs TUTTI_TEST_REPLICA=1 (a primary and replica of its own).
 func TestReplicaServesVisitorsPages(t *testing.T) {
-	pair := dbtest.StartPair(t, 18510)
+	pair := dbtest.StartPair(t)
 	m := apptest.StartWith(t, func(c *config.Config) {
 		c.DatabaseURL, c.DatabaseReplicaURL = pair.Primary, pair.Replica
 	})

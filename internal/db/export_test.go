@@ -15,6 +15,9 @@ func TxPrepared(d *DB) int {
 // the first OnOthers.
 func SetOthersEvery(d *DB, every time.Duration) { d.others.every = every }
 
+// OthersLooks is the number of looks OnOthers' watcher has done.
+func OthersLooks(d *DB) int64 { return d.others.looks.Load() }
+
 // OthersWatching reports whether OnOthers' watcher is running.
 func OthersWatching(d *DB) bool {
 	d.others.mu.Lock()

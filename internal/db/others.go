@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -10,8 +11,10 @@ import (
 // `tutti` command run beside the server, say) has committed to the SQLite
 // database since the last look. It lets a cache of rows that only this
 // process writes live long and still see another process's writes within
-// a look (othersEvery). The first registration starts the database's one
-// watcher, whatever the number of caches; Close stops it. On PostgreSQL it
+// a look (othersEvery): the first registration reads where the database
+// stands before it returns, so that no commit after it goes unseen, and
+// starts the database's one watcher, whatever the number of caches; Close
+// stops it. On PostgreSQL it
 // does nothing: there, many processes share the database and nothing in
 // memory is kept on that promise.
 //
@@ -31,7 +34,8 @@ func (db *DB) OnOthers(changed func()) {
 		var ctx context.Context
 		ctx, w.stop = context.WithCancel(context.Background())
 		w.done = make(chan struct{})
-		go db.watchOthers(ctx, w.every)
+		last, err := db.dataVersion(ctx)
+		go db.watchOthers(ctx, w.every, last, err)
 	}
 }
 
@@ -45,12 +49,14 @@ type others struct {
 	every time.Duration      // othersEvery; tests shorten it
 	stop  context.CancelFunc // ends the watcher (Close)
 	done  chan struct{}      // closed when the watcher returned; nil: none started
+	looks atomic.Int64       // looks done, each with its calls (tests wait on it)
 }
 
-func (db *DB) watchOthers(ctx context.Context, every time.Duration) {
+// watchOthers looks every so often whether the data version moved from
+// last (err: the first read failed).
+func (db *DB) watchOthers(ctx context.Context, every time.Duration, last int64, err error) {
 	w := &db.others
 	defer close(w.done)
-	last, err := db.dataVersion(ctx)
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -65,6 +71,7 @@ func (db *DB) watchOthers(ctx context.Context, every time.Duration) {
 				db.log.Warn("db: watching other writers", "err", verr)
 			}
 			err = verr
+			w.looks.Add(1)
 			continue
 		}
 		// After an error, the connection may be a new one, with versions
@@ -78,6 +85,7 @@ func (db *DB) watchOthers(ctx context.Context, every time.Duration) {
 			}
 		}
 		last, err = v, nil
+		w.looks.Add(1)
 	}
 }
 

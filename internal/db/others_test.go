@@ -30,8 +30,17 @@ func TestOnOthersSeesOnlyOtherWriters(t *testing.T) {
 	if !db.OthersWatching(d) {
 		t.Fatal("no watcher after OnOthers")
 	}
-	waitLooks := func() { time.Sleep(60 * time.Millisecond) } // several looks
-	waitLooks()
+	// waitLooks waits for a look that began after it was called: what it
+	// was to see, it has seen (the watcher runs until Close).
+	waitLooks := func() {
+		t.Helper()
+		n := db.OthersLooks(d)
+		for end := time.Now().Add(5 * time.Second); db.OthersLooks(d) < n+2; time.Sleep(time.Millisecond) {
+			if time.Now().After(end) {
+				t.Fatal("the watcher did not look within 5 s")
+			}
+		}
+	}
 	if _, err := d.Exec(ctx, "INSERT INTO t (name) VALUES ('own')"); err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +89,7 @@ func TestOnOthersSeesOnlyOtherWriters(t *testing.T) {
 	if _, err := other.Exec(ctx, "UPDATE t SET n = n + 1 WHERE name = 'own'"); err != nil {
 		t.Fatal(err)
 	}
-	waitLooks()
+	// Closed: nothing looks any more, and nothing can report it.
 	if n := seen.Load(); n != 1 {
 		t.Errorf("after Close, another commit reported: %d times in all", n)
 	}

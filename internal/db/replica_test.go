@@ -8,6 +8,7 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/db/dbtest"
+	"github.com/tutti-dev/tutti/internal/testenv"
 )
 
 // inRecovery asks q whether it is a standby: true on the replica.
@@ -51,7 +52,8 @@ func TestDeadReplicaReadsFromPrimary(t *testing.T) {
 	}
 	d := dbtest.Open(t, base)
 	ctx := context.Background()
-	if err := d.AddReplica(ctx, "postgres://postgres@127.0.0.1:18599/none?sslmode=disable"); err != nil {
+	dead := testenv.FreeAddr(t) // nothing listens there
+	if err := d.AddReplica(ctx, "postgres://postgres@"+dead+"/none?sslmode=disable"); err != nil {
 		t.Fatalf("AddReplica of a dead replica: %v; want nil (reads fall back)", err)
 	}
 	for range 3 {
@@ -72,7 +74,7 @@ func TestDeadReplicaReadsFromPrimary(t *testing.T) {
 
 // The real thing: a primary and its streaming replica (TUTTI_TEST_REPLICA=1).
 func TestReplicaServesLaggingReadsAndFallsBack(t *testing.T) {
-	pair := dbtest.StartPair(t, 18500)
+	pair := dbtest.StartPair(t)
 	ctx := context.Background()
 	d, err := db.Open(ctx, pair.Primary, "")
 	if err != nil {

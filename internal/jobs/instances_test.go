@@ -129,8 +129,12 @@ func TestDeadInstancesJobRunsElsewhereAfterLease(t *testing.T) {
 		if j.Attempts != 2 {
 			t.Errorf("attempt %d; want 2", j.Attempts)
 		}
-		close(aRelease) // the dead worker's late failure must not touch b's claim
-		time.Sleep(100 * time.Millisecond)
+		// The dead worker's late failure must not touch b's claim; Stop
+		// returns once a's worker has written it.
+		close(aRelease)
+		if err := a.Stop(ctx); err != nil {
+			t.Fatal(err)
+		}
 		if c := count(t, a); c != (Counts{Running: 1}) {
 			t.Errorf("after the late outcome: %+v; want the job still running (b's)", c)
 		}

@@ -415,13 +415,13 @@ func TestBusyImport(t *testing.T) {
 		if res.StatusCode != 422 || !strings.Contains(body, "not a valid calendar") {
 			t.Errorf("garbage upload: %d; want 422 with a message", res.StatusCode)
 		}
-		// Every second since 2020: refused at once with a message (it kept
-		// a core busy for good).
-		start := time.Now()
+		// Every second since 2020: refused with a message (it kept a core
+		// busy for good). The work it costs is bounded by what parsing it
+		// allocates, in TestParseBusyHostile ("secondly-far-back").
 		res, body = upload("s.ics", "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:s\r\nDTSTART:20200101T000000Z\r\n"+
 			"DTEND:20200101T000001Z\r\nRRULE:FREQ=SECONDLY\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
-		if res.StatusCode != 422 || !strings.Contains(body, "repeat too often") || time.Since(start) > 5*time.Second {
-			t.Errorf("SECONDLY since 2020: %d after %v; want 422 with a message", res.StatusCode, time.Since(start))
+		if res.StatusCode != 422 || !strings.Contains(body, "repeat too often") {
+			t.Errorf("SECONDLY since 2020: %d; want 422 with a message", res.StatusCode)
 		}
 		// A weekly meeting since 2016 (a leap year: any date exists) on the poll's first day.
 		first, _ := time.Parse("20060102", day)

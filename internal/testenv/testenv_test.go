@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"net"
 	"os/exec"
 	"runtime"
 	"testing"
@@ -65,4 +66,21 @@ func (f *fakeT) Skipf(format string, args ...any) {
 func (f *fakeT) Fatalf(format string, args ...any) {
 	f.ended, f.msg = "failed", format
 	runtime.Goexit()
+}
+
+// FreeAddrs are different addresses, each free to listen on.
+func TestFreeAddrs(t *testing.T) {
+	addrs := FreeAddrs(t, 3)
+	for i, a := range addrs {
+		ln, err := net.Listen("tcp", a)
+		if err != nil {
+			t.Fatalf("listen on FreeAddrs' %s: %v", a, err)
+		}
+		ln.Close()
+		for _, b := range addrs[:i] {
+			if a == b {
+				t.Errorf("FreeAddrs gave %s twice: %v", a, addrs)
+			}
+		}
+	}
 }

@@ -8,15 +8,23 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
 // TestDrainEndsKeepAliveNearTheFileLimit: past 60 % of the limit the
 // front's idle keep-alive connections close once idle for a second, as do
-// net/http's behind it; below 40 % they stay again.
+// net/http's behind it; below 40 % they stay again. In a synctest bubble
+// over in-memory connections: the seconds idle are the bubble's, and what
+// a sweep did is known once everything waits (synctest.Wait).
 func TestDrainEndsKeepAliveNearTheFileLimit(t *testing.T) {
+	synctest.Test(t, drainEndsKeepAliveNearTheFileLimit)
+}
+
+func drainEndsKeepAliveNearTheFileLimit(t *testing.T) {
 	d := NewDrain(12, nil) // idle 1 s allowed from 7 open, busy above 7, free again below 4
 	ln := drainServer(t, d)
 
@@ -38,7 +46,7 @@ func TestDrainEndsKeepAliveNearTheFileLimit(t *testing.T) {
 		r *bufio.Reader
 	}
 	dial := func() conn {
-		c, err := net.Dial("tcp", ln.Addr().String())
+		c, err := ln.Dial()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,8 +56,8 @@ func TestDrainEndsKeepAliveNearTheFileLimit(t *testing.T) {
 		}
 		return cc
 	}
-	closed := func(c conn, wait time.Duration) bool { // the server ended it: a read sees EOF
-		c.SetReadDeadline(time.Now().Add(wait))
+	closed := func(c conn) bool { // the server ended it: a read sees EOF, not the deadline
+		c.SetReadDeadline(time.Now().Add(time.Millisecond))
 		_, err := c.r.ReadByte()
 		return err == io.EOF
 	}
@@ -61,31 +69,42 @@ func TestDrainEndsKeepAliveNearTheFileLimit(t *testing.T) {
 		t.Fatalf("busy %v with %d open; want free with 6", d.Busy(), d.Open())
 	}
 	// Idle a second (6 open allow 4.9 s), so that all six are past
-	// BusyIdle when the count passes the high mark, however slow the
-	// machine: a sweep then ends them in one tick.
+	// BusyIdle when the count passes the high mark.
 	time.Sleep(BusyIdle + 200*time.Millisecond)
+	synctest.Wait()
+	if d.Open() != 6 {
+		t.Fatalf("%d open after %v idle with 6 (4.9 s allowed); want 6", d.Open(), BusyIdle)
+	}
 	cs = append(cs, dial(), dial()) // the seventh and eighth: busy
-	// The idle ones close after BusyIdle until the count is below the low
-	// mark; one still answering then may stay, as keep-alive is free again.
-	waitFor(t, func() bool { return d.Open() < 4 && !d.Busy() })
+	// The next sweep ends the six idle past BusyIdle (one batch), which
+	// takes the count below the low mark: the two fresh ones stay, as
+	// keep-alive is free again.
+	time.Sleep(sweepEvery)
+	synctest.Wait()
+	if d.Open() != 2 || d.Busy() {
+		t.Errorf("a sweep after passing the high mark: %d open, busy %v; want 2, free", d.Open(), d.Busy())
+	}
 	ended := 0
 	for _, c := range cs {
-		if closed(c, 100*time.Millisecond) {
+		if closed(c) {
 			ended++
 		}
 		c.Close()
 	}
-	if ended < 4 {
-		t.Errorf("%d of 8 idle connections ended while short of files; want at least 4", ended)
+	if ended != 6 {
+		t.Errorf("%d of 8 idle connections ended while short of files; want the 6 idle past %v", ended, BusyIdle)
 	}
-	waitFor(t, func() bool { return !d.Busy() && d.Open() == 0 })
+	synctest.Wait()
+	if d.Busy() || d.Open() != 0 {
+		t.Fatalf("all closed: %d open, busy %v; want 0, free", d.Open(), d.Busy())
+	}
 	c := dial()
 	time.Sleep(BusyIdle + 200*time.Millisecond)
 	if err := get(c, c.r); err != nil {
 		t.Errorf("no keep-alive once files are free again: %v", err)
 	}
 	c.Close()
-	waitFor(t, func() bool { return d.Open() == 0 })
+	synctest.Wait()
 
 	// net/http's connections (a request the front hands over) too.
 	var cold []conn
@@ -93,7 +112,7 @@ func TestDrainEndsKeepAliveNearTheFileLimit(t *testing.T) {
 		if i == 6 { // the six before it idle past BusyIdle when the count passes the high mark
 			time.Sleep(BusyIdle + 200*time.Millisecond)
 		}
-		nc, err := net.Dial("tcp", ln.Addr().String())
+		nc, err := ln.Dial()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,37 +126,35 @@ func TestDrainEndsKeepAliveNearTheFileLimit(t *testing.T) {
 		res.Body.Close()
 		cold = append(cold, cc)
 	}
-	// The sweep closes those idle past BusyIdle until the count is below
-	// the low mark; the last one may outlive it, as keep-alive is free again.
-	deadline := time.Now().Add(3 * time.Second)
-	for d.Open() >= 4 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if d.Open() >= 4 || d.Busy() {
-		t.Errorf("net/http's idle connections kept while short of files: %d open, busy %v", d.Open(), d.Busy())
+	// The next sweep ends the six idle past BusyIdle, which takes the
+	// count below the low mark: the last one stays.
+	time.Sleep(sweepEvery)
+	synctest.Wait()
+	if d.Open() != 1 || d.Busy() {
+		t.Errorf("net/http's idle connections after a sweep while short of files: %d open, busy %v; want 1, free", d.Open(), d.Busy())
 	}
 	ended = 0
 	for _, c := range cold {
-		if closed(c, 100*time.Millisecond) {
+		if closed(c) {
 			ended++
 		}
 		c.Close()
 	}
-	if ended < 4 {
-		t.Errorf("%d of net/http's 7 idle connections ended; want at least 4", ended)
+	if ended != 6 {
+		t.Errorf("%d of net/http's 7 idle connections ended; want the 6 idle past %v", ended, BusyIdle)
 	}
 }
 
 // drainServer serves GET /hot from the front and anything else from
-// net/http (404), both counted by d.
-func drainServer(t *testing.T, d *Drain) net.Listener {
+// net/http (404), both counted by d, on in-memory connections.
+func drainServer(t *testing.T, d *Drain) *pipeListener {
 	s := &Site{Log: slog.New(slog.DiscardHandler)}
 	pg := NewPage("text/plain", []byte("hot"), "")
 	s.Hot("GET /hot", func(context.Context, HotRequest) (*Page, bool) { return pg, true })
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln := newPipeListener()
+	// Last: once every connection is closed, the sweep ends at its next
+	// tick, and the bubble is left with no goroutine.
+	t.Cleanup(func() { time.Sleep(sweepEvery) })
 	front := s.Listener(ln, FrontOptions{ReadHeaderTimeout: 2 * time.Second, IdleTimeout: time.Minute, WriteTimeout: time.Second, Drain: d})
 	srv := &http.Server{Handler: http.NotFoundHandler(), ConnContext: ConnContext, ConnState: d.ConnState}
 	go srv.Serve(front)
@@ -145,16 +162,51 @@ func drainServer(t *testing.T, d *Drain) net.Listener {
 	return ln
 }
 
-func waitFor(t *testing.T, ok func() bool) {
-	t.Helper()
-	for range 300 {
-		if ok() {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatal("condition not met within 3 s")
+// pipeListener is a net.Listener of in-memory connections (net.Pipe): a
+// goroutine waiting on one is durably blocked, so that a synctest bubble's
+// clock runs while the server and the test wait, which it does not over
+// sockets.
+type pipeListener struct {
+	conns chan net.Conn
+	done  chan struct{}
+	once  sync.Once
 }
+
+func newPipeListener() *pipeListener {
+	return &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
+}
+
+// Dial connects to the listener, whose Accept returns the other end.
+func (l *pipeListener) Dial() (net.Conn, error) {
+	client, server := net.Pipe()
+	select {
+	case l.conns <- server:
+		return client, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *pipeListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *pipeListener) Close() error {
+	l.once.Do(func() { close(l.done) })
+	return nil
+}
+
+func (l *pipeListener) Addr() net.Addr { return pipeAddr{} }
+
+type pipeAddr struct{}
+
+func (pipeAddr) Network() string { return "pipe" }
+func (pipeAddr) String() string  { return "pipe" }
 
 // TestDrainIdleForFallsSmoothly: no limit below the low mark, BusyIdle
 // from the high mark, and in between each connection more takes off a
@@ -210,11 +262,15 @@ func TestLongestIdleFirst(t *testing.T) {
 // is low enough that the allowance exceeds how long the rest have waited:
 // it does not empty the files.
 func TestDrainSweepsTheLongestIdleFirst(t *testing.T) {
+	synctest.Test(t, drainSweepsTheLongestIdleFirst)
+}
+
+func drainSweepsTheLongestIdleFirst(t *testing.T) {
 	d := NewDrain(100, nil) // low 40, high 60, 16 a tick
 	ln := drainServer(t, d)
 	var ended atomic.Int32
 	dial := func() *atomic.Bool {
-		c, err := net.Dial("tcp", ln.Addr().String())
+		c, err := ln.Dial()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -243,10 +299,10 @@ func TestDrainSweepsTheLongestIdleFirst(t *testing.T) {
 	for range 20 { // 65 open: BusyIdle
 		fresh = append(fresh, dial())
 	}
-	waitFor(t, func() bool { return ended.Load() >= 16 })
-	// One batch takes the count to 49, where a connection may idle 14 s:
-	// the sweep has nothing more to end.
+	// The next sweep ends one batch, which takes the count to 49, where a
+	// connection may idle 14 s: the sweeps after it have nothing to end.
 	time.Sleep(3 * sweepEvery)
+	synctest.Wait()
 	if n := ended.Load(); n != 16 {
 		t.Errorf("%d connections ended; want one batch of 16", n)
 	}

@@ -5,14 +5,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"math/big"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -25,6 +22,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/db/dbtest"
 	"github.com/tutti-dev/tutti/internal/files/filestest"
 	"github.com/tutti-dev/tutti/internal/redisx/redistest"
+	"github.com/tutti-dev/tutti/internal/testenv"
 )
 
 // NginxEnv turns on the cluster run: "1" adds it to Each's runs, "only"
@@ -32,12 +30,6 @@ import (
 // "later" says that it is a later step of the same CI: Each skips its run
 // on PostgreSQL, the cluster's being one.
 const NginxEnv = "TUTTI_TEST_NGINX"
-
-// Ports of the nginx of the cluster runs (and of their MinIO, at the top).
-const (
-	nginxPortLow, nginxPortHigh = 30000, 31900
-	minioPortLow, minioPortHigh = 31900, 32000
-)
 
 func clusterRun() bool   { v := os.Getenv(NginxEnv); return v == "1" || v == "only" }
 func clusterOnly() bool  { return os.Getenv(NginxEnv) == "only" }
@@ -80,10 +72,12 @@ func StartCluster(t testing.TB) *Cluster {
 	}
 	storage := ""
 	if os.Getenv("TUTTI_TEST_MINIO") != "" {
-		storage = filestest.StartPorts(t, minioPortLow, minioPortHigh).URL("tutti-uploads")
+		storage = filestest.Start(t).URL("tutti-uploads")
 	}
 	schema, prefix := dbtest.FreshSchema(t, pg), redistest.Prefix(t, ru)
-	addr := freePort(t)
+	// nginx's port, from :0: the instances are told its URL before nginx
+	// binds it (another process taking it meanwhile fails the test).
+	addr := testenv.FreeAddr(t)
 	c := &Cluster{URL: "http://" + addr, dir: t.TempDir()}
 	dataDir := t.TempDir()
 	natsPrefix := "t" + randomHex(6) + "."
@@ -121,22 +115,6 @@ func startNATS(t testing.TB) string {
 	}
 	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
 	return srv.ClientURL()
-}
-
-// freePort is a free 127.0.0.1:PORT of nginx's range, picked at random so
-// that test binaries running side by side rarely try the same.
-func freePort(t testing.TB) string {
-	t.Helper()
-	for range 200 {
-		n, _ := rand.Int(rand.Reader, big.NewInt(nginxPortHigh-nginxPortLow))
-		addr := "127.0.0.1:" + strconv.Itoa(nginxPortLow+int(n.Int64()))
-		if ln, err := net.Listen("tcp", addr); err == nil {
-			ln.Close()
-			return addr
-		}
-	}
-	t.Fatalf("no free port in 127.0.0.1:%d-%d", nginxPortLow, nginxPortHigh-1)
-	return ""
 }
 
 func randomHex(n int) string {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/testenv"
 )
 
 // ReplicaEnv is the variable that turns on the tests that need a streaming
@@ -28,28 +29,22 @@ type Pair struct {
 	Primary, Replica string // URLs of the "postgres" database on each
 
 	dir        string
-	port       int
 	bin        string
 	runAs      string // "postgres" when root; "" otherwise
 	primaryDir string
 	replicaDir string
 }
 
-// StartPair starts a primary on 127.0.0.1:port and its replica on port+1,
-// both stopped and removed when the test ends. The test is skipped unless
-// TUTTI_TEST_REPLICA=1, and fails if PostgreSQL's programs are missing.
-func StartPair(t testing.TB, port int) *Pair {
+// StartPair starts a primary and its replica on ports of 127.0.0.1 from
+// :0, both stopped and removed when the test ends. The test is skipped
+// unless TUTTI_TEST_REPLICA=1, and fails if PostgreSQL's programs are
+// missing.
+func StartPair(t testing.TB) *Pair {
 	t.Helper()
 	if os.Getenv(ReplicaEnv) != "1" {
 		t.Skip(ReplicaEnv + "=1 is not set: no streaming replica test")
 	}
-	p := &Pair{port: port, bin: pgBin(t)}
-	for _, pt := range []int{port, port + 1} {
-		if c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", pt), time.Second); err == nil {
-			c.Close()
-			t.Fatalf("port %d is taken (a server left by an earlier run?)", pt)
-		}
-	}
+	p := &Pair{bin: pgBin(t)}
 	dir, err := os.MkdirTemp("", "tutti-replica-")
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +70,6 @@ func StartPair(t testing.TB, port int) *Pair {
 	p.run(t, true, "initdb", "-D", p.primaryDir, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync")
 	conf := fmt.Sprintf(`
 listen_addresses = '127.0.0.1'
-port = %d
 unix_socket_directories = '%s'
 wal_level = replica
 max_wal_senders = 4
@@ -84,16 +78,34 @@ hot_standby = on
 fsync = off
 shared_buffers = '16MB'
 max_connections = 40
-`, port, dir)
+`, dir)
 	appendFile(t, filepath.Join(p.primaryDir, "postgresql.conf"), conf)
-	p.run(t, true, "pg_ctl", "-D", p.primaryDir, "-l", filepath.Join(dir, "primary.log"), "-w", "-t", "30", "start")
-	p.run(t, true, "pg_basebackup", "-h", "127.0.0.1", "-p", strconv.Itoa(port), "-U", "postgres",
+	port := p.startOnFreePort(t, p.primaryDir, "primary.log")
+	p.run(t, true, "pg_basebackup", "-h", "127.0.0.1", "-p", port, "-U", "postgres",
 		"-D", p.replicaDir, "-R", "-X", "stream", "--no-sync")
-	appendFile(t, filepath.Join(p.replicaDir, "postgresql.conf"), fmt.Sprintf("port = %d\n", port+1))
-	p.Primary = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
-	p.Replica = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port+1)
-	p.StartReplica(t)
+	p.Primary = "postgres://postgres@127.0.0.1:" + port + "/postgres?sslmode=disable"
+	port = p.startOnFreePort(t, p.replicaDir, "replica.log")
+	p.Replica = "postgres://postgres@127.0.0.1:" + port + "/postgres?sslmode=disable"
+	p.waitReplica(t)
 	return p
+}
+
+// startOnFreePort starts the server of dataDir on a port from :0 and says
+// which. Another process may take the port before the server binds it:
+// the start then fails, and is tried again on another. The port stays in
+// postgresql.conf (the last "port" line counts) for StartReplica.
+func (p *Pair) startOnFreePort(t testing.TB, dataDir, log string) string {
+	t.Helper()
+	var err error
+	for range 3 {
+		_, port, _ := net.SplitHostPort(testenv.FreeAddr(t))
+		appendFile(t, filepath.Join(dataDir, "postgresql.conf"), "port = "+port+"\n")
+		if err = p.try("pg_ctl", "-D", dataDir, "-l", filepath.Join(p.dir, log), "-w", "-t", "30", "start"); err == nil {
+			return port
+		}
+	}
+	t.Fatalf("%v", err)
+	return ""
 }
 
 // StopReplica stops the replica (fast shutdown: its connections are cut).
@@ -102,10 +114,17 @@ func (p *Pair) StopReplica(t testing.TB) {
 	p.run(t, true, "pg_ctl", "-D", p.replicaDir, "-m", "fast", "-w", "stop")
 }
 
-// StartReplica starts the replica and waits until it takes reads.
+// StartReplica starts the replica again, on its port, and waits until it
+// takes reads.
 func (p *Pair) StartReplica(t testing.TB) {
 	t.Helper()
 	p.run(t, true, "pg_ctl", "-D", p.replicaDir, "-l", filepath.Join(p.dir, "replica.log"), "-w", "-t", "30", "start")
+	p.waitReplica(t)
+}
+
+// waitReplica waits until the replica takes reads.
+func (p *Pair) waitReplica(t testing.TB) {
+	t.Helper()
 	ctx := context.Background()
 	r, err := db.Open(ctx, p.Replica, "")
 	for end := time.Now().Add(30 * time.Second); err != nil && time.Now().Before(end); {
@@ -135,19 +154,27 @@ func pgBin(t testing.TB) string {
 	return ""
 }
 
-// run runs one of PostgreSQL's programs, as the postgres user when root.
+// run runs one of PostgreSQL's programs, as the postgres user when root;
+// the test fails if it does and must.
 func (p *Pair) run(t testing.TB, must bool, name string, args ...string) {
 	t.Helper()
+	if err := p.try(name, args...); err != nil && must {
+		t.Fatal(err)
+	}
+}
+
+// try runs one of PostgreSQL's programs, as the postgres user when root.
+func (p *Pair) try(name string, args ...string) error {
 	argv := append([]string{filepath.Join(p.bin, name)}, args...)
 	if p.runAs != "" {
 		argv = append([]string{"runuser", "-u", p.runAs, "--"}, argv...)
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = p.dir
-	out, err := cmd.CombinedOutput()
-	if err != nil && must {
-		t.Fatalf("%s: %v\n%s", strings.Join(argv, " "), err, out)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s: %v\n%s", strings.Join(argv, " "), err, out)
 	}
+	return nil
 }
 
 func appendFile(t testing.TB, path, s string) {

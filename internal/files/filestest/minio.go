@@ -2,15 +2,14 @@
 //
 // The server is the `minio` binary named by TUTTI_TEST_MINIO (install it with
 // `go install github.com/minio/minio@VERSION`, as .ci/run does); without the
-// variable the test is skipped. Each server listens on 127.0.0.1 on a free
-// port of 19000-19099, keeps its data in a temporary directory and is killed
-// at the test's cleanup.
+// variable the test is skipped. Each server listens on 127.0.0.1 on a port
+// the kernel picked (from :0), keeps its data in a temporary directory and
+// is killed at the test's cleanup.
 package filestest
 
 import (
 	"bytes"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -18,6 +17,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/tutti-dev/tutti/internal/testenv"
 )
 
 // Credentials of every test server.
@@ -40,47 +41,32 @@ func (m *MinIO) URL(bucket string) string {
 // not set.
 func Start(t testing.TB) *MinIO {
 	t.Helper()
-	return StartPorts(t, 19000, 19100)
-}
-
-// StartPorts is Start on a free pair of ports of [low, high).
-func StartPorts(t testing.TB, low, high int) *MinIO {
-	t.Helper()
 	bin := os.Getenv("TUTTI_TEST_MINIO")
 	if bin == "" {
 		t.Skip("TUTTI_TEST_MINIO not set (the minio binary: go install github.com/minio/minio@...)")
 	}
 	dir := t.TempDir()
 	var lastErr error
-	for port := low; port+1 < high; port += 2 {
-		if !free(port) || !free(port+1) {
-			continue
-		}
-		m, err := start(t, bin, dir, port)
+	for try := range 3 { // a port from :0 may be taken before MinIO binds it: another
+		addrs := testenv.FreeAddrs(t, 2)
+		m, err := start(t, bin, filepath.Join(dir, strconv.Itoa(try)), addrs[0], addrs[1])
 		if err == nil {
 			return m
 		}
 		lastErr = err
 	}
-	t.Fatalf("minio: no server started on 127.0.0.1:%d-%d: %v", low, high-1, lastErr)
+	t.Fatalf("minio: no server started: %v", lastErr)
 	return nil
 }
 
-func free(port int) bool {
-	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
-	if err != nil {
-		return false
+// start runs MinIO on addr (its console, which MINIO_BROWSER=off keeps
+// shut, on console) with its files in dir.
+func start(t testing.TB, bin, dir, addr, console string) (*MinIO, error) {
+	cmd := exec.Command(bin, "server", "--quiet", "--address", addr, "--console-address", console,
+		"--certs-dir", filepath.Join(dir, "certs"), filepath.Join(dir, "data"))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
 	}
-	ln.Close()
-	return true
-}
-
-func start(t testing.TB, bin, dir string, port int) (*MinIO, error) {
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	data := filepath.Join(dir, strconv.Itoa(port))
-	cmd := exec.Command(bin, "server", "--quiet", "--address", addr,
-		"--console-address", "127.0.0.1:"+strconv.Itoa(port+1),
-		"--certs-dir", filepath.Join(dir, "certs"), data)
 	cmd.Env = append(os.Environ(), "MINIO_ROOT_USER="+User, "MINIO_ROOT_PASSWORD="+Password,
 		"MINIO_BROWSER=off", "MINIO_UPDATE=off", "MINIO_CONFIG_ENV_FILE=")
 	var out bytes.Buffer

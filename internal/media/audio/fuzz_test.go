@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"testing"
 	"time"
 )
@@ -21,6 +22,15 @@ func fuzzSeeds(f *testing.F, limit int) {
 	}
 }
 
+// fuzzing reports whether go test -fuzz is generating inputs: there a
+// wall-clock bound finds the slow ones (make fuzz, on a quiet machine);
+// on the seeds that every go test runs, TestHostile and TestTruncated
+// bound the work by allocations instead, which load cannot change.
+func fuzzing() bool {
+	f := flag.Lookup("test.fuzz")
+	return f != nil && f.Value.String() != ""
+}
+
 // FuzzProbe: Sniff and Probe never panic, agree on the format, end fast,
 // and give only the errors a user may see (or a clean Info).
 func FuzzProbe(f *testing.F) {
@@ -29,7 +39,7 @@ func FuzzProbe(f *testing.F) {
 		format, ok := Sniff(b)
 		start := time.Now()
 		info, err := Probe(context.Background(), bytes.NewReader(b), int64(len(b)))
-		if d := time.Since(start); d > time.Second {
+		if d := time.Since(start); fuzzing() && d > time.Second {
 			t.Errorf("Probe took %s on %d bytes", d, len(b))
 		}
 		if err != nil {
@@ -58,7 +68,7 @@ func FuzzPeaks(f *testing.F) {
 		t.Setenv("PATH", "") // no ffmpeg: AAC peaks are ErrNoDecoder
 		start := time.Now()
 		p, err := Peaks(ctx, bytes.NewReader(b), int64(len(b)), 50)
-		if d := time.Since(start); d > 2*time.Second {
+		if d := time.Since(start); fuzzing() && d > 2*time.Second {
 			t.Errorf("Peaks took %s on %d bytes", d, len(b))
 		}
 		if err == nil && len(p) != 50 {

@@ -13,17 +13,38 @@ import (
 )
 
 // TestTruncated cuts every fixture at several points: Probe and Peaks must
-// end quickly, without a panic, with an error or no more than the truth;
+// end with bounded work (Probe's allocations as on hostile files, Peaks'
+// no more than on the whole file), without a panic, with an error or no
+// more than the truth;
 // formats that state their length must call a half file corrupt.
 func TestTruncated(t *testing.T) {
 	statesLength := map[string]bool{"tone.wav": true, "tone-float.wav": true, "tone.flac": true, "tone-stereo.flac": true,
 		"tone.m4a": true, "tone-cbr.mp3": true, "tone-vbr.mp3": true, "tone-id3.mp3": true, "tone.webm": true}
 	for _, fx := range fixtures {
 		b := readFixture(t, fx.file)
+		// What Peaks allocates on the whole file (decoding it): a part
+		// may not cost more.
+		var whole uint64
+		if !fx.ffmpeg {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			if _, err := Peaks(context.Background(), bytes.NewReader(b), int64(len(b)), 20); err != nil {
+				t.Fatalf("%s: Peaks: %v", fx.file, err)
+			}
+			runtime.ReadMemStats(&after)
+			whole = after.TotalAlloc - before.TotalAlloc
+		}
 		for _, cut := range []int{1, 4, 27, 100, len(b) / 10, len(b) / 3, len(b) / 2, len(b) * 9 / 10, len(b) - 1} {
 			part := b[:cut]
-			start := time.Now()
+			// Bounded by what Probe and Peaks allocate, as in TestHostile:
+			// load does not change it, as it changes a wall-clock time.
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
 			info, err := Probe(context.Background(), bytes.NewReader(part), int64(len(part)))
+			runtime.ReadMemStats(&after)
+			if a := after.TotalAlloc - before.TotalAlloc; a > 256<<10 {
+				t.Errorf("%s cut at %d: Probe allocated %d bytes; want < 256 KiB", fx.file, cut, a)
+			}
 			if err == nil && info.Duration > fx.dur+50*time.Millisecond {
 				t.Errorf("%s cut at %d: Duration %s; want at most %s", fx.file, cut, info.Duration, fx.dur)
 			}
@@ -34,13 +55,15 @@ func TestTruncated(t *testing.T) {
 				t.Errorf("%s cut in half: Probe = %+v, %v; want ErrCorrupt", fx.file, info, err)
 			}
 			if !fx.ffmpeg {
+				runtime.ReadMemStats(&before)
 				p, err := Peaks(context.Background(), bytes.NewReader(part), int64(len(part)), 20)
+				runtime.ReadMemStats(&after)
 				if err == nil && len(p) != 20 {
 					t.Errorf("%s cut at %d: %d peaks", fx.file, cut, len(p))
 				}
-			}
-			if d := time.Since(start); d > time.Second {
-				t.Errorf("%s cut at %d: took %s", fx.file, cut, d)
+				if a := after.TotalAlloc - before.TotalAlloc; a > 2*whole+64<<10 {
+					t.Errorf("%s cut at %d: Peaks allocated %d bytes; the whole file %d", fx.file, cut, a, whole)
+				}
 			}
 		}
 	}
