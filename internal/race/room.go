@@ -92,26 +92,22 @@ func (a *App) admitted(w http.ResponseWriter, r *http.Request, race *Race, u *au
 		}
 	}
 	last, next := openings(race, now)
-	t, err := a.Rooms.Join(ctx, race.Slug, u.ID, now, last, next)
+	t, p, err := a.Rooms.Enter(ctx, race.Slug, u.ID, now, last, next)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return false
 	}
 	// The cookie lasts as long as the ticket can let its holder in: for an
-	// early one, the opening plus a day for the crowd to be let in.
-	until := t.At
+	// early one, the opening plus a day for the crowd to be let in; else
+	// its turn should the room slow to its slowest pace.
+	until := p.Latest
 	if t.Early() {
 		until = t.Opening.Add(24 * time.Hour)
 	}
 	http.SetCookie(w, &http.Cookie{Name: roomCookie, Value: a.Rooms.Encode(t), Path: raceURL(race.Slug),
 		MaxAge: int((until.Sub(now) + a.Rooms.PassFor).Seconds()), HttpOnly: true, Secure: web.IsHTTPS(r), SameSite: http.SameSiteLaxMode})
-	if !t.Early() && !now.Before(t.At) { // no crowd: in at once
+	if !t.Early() && a.Rooms.Pass(p, now) { // no crowd: in at once
 		return true
-	}
-	p, err := a.Rooms.Where(ctx, t, now)
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return false
 	}
 	a.toRoom(w, r, race, t, p, now, ev)
 	return false
