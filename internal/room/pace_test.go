@@ -2,6 +2,7 @@ package room_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -120,5 +121,89 @@ func TestInstancesShareThePace(t *testing.T) {
 	later := now.Add(room.LevelTTL + time.Second)
 	if p, _ := b.Where(ctx, last, later); p.Level != 1 {
 		t.Fatalf("level %v after a went quiet; want 1", p.Level)
+	}
+}
+
+// A ticket let in stays let in: requests read the room's clock in any
+// order (each took its now before the store answered, on either instance
+// in the cluster), and one whose now is older than the last read's must
+// not turn the clock back and send someone let in back to the line.
+func TestClockNeverRunsBack(t *testing.T) {
+	for name, store := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			st := store()
+			a, _ := room.New(st, key, 10, 1) // one every 100 ms
+			b, _ := room.New(st, key, 10, 1) // another instance on the same store
+			now := time.UnixMilli(1_800_000_000_000)
+			var tickets []room.Ticket
+			for u := range 5 {
+				tk, err := []*room.Rooms{a, b}[u%2].Join(ctx, "r", int64(u+1), now, time.Time{}, time.Time{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				tickets = append(tickets, tk)
+			}
+			third := tickets[2] // in at +200ms
+			at := now.Add(250 * time.Millisecond)
+			if p, err := a.Where(ctx, third, at); err != nil || !a.Pass(p, at) {
+				t.Fatalf("third at +250ms: %+v %v; want in", p, err)
+			}
+			// A request on b that took its now at +120ms is answered only now;
+			// an arrival at +120ms joins the line (and catches nothing up).
+			late := now.Add(120 * time.Millisecond)
+			if _, err := b.Where(ctx, tickets[4], late); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := b.Join(ctx, "r", 99, late, time.Time{}, time.Time{}); err != nil {
+				t.Fatal(err)
+			}
+			for _, rs := range []*room.Rooms{a, b} {
+				if p, err := rs.Where(ctx, third, at); err != nil || !rs.Pass(p, at) {
+					t.Fatalf("third at +250ms after an older read: %+v %v; want still in", p, err)
+				}
+			}
+		})
+	}
+}
+
+// A ticket admitted (a pass) lets its holder in for PassFor from its turn
+// whatever another room's clock on the same key says (another instance
+// while Redis cannot be asked: its own clock, here at the floor and
+// started earlier), survives its encoding, and is signed like any ticket.
+func TestPassOutlivesTheClock(t *testing.T) {
+	ctx := context.Background()
+	now := time.UnixMilli(1_800_000_000_000)
+	a, _ := room.New(room.NewLocal(), key, 10, 1)
+	tk, p, err := a.Enter(ctx, "r", 1, now, time.Time{}, time.Time{})
+	if err != nil || !a.Pass(p, now) {
+		t.Fatalf("first in: %+v %v", p, err)
+	}
+	pass := a.Admit(tk, p)
+	if !pass.Admitted() || !pass.In.Equal(now) || a.Admit(pass, room.Place{At: now.Add(time.Hour)}).In != pass.In {
+		t.Fatalf("pass %+v; want in at now, kept", pass)
+	}
+	b, _ := room.New(room.NewLocal(), key, 10, 1)
+	b.Health = &health{level: 0.1, floor: 0.1}
+	b.Where(ctx, tk, now.Add(-time.Minute)) // b's clock started a minute ago, at a tenth
+	at := now.Add(time.Second)
+	if p, _ := b.Where(ctx, tk, at); b.Pass(p, at) {
+		t.Fatalf("b lets the plain ticket in: %+v (the test's premise)", p)
+	}
+	got, ok := b.Decode(a.Encode(pass))
+	if !ok || got != pass {
+		t.Fatalf("decoded %+v %v; want %+v", got, ok, pass)
+	}
+	for _, c := range []struct {
+		at   time.Time
+		want bool
+	}{{at, true}, {now.Add(a.PassFor), true}, {now.Add(a.PassFor + 1), false}} {
+		if p, err := b.Where(ctx, got, c.at); err != nil || b.Pass(p, c.at) != c.want {
+			t.Errorf("pass at +%v: %+v %v; want %v", c.at.Sub(now), p, err, c.want)
+		}
+	}
+	s := a.Encode(pass)
+	if _, ok := a.Decode(strings.Replace(s, "2.", "1.", 1)); ok {
+		t.Error("a pass read as a plain ticket")
 	}
 }

@@ -131,10 +131,30 @@ type Ticket struct {
 	// time (see the package doc): when they are let in at the full rate.
 	Opening time.Time
 	At      time.Time
+	// In, once set (Admit), is when the holder was let in, by the wall
+	// clock: the ticket is then a pass until In plus PassFor, whatever the
+	// room's clock says later. A turn that has come is never taken back (a
+	// read of the clock on another instance, or while Redis cannot be
+	// asked and each instance keeps its own).
+	In time.Time
 }
 
 // Early reports whether t waits for an opening.
 func (t Ticket) Early() bool { return !t.Opening.IsZero() }
+
+// Admitted reports whether t is a pass (Admit).
+func (t Ticket) Admitted() bool { return !t.In.IsZero() }
+
+// Admit makes t, whose turn came at p (p.In), a pass from then on: its
+// holder keeps the cookie it is encoded in and is not sent back to the
+// line however the room's clock reads afterwards. A ticket already
+// admitted keeps its time.
+func (r *Rooms) Admit(t Ticket, p Place) Ticket {
+	if !t.Admitted() {
+		t.In = p.At
+	}
+	return t
+}
 
 // Join gives user a ticket for room at now. next is the room's next
 // opening (zero if none is ahead): before it, the ticket waits for it.
@@ -233,6 +253,9 @@ func (p Place) In(now time.Time) bool { return !p.At.IsZero() && !now.Before(p.A
 // Where says where t stands at now: recomputed from the room's clock, so
 // that the wait it gives follows the current pace.
 func (r *Rooms) Where(ctx context.Context, t Ticket, now time.Time) (Place, error) {
+	if t.Admitted() { // a pass: nothing to read
+		return Place{At: t.In, Latest: t.In, Level: 1}, nil
+	}
 	slot := t.At
 	if t.Early() {
 		n, err := r.store.Count(ctx, earlyKey(t.Room, t.Opening))
@@ -287,6 +310,9 @@ func (r *Rooms) Encode(t Ticket) string {
 	}
 	body := "1." + base64.RawURLEncoding.EncodeToString([]byte(t.Room)) + "." + strconv.FormatInt(t.User, 10) +
 		"." + strconv.FormatInt(opening, 10) + "." + strconv.FormatInt(at, 10)
+	if t.Admitted() { // a pass: version 2, its time let in after
+		body = "2" + body[1:] + "." + strconv.FormatInt(t.In.UnixMicro(), 10)
+	}
 	return body + "." + r.sign(body)
 }
 
@@ -310,7 +336,15 @@ func (r *Rooms) Decode(s string) (Ticket, bool) {
 		return Ticket{}, false
 	}
 	f := strings.Split(s[:i], ".")
-	if len(f) != 5 || f[0] != "1" {
+	var in int64
+	switch {
+	case len(f) == 5 && f[0] == "1":
+	case len(f) == 6 && f[0] == "2":
+		var err error
+		if in, err = strconv.ParseInt(f[5], 10, 64); err != nil || in == 0 {
+			return Ticket{}, false
+		}
+	default:
 		return Ticket{}, false
 	}
 	room, err := base64.RawURLEncoding.DecodeString(f[1])
@@ -324,6 +358,9 @@ func (r *Rooms) Decode(s string) (Ticket, bool) {
 		return Ticket{}, false
 	}
 	t := Ticket{Room: string(room), User: user}
+	if in != 0 {
+		t.In = time.UnixMicro(in)
+	}
 	if opening != 0 {
 		t.Opening = time.UnixMilli(opening)
 	} else {

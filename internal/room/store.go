@@ -30,7 +30,11 @@ type line struct {
 }
 
 // move runs l's clock to now at its level, then sets the level for what
-// follows: the integral of the level, one step per call.
+// follows: the integral of the level, one step per call. The clock never
+// runs back: a call whose now is older than the latest one seen (a
+// request that took its now before another's, answered after it) reads
+// the clock as it is. Admission time never passes the latest wall time
+// seen (a <= t).
 func (l *line) move(now time.Time, level float64) Clock {
 	switch {
 	case l.t.IsZero():
@@ -39,8 +43,8 @@ func (l *line) move(now time.Time, level float64) Clock {
 		l.a = l.a.Add(time.Duration(float64(now.Sub(l.t)) * l.l))
 		l.t = now
 	}
-	if l.a.After(now) {
-		l.a = now
+	if l.a.After(l.t) {
+		l.a = l.t
 	}
 	l.l = level
 	return Clock{At: l.a, Level: level}
@@ -74,7 +78,7 @@ func (l *Local) Reserve(_ context.Context, key string, now, floor time.Time, eve
 	ln := l.line(key)
 	c := ln.move(now, level)
 	if !later(ln.tat, floor).After(c.At) { // nobody waits: catch up
-		ln.a, c.At = now, now
+		ln.a, c.At = ln.t, ln.t
 	}
 	tat := later(ln.tat, c.At, floor)
 	ln.tat = tat.Add(every)
@@ -176,7 +180,7 @@ if s[1] then
   if now > t then
     a, t = a + math.floor((now - t) * tonumber(s[3])), now
   end
-  a = math.min(a, now)
+  a = math.min(a, t)
 end
 local tat = tonumber(s[4] or '0')
 local out = {string.format('%d', a), tostring(level)}
@@ -184,7 +188,7 @@ local keep = 3600000
 if ARGV[5] then
   local floor, every, burst = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
   if math.max(tat, floor) <= a then
-    a = now
+    a = t
     out[1] = string.format('%d', a)
   end
   tat = math.max(tat, a, floor)
