@@ -41,6 +41,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/memlimit"
 	"github.com/tutti-dev/tutti/internal/module"
 	"github.com/tutti-dev/tutti/internal/ops"
+	"github.com/tutti-dev/tutti/internal/pace"
 	"github.com/tutti-dev/tutti/internal/pay"
 	"github.com/tutti-dev/tutti/internal/pubsub"
 	"github.com/tutti-dev/tutti/internal/ratelimit"
@@ -67,11 +68,12 @@ type Main struct {
 	Files    files.Storage
 	Media    *media.Service // uploads kept by the apps, derived by jobs
 	Auth     *auth.Service
-	Apps     []module.App // the built apps, in the order of Modules (apptest.AppOf finds one by type)
-	Jobs     *jobs.Queue  // background work and the outbox
-	Mail     *mail.Mailer // outgoing mail, fed from the outbox
-	Pay      pay.Gateway  // the payment gateway
-	Ops      *ops.Ops     // the operators' pages
+	Apps     []module.App     // the built apps, in the order of Modules (apptest.AppOf finds one by type)
+	Jobs     *jobs.Queue      // background work and the outbox
+	Mail     *mail.Mailer     // outgoing mail, fed from the outbox
+	Pay      pay.Gateway      // the payment gateway
+	Ops      *ops.Ops         // the operators' pages
+	Pace     *pace.Controller // the health the waiting rooms admit by (internal/pace), fed by the full lane
 
 	modules []module.Module // Apps' modules, in the same order
 	srv     *http.Server
@@ -176,6 +178,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 	if !pay.TakesCardNumbers(m.Pay) {
 		log.Warn("payment-url: a live Stripe key needs Stripe.js's card form, which the payment pages do not have yet: every card payment will be refused (nothing charged)")
 	}
+	m.Pace = pace.New()
 	core := module.Core{Config: cfg, Log: log, DB: d, Cache: m.Cache, Local: own, Objects: m.Objects, Site: m.Site, Bus: m.Bus,
 		Live: m.Live, Files: m.Files, Images: images, Media: m.Media, Versions: versions, Limiter: limiter, Auth: m.Auth,
 		Jobs: m.Jobs, Mail: m.Mail, Pay: m.Pay, Rooms: m.openRooms, Listening: m.listening}
@@ -210,8 +213,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 	return m, nil
 }
 
-// openRooms makes waiting rooms that let rate in per second (module.Core.Rooms):
-// their slots in Redis in cluster mode, else in this process; tickets
+// openRooms makes waiting rooms that let up to rate in per second
+// (module.Core.Rooms), as the site's health allows (m.Pace): their slots
+// and clock in Redis in cluster mode, else in this process; tickets
 // signed with the site's "room" key.
 func (m *Main) openRooms(ctx context.Context, rate int) (*room.Rooms, error) {
 	key, err := m.DB.SiteKey(ctx, "room")
@@ -222,7 +226,12 @@ func (m *Main) openRooms(ctx context.Context, rate int) (*room.Rooms, error) {
 	if m.Shared != nil {
 		st = room.NewRedis(m.Shared)
 	}
-	return room.New(st, key, rate, rate)
+	rs, err := room.New(st, key, rate, rate)
+	if err != nil {
+		return nil, err
+	}
+	rs.Health = m.Pace
+	return rs, nil
 }
 
 // openFiles is the upload storage: S3 with --storage-url, else the data

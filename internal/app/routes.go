@@ -73,7 +73,10 @@ func (m *Main) routes() http.Handler {
 	metrics := web.NewMetrics(m.Registry)
 	metrics.Flight = m.flight
 	common := []web.Middleware{web.WithRequestID, web.Observe(m.Log, metrics), web.Recover(m.Site), web.SecurityHeaders}
-	full := web.Chain(mux, slices.Concat(common, []web.Middleware{
+	// The full lane's latency is the site's health the waiting rooms admit
+	// by (m.Pace): the pages of those admitted, not the cached or light
+	// ones.
+	full := web.Chain(mux, slices.Concat([]web.Middleware{m.Pace.Handler}, common, []web.Middleware{
 		web.CrossOrigin(m.Site),
 		web.WithOrigin,
 		m.Auth.Middleware,

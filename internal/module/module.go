@@ -162,9 +162,10 @@ type Core struct {
 	// in memory (SQLite), read from the database (PostgreSQL), or kept in
 	// Redis (cluster mode), so that every instance sees a change at once.
 	Versions version.Versions
-	// Rooms makes a waiting room (internal/room) that lets rate people in
-	// a second, in bursts of as many: who is let in when a crowd arrives
-	// at once; its slots shared by every instance in cluster mode.
+	// Rooms makes a waiting room (internal/room) that lets up to rate
+	// people in a second, in bursts of as many, fewer when the site's
+	// measured health says so (internal/pace): who is let in when a crowd
+	// arrives at once; its line shared by every instance in cluster mode.
 	Rooms func(ctx context.Context, rate int) (*room.Rooms, error)
 	// Limiter makes the rate limiters (internal/ratelimit): in process, or
 	// shared by every instance through Redis in cluster mode.

@@ -40,14 +40,16 @@ func Module() module.Module {
 
 // Settings are race's own settings (module.Module.Flags).
 type Settings struct {
-	// RoomRate is the people a race's waiting room lets in per second,
-	// all instances together, in bursts of as many; 0 (or less): no
-	// waiting room.
+	// RoomRate is the most people a race's waiting room lets in per
+	// second, all instances together, in bursts of as many: a ceiling, as
+	// the room admits fewer when the site serves those it let in slower
+	// than its target (internal/pace); 0 (or less): no waiting room.
 	RoomRate int
 }
 
 // DefaultRoomRate is --room-rate's default: a little under the
-// registrations a second one core completes (docs/results.md, race).
+// registrations a second one core completes (docs/results.md, race); a
+// ceiling, which a busier or slower machine does not reach.
 const DefaultRoomRate = 400
 
 // DefaultSettings are race's settings when none are given.
@@ -57,7 +59,7 @@ func DefaultSettings() Settings { return Settings{RoomRate: DefaultRoomRate} }
 func settingsFlags(cs *config.Settings) any {
 	s := DefaultSettings()
 	cs.Int(&s.RoomRate, "room-rate", "TUTTI_ROOM_RATE", s.RoomRate,
-		"people a waiting room (race registration) lets in per second, in bursts of as many; the rest wait their turn on a light page; 0 means no waiting room")
+		"the most people a waiting room (race registration) lets in per second, in bursts of as many: a ceiling, as the room lets fewer in while the site answers slower than its target (p90 250 ms); the rest wait their turn on a light page; 0 means no waiting room")
 	return &s
 }
 

@@ -79,6 +79,7 @@ func (a *App) admitted(w http.ResponseWriter, r *http.Request, race *Race, u *au
 		}
 		switch {
 		case a.Rooms.Pass(p, now):
+			a.keepPass(w, r, race, t, p, now)
 			return true
 		case !p.In(now): // still waiting
 			a.toRoom(w, r, race, t, p, now, ev)
@@ -92,29 +93,42 @@ func (a *App) admitted(w http.ResponseWriter, r *http.Request, race *Race, u *au
 		}
 	}
 	last, next := openings(race, now)
-	t, err := a.Rooms.Join(ctx, race.Slug, u.ID, now, last, next)
+	t, p, err := a.Rooms.Enter(ctx, race.Slug, u.ID, now, last, next)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return false
 	}
+	if !t.Early() && a.Rooms.Pass(p, now) { // no crowd: in at once
+		a.keepPass(w, r, race, t, p, now)
+		return true
+	}
 	// The cookie lasts as long as the ticket can let its holder in: for an
-	// early one, the opening plus a day for the crowd to be let in.
-	until := t.At
+	// early one, the opening plus a day for the crowd to be let in; else
+	// its turn should the room slow to its slowest pace.
+	until := p.Latest
 	if t.Early() {
 		until = t.Opening.Add(24 * time.Hour)
 	}
-	http.SetCookie(w, &http.Cookie{Name: roomCookie, Value: a.Rooms.Encode(t), Path: raceURL(race.Slug),
-		MaxAge: int((until.Sub(now) + a.Rooms.PassFor).Seconds()), HttpOnly: true, Secure: web.IsHTTPS(r), SameSite: http.SameSiteLaxMode})
-	if !t.Early() && !now.Before(t.At) { // no crowd: in at once
-		return true
-	}
-	p, err := a.Rooms.Where(ctx, t, now)
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return false
-	}
+	a.setTicket(w, r, race.Slug, t, until.Sub(now)+a.Rooms.PassFor)
 	a.toRoom(w, r, race, t, p, now, ev)
 	return false
+}
+
+// keepPass makes the ticket t, whose turn has come at p, a pass
+// (room.Rooms.Admit) in the runner's cookie, once: from then on no read of
+// the room's clock, on this instance or another, sends them back to the
+// line for as long as the pass lasts.
+func (a *App) keepPass(w http.ResponseWriter, r *http.Request, race *Race, t room.Ticket, p room.Place, now time.Time) {
+	if t.Admitted() {
+		return
+	}
+	a.setTicket(w, r, race.Slug, a.Rooms.Admit(t, p), p.At.Add(a.Rooms.PassFor).Sub(now))
+}
+
+// setTicket sets the runner's cookie for race slug to t, for life.
+func (a *App) setTicket(w http.ResponseWriter, r *http.Request, slug string, t room.Ticket, life time.Duration) {
+	http.SetCookie(w, &http.Cookie{Name: roomCookie, Value: a.Rooms.Encode(t), Path: raceURL(slug),
+		MaxAge: max(int(life.Seconds()), 1), HttpOnly: true, Secure: web.IsHTTPS(r), SameSite: http.SameSiteLaxMode})
 }
 
 // toRoom sends a runner whose turn has not come to the room: a GET gets
@@ -174,6 +188,11 @@ func (a *App) roomShow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if p.In(now) || !validOpening(race, t) {
+		if a.Rooms.Pass(p, now) && validOpening(race, t) && !t.Admitted() {
+			// The turn has come here: the wizard's next request, on any
+			// instance, lets the runner in without reading the clock again.
+			a.keepPass(w, r, race, t, p, now)
+		}
 		a.redirect(w, r, next)
 		return
 	}

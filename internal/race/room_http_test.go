@@ -39,6 +39,11 @@ func TestWaitingRoomLetsInAtItsRate(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, m *app.Main) {
 		slug := publishRace(t, signedIn(t, m, "dora"), "50")
 		oneASecond(t, m)
+		var clock atomic.Int64 // the room's time: its turns come without sleeping
+		clock.Store(time.Now().UnixNano())
+		for _, in := range apptest.Instances(m) {
+			apptest.AppOf[*race.App](t, in).Now = func() time.Time { return time.Unix(0, clock.Load()) }
+		}
 		_, page := signedIn(t, m, "vic").Get("/race/r/" + slug)
 		ev := eventID.FindStringSubmatch(page)[1]
 		register := "/race/r/" + slug + "/register?event=" + ev
@@ -98,7 +103,7 @@ func TestWaitingRoomLetsInAtItsRate(t *testing.T) {
 			t.Errorf("no ticket: sent to %s", got)
 		}
 
-		time.Sleep(1100 * time.Millisecond)
+		clock.Add(int64(1100 * time.Millisecond))
 		res, body = ben.Get(queue)
 		if got := apptest.WantRedirect(t, res, body); got != "/race/r/"+slug+"/register" {
 			t.Fatalf("after the turn came: sent to %s", got)
@@ -108,6 +113,91 @@ func TestWaitingRoomLetsInAtItsRate(t *testing.T) {
 			t.Fatalf("after the turn: %.1000s", body)
 		}
 	})
+}
+
+// lagging is a Health at its floor: a room on it whose clock started
+// earlier reads its clock far behind the wall clock.
+type lagging struct{}
+
+func (lagging) Level(time.Time) float64 { return 0.1 }
+func (lagging) Min() float64            { return 0.1 }
+
+// A runner let in stays in: once their turn has come (at once, or after
+// waiting), no later read of the room's clock sends them back to the line,
+// though it reads the clock behind their turn (another instance's in the
+// cluster, one keeping its own while Redis cannot be asked, or a read
+// that took its time before another's and came after it). Before the
+// fix, the wizard's next page sent them back to the queue, and a runner
+// of the rush ended neither registered nor sold out.
+func TestWaitingRoomNeverTakesATurnBack(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		slug := publishRace(t, signedIn(t, m, "dora"), "50")
+		rs := oneASecond(t, m)
+		var clock atomic.Int64 // the room's time: the turn comes without sleeping
+		clock.Store(time.Now().UnixNano())
+		now := func() time.Time { return time.Unix(0, clock.Load()) }
+		for _, in := range apptest.Instances(m) {
+			apptest.AppOf[*race.App](t, in).Now = now
+		}
+		_, page := signedIn(t, m, "vic").Get("/race/r/" + slug)
+		ev := eventID.FindStringSubmatch(page)[1]
+		register := "/race/r/" + slug + "/register?event=" + ev
+		queue := "/race/r/" + slug + "/queue?event=" + ev
+
+		ann, ben := signedIn(t, m, "ann"), signedIn(t, m, "ben")
+		res, body := ann.Get(register) // in at once
+		apptest.WantStatus(t, res, body, http.StatusOK)
+		if !strings.Contains(body, "Hold my place") {
+			t.Fatalf("the first runner waits: %.1000s", body)
+		}
+		res, body = ben.Get(register) // waits a second
+		apptest.WantStatus(t, res, body, http.StatusOK)
+		if !strings.Contains(body, "in the queue") {
+			t.Fatalf("the second runner is let in: %.1000s", body)
+		}
+		tk, ok := rs.Decode(cookie(ben, "/race/r/"+slug, "tutti_room"))
+		if !ok {
+			t.Fatal("ben has no ticket")
+		}
+		clock.Add(int64(1100 * time.Millisecond))
+		res, body = ben.Get(queue) // his turn has come: on to the wizard
+		if got := apptest.WantRedirect(t, res, body); got != "/race/r/"+slug+"/register" {
+			t.Fatalf("after the turn came: sent to %s", got)
+		}
+
+		// Every instance now reads a clock ten seconds behind both turns.
+		behind, err := room.New(room.NewLocal(), []byte(strings.Repeat("t", 32)), 1, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		behind.Health = lagging{}
+		if _, err := behind.Where(context.Background(), tk, now().Add(-11*time.Second)); err != nil { // its clock starts then
+			t.Fatal(err)
+		}
+		if p, _ := behind.Where(context.Background(), tk, now()); p.In(now()) {
+			t.Fatalf("the lagging room lets ben in: %+v", p)
+		}
+		for _, in := range apptest.Instances(m) {
+			apptest.AppOf[*race.App](t, in).Rooms = behind
+		}
+		for _, p := range []*person{ann, ben} {
+			_, body = p.to(p.Post("/race/r/"+slug+"/register", url.Values{"event": {ev}}))
+			if !strings.Contains(body, "your place is held") {
+				t.Fatalf("a runner let in, sent back: %.1000s", body)
+			}
+		}
+	})
+}
+
+// cookie is the value of p's cookie name sent to path ("" if none).
+func cookie(p *person, path, name string) string {
+	u, _ := url.Parse(p.Base + path)
+	for _, c := range p.Client.Jar.Cookies(u) {
+		if c.Name == name {
+			return c.Value
+		}
+	}
+	return ""
 }
 
 // A runner who joins the room again and again without its cookie (each

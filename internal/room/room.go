@@ -1,14 +1,41 @@
 // Package room is a virtual waiting room: when more people arrive than a
-// site can take at once, each gets a ticket that names the moment they are
-// let in. Arrivals are admitted at a fixed rate in the order they came;
-// those who came before an opening are let in at it in a random order, so
-// that arriving early, or many times, wins nothing.
+// site can take at once, each gets a ticket that names their place in the
+// line. Arrivals are admitted in the order they came, at a rate that
+// follows the site's health; those who came before an opening are let in
+// at it in a random order, so that arriving early, or many times, wins
+// nothing.
 //
-// A ticket is a signed cookie value, so the waiting page reads no store
-// but, for a ticket of an opening's crowd, the crowd's size: a waiting
-// visitor costs a signature check per refresh, and at most one count. Joining takes a
-// slot from a Store: in process (embedded mode) or in Redis, shared by
-// every instance (cluster mode).
+// # Admission time
+//
+// A ticket holds a slot on the room's admission clock, not on the wall
+// clock. Slots are handed out one every 1/ceiling (the configured rate:
+// a ceiling now, not the only control), and the clock runs at the site's
+// level (a Health, internal/pace: 1 when requests are served under the
+// target latency, down to a floor when they are not). At level 1 the
+// clock is the wall clock and the room behaves as a fixed-rate room; at
+// 0.5 every slot comes half as fast, so the whole line, already issued
+// tickets included, slows down in order: nobody is overtaken, and nobody
+// is let into a site that cannot serve them. When the line is empty the
+// clock catches up with the wall clock.
+//
+// The waiting page is honest because it is recomputed on each refresh:
+// the wait shown is the distance to the slot divided by the current
+// level. A ticket already issued is pushed back, but boundedly: the level
+// never goes under the Health's floor, so a wait shown at level 1 is at
+// most 1/floor as long (ten times with internal/pace's defaults), and the
+// cookie lives that long (Place.Latest).
+//
+// In the cluster every instance measures its own health and publishes its
+// level with each call (Redis, a few seconds' TTL); the room's clock runs
+// at the mean of the live instances' levels: the ceiling is the site's,
+// each instance's share of it scaled by its health. One clock and one line
+// per room keep the order of arrival across instances.
+//
+// A ticket is a signed cookie value, so the waiting page reads nothing of
+// the person from a store: a refresh costs a signature check and one read
+// of the room's clock (and, for a ticket of an opening's crowd, the
+// crowd's size). Joining takes a slot from a Store: in process (embedded
+// mode) or in Redis, shared by every instance (cluster mode).
 package room
 
 import (
@@ -19,16 +46,25 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// Store keeps each room's next free slot and its count of early arrivals.
+// Store keeps each room's admission clock, its next free slot and its
+// count of early arrivals.
 type Store interface {
 	// Reserve takes key's next slot: one every `every`, burst of them at
-	// once, none before floor or now. It returns when the slot comes.
-	Reserve(ctx context.Context, key string, now, floor time.Time, every time.Duration, burst int) (time.Time, error)
+	// once, none before floor or the room's clock. It moves the clock to
+	// now at level (as Clock) and returns the slot, in admission time, and
+	// the clock; when nobody is waiting, the clock first catches up with
+	// now.
+	Reserve(ctx context.Context, key string, now, floor time.Time, every time.Duration, burst int, level float64) (time.Time, Clock, error)
+	// Clock moves key's admission clock to now, publishes this instance's
+	// level (0 < level <= 1) and returns the clock: the admission time at
+	// now and the level it runs at from now on.
+	Clock(ctx context.Context, key string, now time.Time, level float64) (Clock, error)
 	// Add counts who under key, once however often they come, kept for
 	// ttl, and returns how many are counted.
 	Add(ctx context.Context, key, who string, ttl time.Duration) (int64, error)
@@ -36,16 +72,33 @@ type Store interface {
 	Count(ctx context.Context, key string) (int64, error)
 }
 
+// Clock is a room's admission clock at a moment.
+type Clock struct {
+	At    time.Time // the admission time: slots up to At are let in
+	Level float64   // how fast it runs: admission seconds per second
+}
+
+// Health is how well the site serves those it let in (internal/pace).
+type Health interface {
+	// Level is the share of the rate to admit at now, in [Min(), 1].
+	Level(now time.Time) float64
+	// Min is the lowest Level (> 0).
+	Min() float64
+}
+
 // An early arrival who joins again (another browser, cookies cleared) is
 // counted once, and draws the same place: joining often neither helps
 // them nor pushes everyone else back.
 
-// Rooms admits people into rooms (one per race, say) at Rate a second.
+// Rooms admits people into rooms (one per race, say) at up to a rate a
+// second, as the Health allows.
 type Rooms struct {
-	store Store
-	key   []byte
-	every time.Duration
-	burst int
+	// Health sets the pace (nil: always the full rate).
+	Health Health
+	store  Store
+	key    []byte
+	every  time.Duration
+	burst  int
 	// PassFor is how long an admitted ticket lets its holder in; later,
 	// they join again (at once, when there is no crowd).
 	PassFor time.Duration
@@ -54,8 +107,8 @@ type Rooms struct {
 // keep is how long a room's counts outlive their opening.
 const keep = 24 * time.Hour
 
-// New makes rooms that admit rate people a second (burst of them at once)
-// over store, signing tickets with key (at least 32 bytes). A rate of 0
+// New makes rooms that admit up to rate people a second (burst of them at
+// once; fewer as r.Health says) over store, signing tickets with key (at least 32 bytes). A rate of 0
 // admits everyone at once.
 func New(store Store, key []byte, rate, burst int) (*Rooms, error) {
 	if len(key) < 32 {
@@ -74,45 +127,104 @@ type Ticket struct {
 	User int64  // whose it is: a pass lets in no one else
 	// Opening, if set, is the opening the ticket waits for: its holder came
 	// before it and is let in at Opening plus a random share of the early
-	// crowd. Otherwise At is when the holder is let in.
+	// crowd. Otherwise At is the holder's slot, in the room's admission
+	// time (see the package doc): when they are let in at the full rate.
 	Opening time.Time
 	At      time.Time
+	// In, once set (Admit), is when the holder was let in, by the wall
+	// clock: the ticket is then a pass until In plus PassFor, whatever the
+	// room's clock says later. A turn that has come is never taken back (a
+	// read of the clock on another instance, or while Redis cannot be
+	// asked and each instance keeps its own).
+	In time.Time
 }
 
 // Early reports whether t waits for an opening.
 func (t Ticket) Early() bool { return !t.Opening.IsZero() }
+
+// Admitted reports whether t is a pass (Admit).
+func (t Ticket) Admitted() bool { return !t.In.IsZero() }
+
+// Admit makes t, whose turn came at p (p.In), a pass from then on: its
+// holder keeps the cookie it is encoded in and is not sent back to the
+// line however the room's clock reads afterwards. A ticket already
+// admitted keeps its time.
+func (r *Rooms) Admit(t Ticket, p Place) Ticket {
+	if !t.Admitted() {
+		t.In = p.At
+	}
+	return t
+}
 
 // Join gives user a ticket for room at now. next is the room's next
 // opening (zero if none is ahead): before it, the ticket waits for it.
 // last is the room's latest opening at or before now (zero if none): the
 // early crowd of that opening goes first.
 func (r *Rooms) Join(ctx context.Context, room string, user int64, now, last, next time.Time) (Ticket, error) {
+	t, _, err := r.Enter(ctx, room, user, now, last, next)
+	return t, err
+}
+
+// Enter is Join that also says where the new ticket stands.
+func (r *Rooms) Enter(ctx context.Context, room string, user int64, now, last, next time.Time) (Ticket, Place, error) {
 	t := Ticket{Room: room, User: user}
 	if !next.IsZero() && now.Before(next) {
 		t.Opening = next
-		if _, err := r.store.Add(ctx, earlyKey(room, next), strconv.FormatInt(user, 10), next.Sub(now)+keep); err != nil {
-			return Ticket{}, err
+		n, err := r.store.Add(ctx, earlyKey(room, next), strconv.FormatInt(user, 10), next.Sub(now)+keep)
+		if err != nil {
+			return Ticket{}, Place{}, err
 		}
-		return t, nil
+		return t, Place{Waiting: n}, nil
 	}
 	if r.every == 0 {
 		t.At = now
-		return t, nil
+		return t, Place{At: now, Level: 1}, nil
 	}
 	floor := last
 	if !last.IsZero() {
 		n, err := r.store.Count(ctx, earlyKey(room, last))
 		if err != nil {
-			return Ticket{}, err
+			return Ticket{}, Place{}, err
 		}
 		floor = last.Add(time.Duration(n) * r.every)
 	}
-	at, err := r.store.Reserve(ctx, "room:"+room, now, floor, r.every, r.burst)
+	at, c, err := r.store.Reserve(ctx, clockKey(room), now, floor, r.every, r.burst, r.level(now))
 	if err != nil {
-		return Ticket{}, err
+		return Ticket{}, Place{}, err
 	}
 	t.At = at
-	return t, nil
+	return t, r.place(at, c, now), nil
+}
+
+func clockKey(room string) string { return "room:" + room }
+
+func (r *Rooms) level(now time.Time) float64 {
+	if r.Health == nil {
+		return 1
+	}
+	return min(max(r.Health.Level(now), r.minLevel()), 1)
+}
+
+func (r *Rooms) minLevel() float64 {
+	if r.Health == nil {
+		return 1
+	}
+	return min(max(r.Health.Min(), 0.001), 1)
+}
+
+// place is where a ticket for slot stands at now, by the room's clock c.
+func (r *Rooms) place(slot time.Time, c Clock, now time.Time) Place {
+	d := slot.Sub(c.At)
+	if d <= 0 { // in, since -d of admission time
+		return Place{At: now.Add(d), Latest: now.Add(d), Level: c.Level}
+	}
+	lvl := min(max(c.Level, r.minLevel()), 1)
+	return Place{
+		At:     now.Add(time.Duration(math.Ceil(float64(d) / lvl))),
+		Latest: now.Add(time.Duration(math.Ceil(float64(d) / r.minLevel()))),
+		Ahead:  r.ahead(d),
+		Level:  c.Level,
+	}
 }
 
 func earlyKey(room string, opening time.Time) string {
@@ -121,9 +233,15 @@ func earlyKey(room string, opening time.Time) string {
 
 // Place is where a ticket stands.
 type Place struct {
-	// At is when the holder is let in; zero for an early ticket before its
-	// opening (its place is drawn then).
+	// At is when the holder is let in, at the room's current pace (for a
+	// holder let in, when they were, in admission time); zero for an early
+	// ticket before its opening (its place is drawn then).
 	At time.Time
+	// Latest is when the holder is let in at the latest, should the pace
+	// fall to the Health's floor.
+	Latest time.Time
+	// Level is the pace the room's clock runs at (1: the full rate).
+	Level float64
 	// Ahead is about how many are let in before the holder; Waiting, for an
 	// early ticket before its opening, how many wait for it.
 	Ahead, Waiting int64
@@ -132,24 +250,36 @@ type Place struct {
 // In reports whether the holder may enter at now.
 func (p Place) In(now time.Time) bool { return !p.At.IsZero() && !now.Before(p.At) }
 
-// Where says where t stands at now.
+// Where says where t stands at now: recomputed from the room's clock, so
+// that the wait it gives follows the current pace.
 func (r *Rooms) Where(ctx context.Context, t Ticket, now time.Time) (Place, error) {
-	if !t.Early() {
-		return Place{At: t.At, Ahead: r.ahead(t.At.Sub(now))}, nil
+	if t.Admitted() { // a pass: nothing to read
+		return Place{At: t.In, Latest: t.In, Level: 1}, nil
 	}
-	n, err := r.store.Count(ctx, earlyKey(t.Room, t.Opening))
+	slot := t.At
+	if t.Early() {
+		n, err := r.store.Count(ctx, earlyKey(t.Room, t.Opening))
+		if err != nil {
+			return Place{}, err
+		}
+		if now.Before(t.Opening) {
+			return Place{Waiting: n}, nil
+		}
+		// The draw: the holder's share of the early crowd, fixed per person
+		// and opening and unknown to them (it is signed with the key).
+		slot = t.Opening.Add(time.Duration(float64(n) * r.share(t) * float64(r.every)))
+	}
+	if r.every == 0 {
+		return Place{At: slot, Latest: slot, Level: 1}, nil
+	}
+	c, err := r.store.Clock(ctx, clockKey(t.Room), now, r.level(now))
 	if err != nil {
 		return Place{}, err
 	}
-	if now.Before(t.Opening) {
-		return Place{Waiting: n}, nil
-	}
-	// The draw: the holder's share of the early crowd, fixed per person
-	// and opening and unknown to them (it is signed with the key).
-	at := t.Opening.Add(time.Duration(float64(n) * r.share(t) * float64(r.every)))
-	return Place{At: at, Ahead: r.ahead(at.Sub(now))}, nil
+	return r.place(slot, c, now), nil
 }
 
+// ahead is how many slots a wait of admission time holds.
 func (r *Rooms) ahead(wait time.Duration) int64 {
 	if wait <= 0 || r.every == 0 {
 		return 0
@@ -180,6 +310,9 @@ func (r *Rooms) Encode(t Ticket) string {
 	}
 	body := "1." + base64.RawURLEncoding.EncodeToString([]byte(t.Room)) + "." + strconv.FormatInt(t.User, 10) +
 		"." + strconv.FormatInt(opening, 10) + "." + strconv.FormatInt(at, 10)
+	if t.Admitted() { // a pass: version 2, its time let in after
+		body = "2" + body[1:] + "." + strconv.FormatInt(t.In.UnixMicro(), 10)
+	}
 	return body + "." + r.sign(body)
 }
 
@@ -203,7 +336,15 @@ func (r *Rooms) Decode(s string) (Ticket, bool) {
 		return Ticket{}, false
 	}
 	f := strings.Split(s[:i], ".")
-	if len(f) != 5 || f[0] != "1" {
+	var in int64
+	switch {
+	case len(f) == 5 && f[0] == "1":
+	case len(f) == 6 && f[0] == "2":
+		var err error
+		if in, err = strconv.ParseInt(f[5], 10, 64); err != nil || in == 0 {
+			return Ticket{}, false
+		}
+	default:
 		return Ticket{}, false
 	}
 	room, err := base64.RawURLEncoding.DecodeString(f[1])
@@ -217,6 +358,9 @@ func (r *Rooms) Decode(s string) (Ticket, bool) {
 		return Ticket{}, false
 	}
 	t := Ticket{Room: string(room), User: user}
+	if in != 0 {
+		t.In = time.UnixMicro(in)
+	}
 	if opening != 0 {
 		t.Opening = time.UnixMilli(opening)
 	} else {
