@@ -71,6 +71,10 @@ func (s *Service) StartEarly(ctx context.Context, u *auth.User, r *Race, eventID
 // hold, else neither. Starting, joining the waiting list and taking an
 // invitation each ask first.
 func (s *Service) standing(ctx context.Context, eventID, userID int64) (*Registration, *Hold, error) {
+	// Most runners who start have neither: one read says so.
+	if registered, held, err := s.store.Standing(ctx, eventID, userID); err != nil || !registered && !held {
+		return nil, nil, err
+	}
 	reg, err := s.store.Registered(ctx, eventID, userID)
 	if err != nil || reg != nil {
 		return reg, nil, err
@@ -390,6 +394,38 @@ func (s *Service) Pay(ctx context.Context, en *Entry, card, shown string) error 
 	}
 	h.Status, h.PaymentID = checkout.Paid, paymentID
 	return nil
+}
+
+// PayWritten is Pay, then a wait of up to d for the registration to be
+// written: whether it is. It listens before the hand-off, so the writer's
+// news alone tells it, with no read of the registration (the rush's
+// payment costs its statements in the cluster); a hold paid before this
+// send (a submit sent again) is looked up, as its news may be past.
+func (s *Service) PayWritten(ctx context.Context, en *Entry, card, shown string, d time.Duration) (bool, error) {
+	h := en.Hold
+	was := h.Status
+	written, stop := s.writer.Listen(h.ID)
+	defer stop()
+	if err := s.Pay(ctx, en, card, shown); err != nil {
+		return false, err
+	}
+	switch {
+	case en.Hold.Status == checkout.Done:
+		return true, nil
+	case was == checkout.Paid || en.Hold != h: // handed off before: look
+		reg, err := s.Written(ctx, h.ID, d)
+		return reg != nil, err
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-written:
+		return true, nil
+	case <-t.C:
+		return false, nil
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
 }
 
 // errTotalChanged: the amount to pay is not the one on the runner's page.

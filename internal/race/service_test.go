@@ -559,3 +559,36 @@ func TestWrittenHeardWhateverTheOrder(t *testing.T) {
 		t.Fatalf("Written while paying: %v, %v after %v", reg, err, time.Since(start))
 	}
 }
+
+// A payment's answer hears its registration written, from the writer's
+// news alone; a submit sent again after it was written finds it too (its
+// news past: looked up), and so does one that finds the hold paid.
+func TestPayWrittenHearsTheWrite(t *testing.T) {
+	f := newFixture(t, dbtest.Open(t, "", sets()...), 5, 1000)
+	ctx := context.Background()
+	u := f.user()
+	h := f.filled(ctx, u)
+	en, err := f.entry(ctx, u, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if ok, err := f.a.svc.PayWritten(ctx, en, pay.CardPaid, "", 10*time.Second); err != nil || !ok || time.Since(start) > 5*time.Second {
+		t.Fatalf("PayWritten: %v, %v after %v; want written at once", ok, err, time.Since(start))
+	}
+	// The same form sent again, after the write: the hold as the second
+	// send read it (paid), and as it is now (done).
+	for _, st := range []checkout.State{checkout.Paid, checkout.Done} {
+		again, err := f.entry(ctx, u, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again.Hold.Status = st
+		if ok, err := f.a.svc.PayWritten(ctx, again, pay.CardPaid, "", 10*time.Second); err != nil || !ok {
+			t.Errorf("sent again on a %s hold: %v, %v; want written", st.Name(), ok, err)
+		}
+	}
+	if paid, _ := f.gw.Paid(ctx); len(paid) != 1 {
+		t.Errorf("%d charges; want 1", len(paid))
+	}
+}
