@@ -19,8 +19,11 @@ import (
 // whole wizard costs the database, as the instances count it
 // (apptest.Queries: a transaction and each statement in it; the writer's
 // batch, background work, is not counted): the rush's cost in the cluster,
-// where each is a round trip to PostgreSQL.
-const statementsPerRegistration = 40
+// where each is a round trip to PostgreSQL. Measured: SQLite 22 (holds,
+// sessions and accounts kept in memory), PostgreSQL 44 (of which 20 are
+// the session and account of each signed-in request, and 3 the test
+// gateway's ledger); a little room over each.
+var statementsPerRegistration = map[db.Dialect]int64{db.SQLite: 24, db.Postgres: 48}
 
 // One runner's registration through the whole wizard, as the rush's
 // runner walks it (load.go: the race page, the event page, the hold, the
@@ -42,8 +45,8 @@ func TestStatementsPerRegistration(t *testing.T) {
 		if pg != nil {
 			t.Logf("pg_stat_statements, calls and statement:\n%s", pg())
 		}
-		if total > statementsPerRegistration {
-			t.Errorf("%d statements for one registration; want at most %d", total, statementsPerRegistration)
+		if limit := statementsPerRegistration[m.DB.Dialect]; total > limit {
+			t.Errorf("%d statements for one registration; want at most %d", total, limit)
 		}
 	})
 }
