@@ -9,6 +9,7 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/checkout"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/jobs"
 	"github.com/tutti-dev/tutti/internal/pay"
 )
 
@@ -113,5 +114,39 @@ func TestRefund(t *testing.T) {
 		if len(g.keys) != 1 || g.keys[0] != "rent-refund-42" {
 			t.Errorf("keys %q; want [rent-refund-42]", g.keys)
 		}
+	}
+}
+
+// A refund job refunds its purchase's payment under the purchase's key,
+// whether queued now or by race before the checkout held refunds (its
+// payload named the purchase "registration"); a job that names no
+// purchase is dead at once, refunding nothing.
+func TestRunRefund(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		payload  string
+		purchase int64
+		amount   int64
+	}{
+		{`{"purchase":42,"payment":"pay_1"}`, 42, 0},
+		{`{"purchase":42,"payment":"pay_1","amount":1500}`, 42, 1500},
+		{`{"registration":7,"payment":"pay_1","amount":250}`, 7, 250},
+	} {
+		g := &gateway{}
+		id, rf, err := checkout.RunRefund(ctx, g, "race", &jobs.Job{Kind: checkout.RefundKind("race"), Payload: []byte(c.payload)})
+		if err != nil || id != c.purchase || rf.Amount != c.amount || rf.PaymentID != "pay_1" {
+			t.Errorf("%s: %d, %+v, %v; want purchase %d refunded %d of pay_1", c.payload, id, rf, err, c.purchase, c.amount)
+		}
+		if want := "race-refund-" + fmt.Sprint(c.purchase); len(g.keys) != 1 || g.keys[0] != want {
+			t.Errorf("%s: keys %q; want [%s]", c.payload, g.keys, want)
+		}
+	}
+	g := &gateway{}
+	if _, _, err := checkout.RunRefund(ctx, g, "race", &jobs.Job{Payload: []byte(`{"payment":"pay_1"}`)}); err == nil ||
+		fmt.Sprintf("%T", err) != "jobs.permanent" || len(g.keys) != 0 {
+		t.Errorf("a job with no purchase: %v, %d refunds; want a permanent error, none", err, len(g.keys))
+	}
+	if checkout.RefundKind("rent") != "rent.refund" {
+		t.Errorf("RefundKind(rent) = %q", checkout.RefundKind("rent"))
 	}
 }

@@ -152,11 +152,11 @@ func New(d Deps) (*App, error) {
 		d.DB.OnOthers(a.store.forgetHolds)
 	}
 	a.svc.listening = d.Listening
-	a.svc.writer = newWriter(a.svc, d.Bus, d.Log)
-	a.svc.writer.also = a.confirmations
+	var mailed func([]Registration)
 	if d.Mail != nil {
-		a.svc.writer.after = func([]Registration) { d.Mail.Notify() }
+		mailed = func([]Registration) { d.Mail.Notify() }
 	}
+	a.svc.writer = newWriter(a.svc, d.Bus, d.Log, a.confirmations, mailed)
 	if d.Jobs != nil {
 		d.Jobs.Handle(refundKind, a.svc.refund)
 		if d.Mail != nil {

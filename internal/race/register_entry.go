@@ -166,7 +166,8 @@ func (a *App) payPost(w http.ResponseWriter, r *http.Request) {
 	if en == nil || !a.form(w, r) {
 		return
 	}
-	if err := a.svc.Pay(r.Context(), en, r.PostForm.Get("card"), r.PostForm.Get("total")); err != nil {
+	written, err := a.svc.PayWritten(r.Context(), en, r.PostForm.Get("card"), r.PostForm.Get("total"), writtenWait)
+	if err != nil {
 		u, race, e, h := en.User, en.Race, en.Event, en.Hold // read again if the total changed
 		fe := errs.As(err)
 		switch {
@@ -187,7 +188,7 @@ func (a *App) payPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	race, h := en.Race, en.Hold
-	if reg, err := a.svc.Written(r.Context(), h.ID, writtenWait); err == nil && reg != nil {
+	if written {
 		a.redirect(w, r, doneURL(race.Slug, h.ID))
 		return
 	}

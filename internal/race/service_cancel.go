@@ -12,16 +12,10 @@ import (
 	"github.com/tutti-dev/tutti/internal/jobs"
 )
 
-// refundKind is the job that refunds a cancelled registration's payment:
-// written in the cancelling transaction, retried until the gateway
-// answers, refunded once whatever the retries (the refund's key).
-const refundKind = "race.refund"
-
-type refundJob struct {
-	Registration int64  `json:"registration"`
-	Payment      string `json:"payment"`
-	Amount       int64  `json:"amount,omitempty"` // 0: all that was paid
-}
+// refundKind is the job that refunds a cancelled registration's payment
+// (checkout.QueueRefund): written in the cancelling transaction, retried
+// until the gateway answers, refunded once whatever the retries.
+var refundKind = checkout.RefundKind("race")
 
 // CancelPreview is what cancelling registration id of the directed race
 // would do, for the page that asks first: the registration (not found if
@@ -105,25 +99,21 @@ func (s *Service) cancelRefunding(ctx context.Context, tx *db.Tx, raceID, id int
 	if s.jobs == nil {
 		return reg, errs.E(errs.Conflict, "Refunds are not available here.")
 	}
-	job := refundJob{Registration: reg.ID, Payment: reg.PaymentID}
+	amount := int64(0) // all that was paid
 	if percent < 100 {
-		job.Amount = Share(reg.Amount, percent) // 0 would be all
+		amount = Share(reg.Amount, percent)
 	}
-	_, err = s.jobs.Enqueue(ctx, tx, refundKind, job)
-	return reg, err
+	return reg, checkout.QueueRefund(ctx, s.jobs, tx, "race", reg.ID, reg.PaymentID, amount)
 }
 
-// refund is the refund job.
+// refund is the refund job: the registration's payment refunded
+// (checkout.RunRefund), then recorded and told.
 func (s *Service) refund(ctx context.Context, j *jobs.Job) error {
-	var in refundJob
-	if err := j.Decode(&in); err != nil {
-		return err
-	}
-	rf, err := checkout.Refund(ctx, s.pay, "race", in.Registration, in.Payment, in.Amount)
+	id, rf, err := checkout.RunRefund(ctx, s.pay, "race", j)
 	if err != nil {
 		return err // again later, or refused for good (jobs.Permanent)
 	}
-	return s.refunded(ctx, in.Registration, rf.Amount)
+	return s.refunded(ctx, id, rf.Amount)
 }
 
 // refunded records what was given back on registration id and tells its

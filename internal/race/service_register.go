@@ -27,13 +27,14 @@ import (
 //     idempotency key is the hold's id, so a retried submit or a retry
 //     after a lost answer never charges twice), and moves it to paid: the
 //     durable hand-off. Nothing is lost from here: the paid hold is a row.
-//  3. The writer (writer.go) turns paid holds into registrations in
-//     batches, with bibs and the confirmation mail's outbox row in the
-//     same transaction; the runner's waiting page finds it done.
+//  3. The writer (writer.go, a checkout.Writer) turns paid holds into
+//     registrations in batches, with bibs and the confirmation mail's
+//     outbox row in the same transaction; the runner's waiting page finds
+//     it done (Written, on whichever instance wrote it).
 //
-// A hold that expires (the runner left) gives its place back (the sweeper,
-// writer.go); a hold left paying by a crash is settled by asking the
-// gateway what happened under its key.
+// A hold that expires (the runner left) gives its place back (the
+// writer's sweep); a hold left paying by a crash is settled by asking the
+// gateway what happened under its key (checkout.Writer.SettlePaying).
 
 // Refusals of the pipeline.
 var (
@@ -70,6 +71,10 @@ func (s *Service) StartEarly(ctx context.Context, u *auth.User, r *Race, eventID
 // hold, else neither. Starting, joining the waiting list and taking an
 // invitation each ask first.
 func (s *Service) standing(ctx context.Context, eventID, userID int64) (*Registration, *Hold, error) {
+	// Most runners who start have neither: one read says so.
+	if registered, held, err := s.store.Standing(ctx, eventID, userID); err != nil || !registered && !held {
+		return nil, nil, err
+	}
 	reg, err := s.store.Registered(ctx, eventID, userID)
 	if err != nil || reg != nil {
 		return reg, nil, err
@@ -299,10 +304,6 @@ func (s *Service) Leave(ctx context.Context, en *Entry) error {
 	return s.db.WithTx(ctx, func(tx *db.Tx) error { return s.store.Release(ctx, tx, en.Hold.ID, en.User.ID) })
 }
 
-// chargeTimeout bounds a charge and the write of its outcome, which go on
-// if the runner's browser goes away (see Pay).
-const chargeTimeout = 30 * time.Second
-
 // payKey is the gateway's idempotency key of a hold's charge: one per
 // attempt (checkout.Key).
 func payKey(h *Hold) string { return checkout.Key("race", h.ID, h.Attempt) }
@@ -388,11 +389,43 @@ func (s *Service) Pay(ctx context.Context, en *Entry, card, shown string) error 
 		}
 		paymentID = p.ID
 	}
-	if err := s.markPaid(ctx, h.ID, paymentID); err != nil {
+	if err := s.writer.HandOff(ctx, h.ID, paymentID); err != nil {
 		return err
 	}
 	h.Status, h.PaymentID = checkout.Paid, paymentID
 	return nil
+}
+
+// PayWritten is Pay, then a wait of up to d for the registration to be
+// written: whether it is. It listens before the hand-off, so the writer's
+// news alone tells it, with no read of the registration (the rush's
+// payment costs its statements in the cluster); a hold paid before this
+// send (a submit sent again) is looked up, as its news may be past.
+func (s *Service) PayWritten(ctx context.Context, en *Entry, card, shown string, d time.Duration) (bool, error) {
+	h := en.Hold
+	was := h.Status
+	written, stop := s.writer.Listen(h.ID)
+	defer stop()
+	if err := s.Pay(ctx, en, card, shown); err != nil {
+		return false, err
+	}
+	switch {
+	case en.Hold.Status == checkout.Done:
+		return true, nil
+	case was == checkout.Paid || en.Hold != h: // handed off before: look
+		reg, err := s.Written(ctx, h.ID, d)
+		return reg != nil, err
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-written:
+		return true, nil
+	case <-t.C:
+		return false, nil
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
 }
 
 // errTotalChanged: the amount to pay is not the one on the runner's page.
@@ -427,41 +460,10 @@ func (s *Service) notPaying(ctx context.Context, en *Entry) error {
 	return errTotalChanged
 }
 
-// markPaid commits the hand-off and wakes the writer.
-func (s *Service) markPaid(ctx context.Context, id, paymentID string) error {
-	if err := s.batch.Do(ctx, func(ctx context.Context, tx *db.Tx) error {
-		return s.store.MarkPaid(ctx, tx, id, paymentID, s.now())
-	}); err != nil {
-		return err
-	}
-	s.writer.Kick()
-	return nil
-}
-
 // Written is hold id's registration, waiting up to d for it to be written
 // (by this instance's writer or another's); nil if it is not yet.
 func (s *Service) Written(ctx context.Context, id string, d time.Duration) (*Registration, error) {
-	var written <-chan struct{}
-	if d > 0 {
-		// Listen before looking, so that a write between the two is heard.
-		var stop func()
-		written, stop = s.writer.listen(id)
-		defer stop()
-	}
-	reg, err := s.registration(ctx, id)
-	if reg != nil || err != nil || d <= 0 {
-		return reg, err
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-written:
-	case <-t.C:
-		return nil, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	return s.registration(ctx, id)
+	return checkout.Await(ctx, s.writer.Writer, id, d, func(ctx context.Context) (*Registration, error) { return s.registration(ctx, id) })
 }
 
 func (s *Service) registration(ctx context.Context, id string) (*Registration, error) {
@@ -478,31 +480,4 @@ func (s *Service) registration(ctx context.Context, id string) (*Registration, e
 // Mine lists u's registrations.
 func (s *Service) Mine(ctx context.Context, u *auth.User) ([]MyRow, error) {
 	return s.store.ByUser(ctx, u.ID)
-}
-
-// settleAge is how long a hold is left paying before the sweep settles
-// it: past the charging process's own limit (stalePaying), and past the
-// time the gateway's record may lag a charge (Stripe's search), so that
-// a charge made is not taken for none.
-func (s *Service) settleAge() time.Duration { return max(stalePaying, s.pay.FindLag()) }
-
-// settle decides a hold left paying since before (its process died
-// between charging and storing the outcome, or the gateway never
-// answered): the gateway tells what happened under the hold's key. A
-// runner who submitted again meanwhile (paying anew, under the same key)
-// is not undone: the hold opens again only if still paying since before.
-func (s *Service) settle(ctx context.Context, h *Hold, before time.Time) error {
-	if h.Amount == 0 {
-		return s.markPaid(ctx, h.ID, "")
-	}
-	// The gateway tells (checkout.Settle); Unknown: ask again next round.
-	p, out, err := checkout.Settle(ctx, s.pay, payKey(h))
-	switch out {
-	case checkout.Charged:
-		s.log.Info("race: a lost payment answer settled: paid", "hold", h.ID, "payment", p.ID)
-		return s.markPaid(ctx, h.ID, p.ID)
-	case checkout.Declined:
-		return s.db.WithTx(ctx, func(tx *db.Tx) error { return s.store.PaymentFailed(ctx, tx, h.ID, before) })
-	}
-	return err // unavailable: next round
 }

@@ -42,7 +42,9 @@ func sets() []db.Migrations {
 	return []db.Migrations{db.KeyMigrations, auth.Migrations, jobs.Migrations, pay.Migrations, Migrations}
 }
 
-func newFixture(t *testing.T, d *db.DB, places int, price int64) *fixture {
+// newFixture's opts change its app's Deps before it is built (a test's
+// gateway).
+func newFixture(t *testing.T, d *db.DB, places int, price int64, opts ...func(*Deps)) *fixture {
 	t.Helper()
 	c := newClock(time.Date(2027, 3, 1, 12, 0, 0, 0, time.UTC))
 	gw := &pay.Test{DB: d, Now: c.Now}
@@ -50,14 +52,18 @@ func newFixture(t *testing.T, d *db.DB, places int, price int64) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := New(Deps{DB: d, Cache: cache.New(cache.NewLocal(8 << 20)), Pay: gw, Now: c.Now, HoldFor: 20 * time.Minute, Assets: assets})
+	deps := Deps{DB: d, Cache: cache.New(cache.NewLocal(8 << 20)), Pay: gw, Now: c.Now, HoldFor: 20 * time.Minute, Assets: assets}
+	for _, o := range opts {
+		o(&deps)
+	}
+	a, err := New(deps)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(a.Close)
 	// The writer's sweep at start runs before the test moves the clock: a
 	// late one would release, draw and invite as of the moved clock.
-	<-a.svc.writer.swept
+	<-a.svc.writer.Swept()
 	f := &fixture{t: t, d: d, a: a, gw: gw, clock: c}
 	owner := f.user()
 	ctx := context.Background()
@@ -406,8 +412,7 @@ func (g lagging) FindLag() time.Duration { return g.lag }
 // runner's payment goes through, once.
 func TestSettleWaitsForTheGatewayAndLeavesARetryAlone(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
-		f := newFixture(t, d, 10, 4500)
-		f.a.svc.pay = lagging{f.gw, time.Hour}
+		f := newFixture(t, d, 10, 4500, func(d *Deps) { d.Pay = lagging{d.Pay, time.Hour} })
 		ctx := context.Background()
 		cy := f.user()
 		h := f.filled(ctx, cy)
@@ -428,7 +433,7 @@ func TestSettleWaitsForTheGatewayAndLeavesARetryAlone(t *testing.T) {
 			t.Fatalf("settled %s after %s, within the gateway's lag; want still paying", st, stalePaying+time.Minute)
 		}
 		f.clock.Add(time.Hour)
-		before := f.clock.Now().Add(-f.a.svc.settleAge())
+		before := f.a.svc.writer.StaleBefore()
 		stale, err := f.a.store.StalePaying(ctx, before, 10)
 		if err != nil || len(stale) != 1 {
 			t.Fatalf("stale paying holds: %d, %v; want 1", len(stale), err)
@@ -448,7 +453,7 @@ func TestSettleWaitsForTheGatewayAndLeavesARetryAlone(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := f.a.svc.settle(ctx, stale[0], before); err != nil {
+		if err := f.a.svc.writer.SettlePaying(ctx, paying(stale[0]), before); err != nil {
 			t.Fatal(err)
 		}
 		if st := status(); st != checkout.Paying {
@@ -545,14 +550,45 @@ func TestWrittenHeardWhateverTheOrder(t *testing.T) {
 		w := f.a.svc.writer
 		for deadline, listening := time.Now().Add(10*time.Second), false; !listening && time.Now().Before(deadline); {
 			time.Sleep(time.Millisecond)
-			w.mu.Lock()
-			listening = len(w.waits[hv.ID]) > 0
-			w.mu.Unlock()
+			listening = w.Listening(hv.ID) > 0
 		}
 		f.pay(ctx, v, hv, pay.CardPaid)
 	}()
 	start = time.Now()
 	if reg, err := f.a.svc.Written(ctx, hv.ID, 10*time.Second); err != nil || reg == nil || time.Since(start) > 5*time.Second {
 		t.Fatalf("Written while paying: %v, %v after %v", reg, err, time.Since(start))
+	}
+}
+
+// A payment's answer hears its registration written, from the writer's
+// news alone; a submit sent again after it was written finds it too (its
+// news past: looked up), and so does one that finds the hold paid.
+func TestPayWrittenHearsTheWrite(t *testing.T) {
+	f := newFixture(t, dbtest.Open(t, "", sets()...), 5, 1000)
+	ctx := context.Background()
+	u := f.user()
+	h := f.filled(ctx, u)
+	en, err := f.entry(ctx, u, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if ok, err := f.a.svc.PayWritten(ctx, en, pay.CardPaid, "", 10*time.Second); err != nil || !ok || time.Since(start) > 5*time.Second {
+		t.Fatalf("PayWritten: %v, %v after %v; want written at once", ok, err, time.Since(start))
+	}
+	// The same form sent again, after the write: the hold as the second
+	// send read it (paid), and as it is now (done).
+	for _, st := range []checkout.State{checkout.Paid, checkout.Done} {
+		again, err := f.entry(ctx, u, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again.Hold.Status = st
+		if ok, err := f.a.svc.PayWritten(ctx, again, pay.CardPaid, "", 10*time.Second); err != nil || !ok {
+			t.Errorf("sent again on a %s hold: %v, %v; want written", st.Name(), ok, err)
+		}
+	}
+	if paid, _ := f.gw.Paid(ctx); len(paid) != 1 {
+		t.Errorf("%d charges; want 1", len(paid))
 	}
 }

@@ -93,6 +93,17 @@ func (s *Store) Hold(ctx context.Context, id string) (*Hold, error) {
 	return &h, nil
 }
 
+// Standing says whether user has a confirmed registration in event, and
+// whether a live hold, in one read (Registered and LiveHold read either).
+func (s *Store) Standing(ctx context.Context, eventID, userID int64) (registered, held bool, err error) {
+	err = db.Scan(s.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM race_registrations WHERE event_id = ? AND user_id = ? AND status = 'confirmed'),
+		EXISTS (SELECT 1 FROM race_holds WHERE event_id = ? AND user_id = ? AND `+isLive+`)`, eventID, userID, eventID, userID), &registered, &held)
+	if err != nil {
+		return false, false, fmt.Errorf("race standing: %w", err)
+	}
+	return registered, held, nil
+}
+
 // LiveHold is user's hold in event that is not done or released, if any.
 func (s *Store) LiveHold(ctx context.Context, q db.Querier, eventID, userID int64) (*Hold, error) {
 	h, err := scanHold(q.QueryRow(ctx, `SELECT `+holdCols+` FROM race_holds

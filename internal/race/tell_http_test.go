@@ -11,6 +11,7 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/app"
 	"github.com/tutti-dev/tutti/internal/app/apptest"
+	"github.com/tutti-dev/tutti/internal/race"
 )
 
 var sendKey = regexp.MustCompile(`name="key" value="([^"]+)"`)
@@ -213,23 +214,38 @@ func lotteryOf(t *testing.T, dir *person, slug, cap string, runners ...*person) 
 }
 
 // drawNow brings lottery ev's draw time to now (a week is long for a
-// test), a millisecond after the entries made so far: the next sweep
-// (within 10 s) draws it.
+// test), a millisecond after the entries made so far, and sweeps once it
+// has passed: the sweep draws it.
 func drawNow(t *testing.T, m *app.Main, ev string) {
 	t.Helper()
-	if _, err := m.DB.Exec(context.Background(), `UPDATE race_events SET draw_at = ? WHERE id = ?`, time.Now().UnixMilli()+1, ev); err != nil {
+	at := time.Now().UnixMilli() + 1
+	if _, err := m.DB.Exec(context.Background(), `UPDATE race_events SET draw_at = ? WHERE id = ?`, at, ev); err != nil {
 		t.Fatal(err)
 	}
+	for time.Now().UnixMilli() <= at { // the draw is due once the clock is past it
+		time.Sleep(time.Millisecond)
+	}
+	sweepNow(t, m)
 }
 
 // expireNow runs every invitation to event ev out now (a day is long for a
-// test): the next sweep expires them.
+// test), and sweeps: the sweep expires them.
 func expireNow(t *testing.T, m *app.Main, ev string) {
 	t.Helper()
 	if _, err := m.DB.Exec(context.Background(), `UPDATE race_waitlist SET expires_at = ? WHERE event_id = ? AND status = 'invited'`,
 		time.Now().UnixMilli(), ev); err != nil {
 		t.Fatal(err)
 	}
+	sweepNow(t, m)
+}
+
+// sweepNow runs race's sweep on m now (the writer's, every 10 s by
+// itself): expired holds and invitations, lotteries due, waiting lists.
+// Its work is done when it returns (its mails queued), so a test awaits
+// what follows from it instead of the clock.
+func sweepNow(t *testing.T, m *app.Main) {
+	t.Helper()
+	apptest.AppOf[*race.App](t, m).Service().Sweep(context.Background())
 }
 
 // The draw tells each entrant, by mail and on their page: the runner drawn

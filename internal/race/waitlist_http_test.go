@@ -49,8 +49,9 @@ func TestWaitingListThroughTheSite(t *testing.T) {
 		}
 		cy := signedIn(t, m, "cy")
 		cy.to(cy.Post("/race/r/"+slug+"/events/"+ev[1]+"/waitlist", nil))
-		// Ann gives her place up; within a sweep (10 s) it is bea's.
+		// Ann gives her place up; at the next sweep it is bea's.
 		ann.to(ann.Post(entry+"/leave", nil))
+		sweepNow(t, m)
 		invited := func(p *person) string {
 			t.Helper()
 			var body string
@@ -84,6 +85,7 @@ func TestWaitingListThroughTheSite(t *testing.T) {
 		if _, body = bea.to(bea.Post("/race/r/"+slug+"/events/"+ev[1]+"/waitlist", url.Values{"leave": {"1"}})); !strings.Contains(body, "You gave up the place") {
 			t.Errorf("bea after giving up her place: %.2000s", body)
 		}
+		sweepNow(t, m)
 		invited(cy)
 		// Nobody else gets in meanwhile, nor takes cy's invitation.
 		res, body = ann.Post("/race/r/"+slug+"/register", url.Values{"event": {ev[1]}})

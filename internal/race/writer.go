@@ -3,233 +3,109 @@ package race
 import (
 	"context"
 	"log/slog"
-	"strings"
-	"sync"
 	"time"
 
+	"github.com/tutti-dev/tutti/internal/checkout"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/pubsub"
 )
 
-// writer turns paid holds into registrations in batches (Store.WritePaid),
-// on every instance: woken by a payment here, and at each sweep (paid holds
-// that a crashed instance left behind, and at start). The sweep also gives
-// expired holds' places back and settles holds left paying with the
-// gateway. An idle site costs the sweep's few statements every sweepEvery,
-// not work every second; its statements are not counted as requests'
-// (db.Uncounted).
-type writer struct {
-	svc   *Service
-	log   *slog.Logger
-	batch int
-	// also runs in each batch's transaction (the confirmation mails).
-	also func(ctx context.Context, tx *db.Tx, regs []Registration) error
-	// after runs after each batch's commit.
-	after func(regs []Registration)
-	bus   *pubsub.Bus
+// writer is race's checkout.Writer: it turns paid holds into registrations
+// in batches (Store.WritePaid, with bibs and the confirmation mails'
+// outbox rows in the same transaction), and sweeps every
+// checkout.DefaultEvery: expired holds' places back, then race's own
+// periodic work (lotteries drawn, waiting lists invited, rehearsals'
+// registrations refunded), then holds left paying settled with the
+// gateway. What "done" means for a runner is race's; the hand-off, the
+// batching, the sweeping and the "written" news between instances are
+// the checkout's.
+type writer struct{ *checkout.Writer }
 
-	kick  chan struct{}
-	stop  chan struct{}
-	done  chan struct{}
-	swept chan struct{} // closed after the first sweep (at start)
-	unsub func()
-	mu    sync.Mutex
-	waits map[string][]chan struct{} // hold id -> its waiting requests
-}
-
-// The writer's rhythm.
+// The writer's figures race's tests and the payment's limits use.
 const (
-	writerBatch = 500              // registrations per transaction at most
-	writerTick  = time.Second      // a look for paid holds without a kick (another instance's)
-	sweepEvery  = 10 * time.Second // expired holds released this often
-	// stalePaying: a hold paying this long is settled with the gateway.
-	// The process charging it gives up after chargeTimeout (its context
-	// ends), so past twice that no process still works on it: a crashed
-	// instance's runners learn their outcome a minute after, not five.
-	stalePaying    = 2 * chargeTimeout
-	writtenSubject = "race.written" // the bus subject of written hold ids
+	chargeTimeout = checkout.ChargeTimeout
+	stalePaying   = checkout.StalePaying
 )
 
-func newWriter(svc *Service, bus *pubsub.Bus, log *slog.Logger) *writer {
-	return &writer{svc: svc, log: log, batch: writerBatch, bus: bus, kick: make(chan struct{}, 1),
-		stop: make(chan struct{}), done: make(chan struct{}), swept: make(chan struct{}), waits: map[string][]chan struct{}{}}
-}
-
-// Start runs the writer until Close.
-func (w *writer) Start() error {
-	if w.bus != nil {
-		unsub, err := w.bus.Subscribe(writtenSubject, func(_ string, data []byte) {
-			w.wake(strings.Split(string(data), ","))
-		})
-		if err != nil {
-			return err
-		}
-		w.unsub = unsub
-	}
-	go w.loop()
-	return nil
-}
-
-// Close stops the writer after the batch under way.
-func (w *writer) Close() {
-	select {
-	case <-w.stop:
-	default:
-		close(w.stop)
-	}
-	<-w.done
-	if w.unsub != nil {
-		w.unsub()
-	}
-}
-
-// Kick asks for a batch now.
-func (w *writer) Kick() {
-	select {
-	case w.kick <- struct{}{}:
-	default:
-	}
-}
-
-// listen returns a channel closed when hold id's registration is written
-// (here, or heard of from another instance), and stop, which the listener
-// calls when it no longer waits.
-func (w *writer) listen(id string) (<-chan struct{}, func()) {
-	ch := make(chan struct{})
-	w.mu.Lock()
-	w.waits[id] = append(w.waits[id], ch)
-	w.mu.Unlock()
-	return ch, func() {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		list := w.waits[id]
-		for i, c := range list {
-			if c == ch {
-				list = append(list[:i], list[i+1:]...)
-				break
+// newWriter is svc's writer; also runs in each batch's transaction (the
+// confirmation mails), after after each batch's commit (nil: nothing).
+func newWriter(svc *Service, bus *pubsub.Bus, log *slog.Logger, also func(ctx context.Context, tx *db.Tx, regs []Registration) error,
+	after func(regs []Registration)) *writer {
+	return &writer{checkout.NewWriter(checkout.Config{
+		App: "race", Gateway: svc.pay, Bus: bus, Log: log, Now: svc.now,
+		// Embedded mode: this process charges every hold.
+		Alone: svc.db.Dialect == db.SQLite,
+		WritePaid: func(ctx context.Context, limit int) ([]string, error) {
+			regs, err := svc.store.WritePaid(ctx, limit, svc.now(), func(tx *db.Tx, regs []Registration) error {
+				if also == nil {
+					return nil
+				}
+				return also(ctx, tx, regs)
+			})
+			if err != nil || len(regs) == 0 {
+				return nil, err
 			}
-		}
-		if len(list) == 0 {
-			delete(w.waits, id)
-		} else {
-			w.waits[id] = list
-		}
-	}
+			if after != nil {
+				after(regs)
+			}
+			ids := make([]string, len(regs))
+			for i, r := range regs {
+				ids[i] = r.HoldID
+			}
+			return ids, nil
+		},
+		ReleaseExpired: svc.store.ReleaseExpired,
+		StalePaying: func(ctx context.Context, before time.Time, limit int) ([]checkout.Unsettled, error) {
+			hs, err := svc.store.StalePaying(ctx, before, limit)
+			out := make([]checkout.Unsettled, len(hs))
+			for i, h := range hs {
+				out[i] = paying(h)
+			}
+			return out, err
+		},
+		MarkPaid: func(ctx context.Context, id, payment string) error {
+			return svc.batch.Do(ctx, func(ctx context.Context, tx *db.Tx) error {
+				return svc.store.MarkPaid(ctx, tx, id, payment, svc.now())
+			})
+		},
+		Declined: func(ctx context.Context, id string, before time.Time) error {
+			return svc.db.WithTx(ctx, func(tx *db.Tx) error { return svc.store.PaymentFailed(ctx, tx, id, before) })
+		},
+		Sweep: svc.sweepOwn,
+	})}
 }
 
-// wake tells the requests waiting for ids.
-func (w *writer) wake(ids []string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for _, id := range ids {
-		for _, ch := range w.waits[id] {
-			close(ch)
-		}
-		delete(w.waits, id)
-	}
+// paying is hold h as the checkout settles it.
+func paying(h *Hold) checkout.Unsettled {
+	return checkout.Unsettled{ID: h.ID, Key: payKey(h), Amount: h.Amount}
 }
 
-func (w *writer) loop() {
-	defer close(w.done)
-	tick := time.NewTicker(sweepEvery)
-	defer tick.Stop()
-	w.sweep() // at start: what a crash left
-	close(w.swept)
-	sweep := false
-	for {
-		if sweep {
-			w.sweep()
-		}
-		for w.writeOnce() == w.batch { // a full batch: more may wait
-		}
-		select {
-		case <-w.stop:
-			return
-		case <-w.kick:
-			sweep = false
-		case <-tick.C:
-			sweep = true
-		}
-	}
-}
-
-// writeOnce writes one batch and returns its size.
-func (w *writer) writeOnce() int {
-	ctx, cancel := context.WithTimeout(db.Uncounted(context.Background()), time.Minute)
-	defer cancel()
-	regs, err := w.svc.store.WritePaid(ctx, w.batch, w.svc.now(), func(tx *db.Tx, regs []Registration) error {
-		if w.also == nil {
-			return nil
-		}
-		return w.also(ctx, tx, regs)
-	})
-	if err != nil {
-		w.log.Error("race: writing registrations", "err", err)
-		return 0
-	}
-	if len(regs) == 0 {
-		return 0
-	}
-	ids := make([]string, len(regs))
-	for i, r := range regs {
-		ids[i] = r.HoldID
-	}
-	w.wake(ids)
-	if w.bus != nil {
-		if err := w.bus.Publish(writtenSubject, []byte(strings.Join(ids, ","))); err != nil {
-			w.log.Warn("race: telling other instances of written registrations", "err", err)
-		}
-	}
-	if w.after != nil {
-		w.after(regs)
-	}
-	return len(regs)
-}
-
-// sweep releases expired holds, draws the lotteries that are due, invites
-// from the waiting lists (the places that came back, a lottery's winners)
-// and settles stale paying ones.
-func (w *writer) sweep() {
-	ctx, cancel := context.WithTimeout(db.Uncounted(context.Background()), time.Minute)
-	defer cancel()
-	now := w.svc.now()
-	for {
-		n, err := w.svc.store.ReleaseExpired(ctx, now, 1000)
-		if err != nil {
-			w.log.Error("race: releasing expired holds", "err", err)
-			break
-		}
-		if n > 0 {
-			w.log.Debug("race: released expired holds", "n", n)
-		}
-		if n < 1000 {
-			break
-		}
-	}
-	if n, err := w.svc.draw(ctx); err != nil {
-		w.log.Error("race: drawing lotteries", "err", err)
+// sweepOwn is race's own work at each of the writer's sweeps: the lotteries
+// that are due drawn, the waiting lists invited (the places that came
+// back, a lottery's winners), rehearsals' registrations refunded.
+func (s *Service) sweepOwn(ctx context.Context) {
+	if n, err := s.draw(ctx); err != nil {
+		s.log.Error("race: drawing lotteries", "err", err)
 	} else if n > 0 {
-		w.log.Info("race: lotteries drawn", "events", n)
+		s.log.Info("race: lotteries drawn", "events", n)
 	}
-	if inv, err := w.svc.invite(ctx); err != nil {
-		w.log.Error("race: inviting from the waiting lists", "err", err)
+	if inv, err := s.invite(ctx); err != nil {
+		s.log.Error("race: inviting from the waiting lists", "err", err)
 	} else if len(inv) > 0 {
-		w.log.Info("race: invited from the waiting lists", "n", len(inv))
+		s.log.Info("race: invited from the waiting lists", "n", len(inv))
 	}
-	if n, err := w.svc.refundRehearsals(ctx); err != nil {
-		w.log.Error("race: refunding rehearsals' registrations", "err", err)
+	if n, err := s.refundRehearsals(ctx); err != nil {
+		s.log.Error("race: refunding rehearsals' registrations", "err", err)
 	} else if n > 0 {
-		w.log.Info("race: rehearsals' registrations refunded", "n", n)
-	}
-	before := now.Add(-w.svc.settleAge())
-	stale, err := w.svc.store.StalePaying(ctx, before, 100)
-	if err != nil {
-		w.log.Error("race: finding stale payments", "err", err)
-		return
-	}
-	for _, h := range stale {
-		if err := w.svc.settle(ctx, h, before); err != nil {
-			w.log.Warn("race: settling a payment", "hold", h.ID, "err", err)
-		}
+		s.log.Info("race: rehearsals' registrations refunded", "n", n)
 	}
 }
+
+// sweep runs one of the writer's sweeps now (tests).
+func (w *writer) sweep() { w.Sweep(context.Background()) }
+
+// Sweep runs one of the writer's sweeps now and returns when it is done:
+// expired holds released, lotteries drawn, waiting lists invited,
+// rehearsals' registrations refunded, stale payments settled. The writer
+// sweeps every 10 s by itself; tests call this instead of waiting.
+func (s *Service) Sweep(ctx context.Context) { s.writer.Sweep(ctx) }
