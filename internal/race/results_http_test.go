@@ -14,7 +14,7 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/app"
 	"github.com/tutti-dev/tutti/internal/app/apptest"
-	"github.com/tutti-dev/tutti/internal/race"
+	resultspkg "github.com/tutti-dev/tutti/internal/race/results"
 )
 
 // upload posts file as the import form does (multipart, field "file").
@@ -45,7 +45,7 @@ func finishers(n int, names map[int]string) string {
 		if first == "" {
 			first, last = "Runner", fmt.Sprintf("Number%03d", i)
 		}
-		fmt.Fprintf(&b, "%d,%s,%s,F,%d,%s\n", i, first, last, 20+i%40, race.FormatFinish(int64(3*3600+60*i)*1000))
+		fmt.Fprintf(&b, "%d,%s,%s,F,%d,%s\n", i, first, last, 20+i%40, resultspkg.FormatFinish(int64(3*3600+60*i)*1000))
 	}
 	return b.String()
 }
@@ -207,7 +207,7 @@ func TestResultsOverHTTP(t *testing.T) {
 			t.Errorf("suggestions: %s %v %q", res.Header.Get("Content-Type"), err, body)
 		}
 		res, body = visitor.Get(results + "/names?q=" + url.QueryEscape("runner n"))
-		if err := json.Unmarshal([]byte(body), &sug); err != nil || len(sug) != race.Suggestions {
+		if err := json.Unmarshal([]byte(body), &sug); err != nil || len(sug) != resultspkg.Suggestions {
 			t.Errorf("suggestions for a common name: %d, %v", len(sug), err)
 		}
 		res, body = visitor.Get(results + "/names?q=r")
