@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"html"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -49,6 +50,8 @@ func finishers(n int, names map[int]string) string {
 	}
 	return b.String()
 }
+
+var nextLink = regexp.MustCompile(`<a href="([^"]*)" rel="next">`)
 
 var resultRow = regexp.MustCompile(`<td>(\d+)</td><td class="name">([^<]*)</td><td>(\d+)</td>`)
 
@@ -193,6 +196,31 @@ func TestResultsOverHTTP(t *testing.T) {
 			if strings.Contains(body, "<script>x") {
 				t.Errorf("search %q: the query is not escaped", q)
 			}
+		}
+
+		// A search's pages: Next carries a keyset cursor (?after=), not a
+		// page number; following it lists every match once, in list order.
+		var found []string
+		next := results + "?q=runner"
+		for i := 0; next != "" && i < 5; i++ {
+			res, body = visitor.Get(next)
+			apptest.WantStatus(t, res, body, http.StatusOK)
+			found = append(found, rows(body)...)
+			next = ""
+			if m := nextLink.FindStringSubmatch(body); m != nil {
+				if next = html.UnescapeString(m[1]); !strings.Contains(next, "after=") || strings.Contains(next, "page=") {
+					t.Errorf("a search's next page: %q; want a cursor", next)
+				}
+			}
+		}
+		var runners []string
+		for _, r := range all {
+			if strings.Contains(r, " Runner ") {
+				runners = append(runners, r)
+			}
+		}
+		if len(runners) <= 10 || fmt.Sprint(found) != fmt.Sprint(runners) {
+			t.Errorf("search \"runner\" page by page: %q; want %q", found, runners)
 		}
 
 		// Suggestions: JSON, at most eight.
