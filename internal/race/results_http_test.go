@@ -96,6 +96,14 @@ func TestResultsOverHTTP(t *testing.T) {
 			res, body = visitor.Get(path)
 			apptest.WantStatus(t, res, body, http.StatusNotFound)
 		}
+		// The director's routes find the event once, for every handler: an
+		// event that is not the race's (or no id) is not found.
+		for _, other := range []string{"999999", "0", "x"} {
+			res, body = dir.Get("/race/r/" + slug + "/admin/events/" + other + "/results")
+			apptest.WantStatus(t, res, body, http.StatusNotFound)
+			res, body = dir.Post("/race/r/"+slug+"/admin/events/"+other+"/results/publish", nil)
+			apptest.WantStatus(t, res, body, http.StatusNotFound)
+		}
 		res, body = dir.Get("/race/r/" + slug + "/admin")
 		apptest.WantStatus(t, res, body, http.StatusOK)
 		if !strings.Contains(body, `href="`+admin+`"`) {

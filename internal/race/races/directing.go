@@ -31,20 +31,38 @@ func DirectingOf(r *http.Request) *Directing {
 	return d
 }
 
-// DirectedEvent is the Directing of r and its event {eid}; not found for
-// an event that is not the race's.
-func DirectedEvent(r *http.Request) (*Directing, *Event, error) {
-	d := DirectingOf(r)
-	if d == nil {
-		return nil, nil, ErrNoRace
+type eventKey struct{}
+
+// DirectedEvent is the middleware of a director's routes under
+// /events/{eid}, inside the admin group: it finds event {eid} of the race
+// the directing middleware loaded, answering fail with not found when it
+// is not the race's, and hands the handler both (EventOf). A handler there
+// neither checks the director nor looks the event up.
+func DirectedEvent(fail func(http.ResponseWriter, *http.Request, error)) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			d := DirectingOf(r)
+			if d == nil {
+				fail(w, r, ErrNoRace)
+				return
+			}
+			id, err := ParseID(r.PathValue("eid"))
+			if err != nil {
+				fail(w, r, err)
+				return
+			}
+			e, ok := d.Race.Event(id)
+			if !ok {
+				fail(w, r, errs.ErrNotFound)
+				return
+			}
+			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), eventKey{}, e)))
+		})
 	}
-	id, err := ParseID(r.PathValue("eid"))
-	if err != nil {
-		return nil, nil, err
-	}
-	e, ok := d.Race.Event(id)
-	if !ok {
-		return nil, nil, errs.ErrNotFound
-	}
-	return d, e, nil
+}
+
+// EventOf is the race, director and event DirectedEvent loaded for r.
+func EventOf(r *http.Request) (*Directing, *Event) {
+	e, _ := r.Context().Value(eventKey{}).(*Event)
+	return DirectingOf(r), e
 }

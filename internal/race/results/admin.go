@@ -18,25 +18,10 @@ func AdminURL(slug string, eventID int64) string {
 	return races.AdminURL(slug) + "/events/" + strconv.FormatInt(eventID, 10) + "/results"
 }
 
-// directedEvent is the race and event of a director's request (the admin
-// group's middleware checked the director); false after answering an
-// event that is not the race's.
-func (a *App) directedEvent(w http.ResponseWriter, r *http.Request) (*races.Directing, *races.Event, bool) {
-	d, e, err := races.DirectedEvent(r)
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return nil, nil, false
-	}
-	return d, e, true
-}
-
 // resultsAdmin is an event's results for its directors: how many, whether
 // runners see them, the first of them, the import form.
 func (a *App) resultsAdmin(w http.ResponseWriter, r *http.Request) {
-	d, e, ok := a.directedEvent(w, r)
-	if !ok {
-		return
-	}
+	d, e := races.EventOf(r)
 	a.renderResultsAdmin(w, r, d, e, http.StatusOK, nil)
 }
 
@@ -72,10 +57,7 @@ func resultsFlash(r *http.Request) string {
 // it the event's results; a bad file is refused whole, its problems listed
 // by line and column.
 func (a *App) resultsImport(w http.ResponseWriter, r *http.Request) {
-	d, e, ok := a.directedEvent(w, r)
-	if !ok {
-		return
-	}
+	d, e := races.EventOf(r)
 	tooLarge := map[string]string{"file": fmt.Sprintf("The file is larger than %d MB: split it, or leave out columns the results do not show.", MaxBytes>>20)}
 	// The route bounds the body (bodyLimit), so the form is read
 	// into memory whole.
@@ -118,10 +100,7 @@ func (a *App) resultsUnpublish(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) resultsPublishing(w http.ResponseWriter, r *http.Request, publish bool) {
-	d, e, ok := a.directedEvent(w, r)
-	if !ok {
-		return
-	}
+	d, e := races.EventOf(r)
 	err := a.svc.Publish(r.Context(), d, e.ID, publish)
 	if e2 := errs.As(err); err != nil && e2.Kind == errs.Conflict {
 		a.renderResultsAdmin(w, r, d, e, http.StatusConflict, map[string]string{"publish": e2.Message})

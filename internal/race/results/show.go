@@ -35,7 +35,9 @@ func (a *App) Routes(rt, admin *web.Router) {
 	// of net/http, with no database query.
 	a.Site.HotQuery(rt.Pattern("GET", "/r/{slug}/results"), a.resultsHot)
 	a.Site.HotQuery(rt.Pattern("GET", "/r/{slug}/results/{eid}"), a.resultsHot)
-	results := admin.Route("/events/{eid}/results") // the director's
+	// The director's: the admin group checked the director, DirectedEvent
+	// finds the event.
+	results := admin.Route("/events/{eid}/results", races.DirectedEvent(a.Site.Error))
 	results.Get("", a.resultsAdmin)
 	results.Handle(http.MethodPost, "", web.MaxBody(bodyLimit, http.HandlerFunc(a.resultsImport)))
 	results.Post("/publish", a.resultsPublish)
