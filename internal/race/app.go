@@ -22,6 +22,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/media"
 	"github.com/tutti-dev/tutti/internal/pay"
 	"github.com/tutti-dev/tutti/internal/pubsub"
+	"github.com/tutti-dev/tutti/internal/race/results"
 	"github.com/tutti-dev/tutti/internal/ratelimit"
 	"github.com/tutti-dev/tutti/internal/room"
 	"github.com/tutti-dev/tutti/internal/version"
@@ -97,7 +98,7 @@ type App struct {
 	assets   *web.Assets
 	versions version.Versions
 	pages    *cache.Pages // race pages, decoded
-	results  *cache.Pages // results pages and name suggestions, decoded
+	results  *results.App // the results' pages (package results)
 }
 
 // versionScope is race's scope in the versions service: a race's stamp is
@@ -136,7 +137,6 @@ func New(d Deps) (*App, error) {
 		return version.Stamp{V: v}, err
 	})
 	a.pages = cache.NewPages(d.Cache, "race:page", 10*time.Second, 0)
-	a.results = cache.NewPages(d.Cache, "race:results", resultsTTL, 16<<20)
 	a.svc = &Service{store: a.store, db: d.DB, batch: d.DB.Batch(), pay: d.Pay, jobs: d.Jobs, users: d.Auth.ByUsername, usersGone: d.Auth.Forget, now: d.Now,
 		holdFor: d.HoldFor, log: d.Log, changed: a.changed, versions: a.versions, races: newRaceCache(d.Objects)}
 	a.svc.inviteFor = d.InviteFor
@@ -163,6 +163,8 @@ func New(d Deps) (*App, error) {
 			d.Jobs.Handle(messageKind, a.svc.mailMessage)
 		}
 	}
+	a.results = results.New(results.Deps{DB: d.DB, Cache: d.Cache, Site: d.Site, Versions: a.versions, Chrome: chrome{a}, Now: d.Now,
+		Races: results.Races{Published: a.publishedRace, Directed: a.directedRace, Edit: a.editRace}})
 	if err := a.svc.writer.Start(); err != nil {
 		return nil, err
 	}

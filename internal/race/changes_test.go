@@ -2,6 +2,7 @@ package race
 
 import (
 	"context"
+	"github.com/tutti-dev/tutti/internal/race/races"
 	"strings"
 	"testing"
 	"time"
@@ -40,7 +41,7 @@ func TestShare(t *testing.T) {
 // chosen, dates with their times or neither, through walltime's rule (a
 // skipped time is refused, a repeated one is its first occurrence).
 func TestPolicyInputValidate(t *testing.T) {
-	r := &Race{TZ: "Europe/Berlin", Date: "2027-11-10"}
+	r := &Race{Race: races.Race{TZ: "Europe/Berlin", Date: "2027-11-10"}}
 	for _, c := range []struct {
 		in    PolicyInput
 		field string // "" for valid

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/race/races"
 )
 
 // directing is the middleware of the director's routes (/race/r/{slug}/admin...,
@@ -20,7 +21,11 @@ func (a *App) directing(next http.Handler) http.Handler {
 			a.Site.Error(w, r, err)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), directingKey{}, d)))
+		ctx := context.WithValue(r.Context(), directingKey{}, d)
+		// The sub-packages' handlers (results) read the same check as
+		// races.DirectingOf.
+		ctx = races.WithDirecting(ctx, &races.Directing{User: d.User, Race: &d.Race.Race})
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 

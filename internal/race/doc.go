@@ -34,9 +34,14 @@
 //	GET  .../admin/events/{eid}/checkin?q=         race day: the bib pickup list (a phone's)
 //	GET|POST .../admin/events/{eid}/message         write to its registrants: the form, the page that asks first, the sending
 //	POST .../admin/registrations/{rid}/checkin     bib picked up (undo=1: not)
-//	GET  /race/r/{slug}/results[/{eid}]?q=&page=   results, 10 a page; search by name or bib (cached)
+//	GET  /race/r/{slug}/results[/{eid}]?q=&page=&after=   results (package results), 10 a page; search by name or bib (cached)
 //	GET  /race/r/{slug}/results/{eid}/names?q=     the search box's suggestions (JSON)
 //	GET|POST .../admin/events/{eid}/results        import a results CSV; POST .../publish, /unpublish
+//
+// Sub-packages: races (the race day and its events, the leaf every part
+// reads), results (import, publishing, the results pages and their
+// search). race mounts them and gives them what they need of it as
+// functions (subapps.go); none imports race.
 //
 // Layers: handler -> Service -> Store. The Service decides (who directs a
 // race, who owns an entry: anyone else's is not found) and runs the

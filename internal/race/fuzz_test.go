@@ -1,8 +1,7 @@
 package race
 
 import (
-	"bytes"
-	"context"
+	"github.com/tutti-dev/tutti/internal/race/races"
 	"slices"
 	"strings"
 	"testing"
@@ -10,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/tutti-dev/tutti/internal/checkout"
-	"github.com/tutti-dev/tutti/internal/errs"
 )
 
 // The wizards' forms take any input: they never panic, and what they
@@ -45,7 +43,7 @@ func FuzzEventInput(f *testing.F) {
 	f.Add("10K", "09:30", "2027-03-01", "12:00", "2027-04-09", "20:00", "45.50", "500")
 	f.Add("", "25:00", "2027-03-28", "02:30", "2027-03-28", "02:15", "-1", "0")
 	f.Add("x", "24:00", "2027-10-31", "02:30", "2027-10-31", "02:45", "10000.01", "1e9")
-	race := &Race{Date: "2027-04-10", TZ: "Europe/Berlin"}
+	race := &Race{Race: races.Race{Date: "2027-04-10", TZ: "Europe/Berlin"}}
 	f.Fuzz(func(t *testing.T, name, start, od, ot, cd, ct, price, places string) {
 		e, errs := EventInput{Name: name, StartTime: start, OpensDate: od, OpensTime: ot, ClosesDate: cd, ClosesTime: ct,
 			Price: price, Cap: places}.Validate(race)
@@ -69,7 +67,7 @@ func FuzzEntrantInput(f *testing.F) {
 	f.Add("", "=HYPERLINK()", "not-mail", "2030-01-01", "Q", strings.Repeat("é", 200), "")
 	f.Fuzz(func(t *testing.T, first, last, email, born, gender, city, emergency string) {
 		e, errs := EntrantInput{FirstName: first, LastName: last, Email: email, BirthDate: born, Gender: gender,
-			City: city, Emergency: emergency}.Validate(&Race{Date: "2027-04-10"}, func(s string) string {
+			City: city, Emergency: emergency}.Validate(&Race{Race: races.Race{Date: "2027-04-10"}}, func(s string) string {
 			if !strings.Contains(s, "@") {
 				return "bad"
 			}
@@ -88,47 +86,6 @@ func FuzzEntrantInput(f *testing.F) {
 		}
 		if len(NameKey(e.FirstName+" "+e.LastName)) > 4*130 {
 			t.Errorf("name key too long")
-		}
-	})
-}
-
-// A results file of any bytes: the import never panics, and what it
-// accepts is a list the pages and the database can take.
-func FuzzParseResults(f *testing.F) {
-	f.Add([]byte("bib,name,gender,age,time\n1,Zoë Ångström,F,34,1:42:07.5\n2,Bo,M,,42:07\n"))
-	f.Add([]byte("\ufeffBib;First Name;Last Name;Place;Chip Time;Club\n7;A;B;1;3:00:00;X\n8;C;D;1;DNF;\n"))
-	f.Add([]byte("bib\tname\ttime\n1\t\"a \"\"b\"\"\"\t1:00\n"))
-	f.Add([]byte("bib,name,time\n1,\"open,1:00:00\n"))
-	f.Add([]byte("place,bib,name,time,time\n,,,,\n"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		rs, skipped, err := ParseResults(context.Background(), bytes.NewReader(b))
-		if err != nil {
-			if f := errs.FieldsOf(err); f == nil || !strings.HasPrefix(f["file"], "Nothing was imported:\n") {
-				t.Fatalf("refusal without a message: %v", err)
-			}
-			return
-		}
-		if len(rs) == 0 || len(rs)+skipped > MaxResultRows {
-			t.Fatalf("accepted %d results (%d skipped)", len(rs), skipped)
-		}
-		bibs := map[int]bool{}
-		for i, r := range rs {
-			if r.Pos != i+1 || r.Place < 1 || i > 0 && r.Place < rs[i-1].Place {
-				t.Fatalf("result %d: pos %d place %d", i, r.Pos, r.Place)
-			}
-			if r.Bib < 1 || bibs[r.Bib] {
-				t.Fatalf("bib %d", r.Bib)
-			}
-			bibs[r.Bib] = true
-			if r.Name == "" || !utf8.ValidString(r.Name) || utf8.RuneCountInString(r.Name) > MaxNameLen || !utf8.ValidString(r.City) {
-				t.Fatalf("name %q city %q", r.Name, r.City)
-			}
-			if !slices.Contains([]string{"", "F", "M", "X"}, r.Gender) || r.Age < 0 || r.Age > 120 {
-				t.Fatalf("category %q %d", r.Gender, r.Age)
-			}
-			if ms, ok := ParseFinish(FormatFinish(r.TimeMS)); !ok || ms != r.TimeMS {
-				t.Fatalf("time %d does not read back: %d", r.TimeMS, ms)
-			}
 		}
 	})
 }

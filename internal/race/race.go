@@ -10,27 +10,20 @@ import (
 	"unicode"
 
 	"github.com/tutti-dev/tutti/internal/checkout"
+	"github.com/tutti-dev/tutti/internal/race/races"
 	"github.com/tutti-dev/tutti/internal/text"
 	"github.com/tutti-dev/tutti/internal/walltime"
 )
 
-// Race is a race day: its events are what runners register for.
+// Race is a race day (races.Race: its name, place, day, events) with
+// what registration adds: its events are what runners register for.
 type Race struct {
-	ID          int64
-	Slug        string
-	OwnerID     int64
-	Name        string
-	Location    string
-	Date        string // YYYY-MM-DD, the race day in TZ
-	TZ          string
+	races.Race
 	Description string
 	Info        string            // what runners should know (start, parking, packet pickup)
 	Waiver      string            // the text every runner accepts
 	Logo        string            // uploaded logo's URL; "" for none
 	Currency    checkout.Currency // ISO 4217, lower case
-	PublishedAt *time.Time
-	Version     int64
-	Events      []Event
 	// Extras (extras.go): teams on, the fundraiser ("" for none), the
 	// store's items.
 	Teams      bool
@@ -39,9 +32,6 @@ type Race struct {
 	// EarlyCodes: the race has early-access codes (codes.go), so its
 	// page offers a way in before an event opens.
 	EarlyCodes bool
-	// RehearsalOf is the race this one is a load rehearsal's copy of
-	// (rehearsal.go); 0 for a real race.
-	RehearsalOf int64
 	// What runners may change after registering (changes.go): their
 	// details until EditUntil (nil: until their event starts), and a
 	// cancellation refunded by Refund's rule; Shirts: the details page
@@ -51,95 +41,20 @@ type Race struct {
 	Shirts    bool
 }
 
-// Published reports whether runners can see the race.
-func (r *Race) Published() bool { return r.PublishedAt != nil }
-
-// Loc is the race's zone (UTC if it no longer loads).
-func (r *Race) Loc() *time.Location {
-	if loc, err := walltime.Location(r.TZ); err == nil {
-		return loc
-	}
-	return time.UTC
-}
-
-// Event finds the race's event id.
-func (r *Race) Event(id int64) (*Event, bool) {
-	for i := range r.Events {
-		if r.Events[i].ID == id {
-			return &r.Events[i], true
-		}
-	}
-	return nil, false
-}
-
 // Event is one distance of a race, with its own places and price.
-type Event struct {
-	ID        int64
-	RaceID    int64
-	Name      string
-	StartsAt  time.Time
-	OpensAt   time.Time // registration opens
-	ClosesAt  time.Time // registration closes
-	Price     int64     // in cents
-	Cap       int       // places
-	Taken     int       // confirmed and held places, and those kept for invitations
-	Confirmed int
-	Waiting   int // runners on the waiting list not yet invited (waitlist.go)
-	// Lottery: the places are drawn (lottery.go) at DrawAt among the
-	// runners who entered since OpensAt; DrawnAt is when that happened.
-	Lottery         bool
-	DrawAt, DrawnAt *time.Time
-	// ResultsCount is how many results are imported (results.go);
-	// runners see them once ResultsPublishedAt is set.
-	ResultsCount       int
-	ResultsPublishedAt *time.Time
-	// ClosedAt is when a director closed the event's registration (nil:
-	// open by its times): no new holds, waiting-list joins or lottery
-	// entries; places held and invitations sent may still be used.
-	ClosedAt *time.Time
-}
-
-// Left is the places neither confirmed nor held, nor kept for the
-// waiting list.
-func (e *Event) Left() int {
-	if e.Waiting > 0 {
-		return 0
-	}
-	return max(e.Cap-e.Taken, 0)
-}
-
-// ResultsOut reports whether runners can see the event's results.
-func (e *Event) ResultsOut() bool { return e.ResultsPublishedAt != nil && e.ResultsCount > 0 }
+type Event = races.Event
 
 // Phase is where an event's registration stands.
-type Phase int
+type Phase = races.Phase
 
+// An event's phases (races.Phase).
 const (
-	NotOpen Phase = iota // before OpensAt
-	Open
-	SoldOut  // every place confirmed or held (or a lottery being drawn)
-	Closed   // after ClosesAt, or closed by a director
-	Entering // a lottery's entries are open (until DrawAt)
+	NotOpen  = races.NotOpen
+	Open     = races.Open
+	SoldOut  = races.SoldOut
+	Closed   = races.Closed
+	Entering = races.Entering
 )
-
-// Phase is the event's registration phase at now.
-func (e *Event) Phase(now time.Time) Phase {
-	switch {
-	case e.ClosedAt != nil:
-		return Closed
-	case now.Before(e.OpensAt):
-		return NotOpen
-	case !now.Before(e.ClosesAt):
-		return Closed
-	case e.Lottery && e.DrawnAt == nil && e.DrawAt != nil && now.Before(*e.DrawAt):
-		return Entering
-	case e.Lottery && e.DrawnAt == nil: // drawn at the next sweep
-		return SoldOut
-	case e.Taken >= e.Cap || e.Waiting > 0: // a place that comes back goes to the list
-		return SoldOut
-	}
-	return Open
-}
 
 // Hold is a runner's place in an event while they fill the wizard, with the
 // wizard's answers so far.
@@ -473,17 +388,8 @@ func Slugify(s string) string {
 	return b.String()
 }
 
-// ValidSlug reports whether s could be a slug, so that garbage never
-// reaches the database.
-func ValidSlug(s string) bool {
-	if len(s) < 3 || len(s) > 70 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
+// ValidSlug reports whether s could be a slug (races.ValidSlug).
+func ValidSlug(s string) bool { return races.ValidSlug(s) }
+
+// thousands writes n with thousands separators (races.Thousands).
+func thousands(n int) string { return races.Thousands(n) }

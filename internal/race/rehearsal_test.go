@@ -3,6 +3,7 @@ package race
 import (
 	"context"
 	"errors"
+	"github.com/tutti-dev/tutti/internal/race/races"
 	"strings"
 	"testing"
 	"time"
@@ -17,8 +18,8 @@ import (
 
 func TestRehearsalSettingsValidate(t *testing.T) {
 	now := time.Date(2027, 3, 1, 12, 0, 0, 0, time.UTC)
-	r := &Race{Events: []Event{{ID: 7, Name: "10K", StartsAt: now.AddDate(0, 1, 0)}, {ID: 9, Name: "Half", StartsAt: now.AddDate(0, 1, 0)},
-		{ID: 5, Name: "Last year's 10K", StartsAt: now.AddDate(-1, 0, 0)}}}
+	r := &Race{Race: races.Race{Events: []Event{{ID: 7, Name: "10K", StartsAt: now.AddDate(0, 1, 0)}, {ID: 9, Name: "Half", StartsAt: now.AddDate(0, 1, 0)},
+		{ID: 5, Name: "Last year's 10K", StartsAt: now.AddDate(-1, 0, 0)}}}}
 	ok := RehearsalInput{Event: "7", Runners: "500", PageMin: "15", PageMax: "60", Within: "30", ClickMin: "5", ClickMax: "30", RefundDelay: "3600", Assets: true}
 	s, f := ok.Validate(r, now)
 	if len(f) > 0 || s != (RehearsalSettings{Event: 7, Runners: 500, PageMin: 15, PageMax: 60, Within: 30, ClickMin: 5, ClickMax: 30, RefundDelay: 3600, Assets: true}) {

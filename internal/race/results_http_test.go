@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"html"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -14,7 +15,7 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/app"
 	"github.com/tutti-dev/tutti/internal/app/apptest"
-	"github.com/tutti-dev/tutti/internal/race"
+	resultspkg "github.com/tutti-dev/tutti/internal/race/results"
 )
 
 // upload posts file as the import form does (multipart, field "file").
@@ -45,10 +46,12 @@ func finishers(n int, names map[int]string) string {
 		if first == "" {
 			first, last = "Runner", fmt.Sprintf("Number%03d", i)
 		}
-		fmt.Fprintf(&b, "%d,%s,%s,F,%d,%s\n", i, first, last, 20+i%40, race.FormatFinish(int64(3*3600+60*i)*1000))
+		fmt.Fprintf(&b, "%d,%s,%s,F,%d,%s\n", i, first, last, 20+i%40, resultspkg.FormatFinish(int64(3*3600+60*i)*1000))
 	}
 	return b.String()
 }
+
+var nextLink = regexp.MustCompile(`<a href="([^"]*)" rel="next">`)
 
 var resultRow = regexp.MustCompile(`<td>(\d+)</td><td class="name">([^<]*)</td><td>(\d+)</td>`)
 
@@ -91,6 +94,14 @@ func TestResultsOverHTTP(t *testing.T) {
 		notYet(t, res, body, "the race's, before any import")
 		for _, path := range []string{"/race/r/" + slug + "/results/999999", "/race/r/no-such-race/results", "/race/r/no-such-race/results/" + ev} {
 			res, body = visitor.Get(path)
+			apptest.WantStatus(t, res, body, http.StatusNotFound)
+		}
+		// The director's routes find the event once, for every handler: an
+		// event that is not the race's (or no id) is not found.
+		for _, other := range []string{"999999", "0", "x"} {
+			res, body = dir.Get("/race/r/" + slug + "/admin/events/" + other + "/results")
+			apptest.WantStatus(t, res, body, http.StatusNotFound)
+			res, body = dir.Post("/race/r/"+slug+"/admin/events/"+other+"/results/publish", nil)
 			apptest.WantStatus(t, res, body, http.StatusNotFound)
 		}
 		res, body = dir.Get("/race/r/" + slug + "/admin")
@@ -195,6 +206,31 @@ func TestResultsOverHTTP(t *testing.T) {
 			}
 		}
 
+		// A search's pages: Next carries a keyset cursor (?after=), not a
+		// page number; following it lists every match once, in list order.
+		var found []string
+		next := results + "?q=runner"
+		for i := 0; next != "" && i < 5; i++ {
+			res, body = visitor.Get(next)
+			apptest.WantStatus(t, res, body, http.StatusOK)
+			found = append(found, rows(body)...)
+			next = ""
+			if m := nextLink.FindStringSubmatch(body); m != nil {
+				if next = html.UnescapeString(m[1]); !strings.Contains(next, "after=") || strings.Contains(next, "page=") {
+					t.Errorf("a search's next page: %q; want a cursor", next)
+				}
+			}
+		}
+		var runners []string
+		for _, r := range all {
+			if strings.Contains(r, " Runner ") {
+				runners = append(runners, r)
+			}
+		}
+		if len(runners) <= 10 || fmt.Sprint(found) != fmt.Sprint(runners) {
+			t.Errorf("search \"runner\" page by page: %q; want %q", found, runners)
+		}
+
 		// Suggestions: JSON, at most eight.
 		res, body = visitor.Do(http.MethodGet, results+"/names?q=Zo", nil, http.Header{"Accept": {"application/json"}})
 		apptest.WantStatus(t, res, body, http.StatusOK)
@@ -207,7 +243,7 @@ func TestResultsOverHTTP(t *testing.T) {
 			t.Errorf("suggestions: %s %v %q", res.Header.Get("Content-Type"), err, body)
 		}
 		res, body = visitor.Get(results + "/names?q=" + url.QueryEscape("runner n"))
-		if err := json.Unmarshal([]byte(body), &sug); err != nil || len(sug) != race.Suggestions {
+		if err := json.Unmarshal([]byte(body), &sug); err != nil || len(sug) != resultspkg.Suggestions {
 			t.Errorf("suggestions for a common name: %d, %v", len(sug), err)
 		}
 		res, body = visitor.Get(results + "/names?q=r")

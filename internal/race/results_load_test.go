@@ -12,6 +12,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/load"
 	"github.com/tutti-dev/tutti/internal/race"
+	"github.com/tutti-dev/tutti/internal/race/results"
 )
 
 // The results scenario runs without an error against seeded results: its
@@ -25,7 +26,7 @@ func TestResultsScenario(t *testing.T) {
 		&raceID, &eventID); err != nil {
 		t.Fatal(err)
 	}
-	if err := race.SeedResults(ctx, m.DB, raceID, eventID, 1000, rand.New(rand.NewPCG(1, 2))); err != nil {
+	if err := results.Seed(ctx, m.DB, raceID, eventID, 1000, rand.New(rand.NewPCG(1, 2))); err != nil {
 		t.Fatal(err)
 	}
 	u, _ := url.Parse(m.URL())

@@ -107,7 +107,7 @@ func (a *App) Routes(rt *web.Router) {
 	admin.Post("/events/{eid}/reopen", a.eventReopen)
 	admin.Get("/registrations/{rid}/edit", a.registrantShow)
 	admin.Post("/registrations/{rid}/edit", a.registrantSave)
-	a.resultsRoutes(rt, admin)
+	a.results.Routes(rt, admin)
 }
 
 func raceURL(slug string) string        { return "/race/r/" + slug }

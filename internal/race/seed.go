@@ -2,19 +2,24 @@ package race
 
 import (
 	"context"
+	crand "crypto/rand"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/checkout"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/load"
 	"github.com/tutti-dev/tutti/internal/module"
+	"github.com/tutti-dev/tutti/internal/race/races"
+	"github.com/tutti-dev/tutti/internal/race/results"
 	"github.com/tutti-dev/tutti/internal/walltime"
 )
 
@@ -83,8 +88,8 @@ func Seed(ctx context.Context, d *db.DB, size SeedSize, idsPath string, progress
 	loc, _ := walltime.Location("Europe/Berlin")
 	day := now.In(loc).AddDate(0, 2, 0)
 	start, _ := walltime.At(day.Year(), day.Month(), day.Day(), 8*60+30, loc)
-	r := &Race{OwnerID: director, Name: fmt.Sprintf("Rush City Marathon %d", director), Location: "Rush City",
-		Date: day.Format(time.DateOnly), TZ: loc.String(), Currency: "eur",
+	r := &Race{Race: races.Race{OwnerID: director, Name: fmt.Sprintf("Rush City Marathon %d", director), Location: "Rush City",
+		Date: day.Format(time.DateOnly), TZ: loc.String()}, Currency: "eur",
 		Description: "The load tests' race: registration opens with a rush."}
 	if err := st.CreateRace(ctx, r, func() string { return fmt.Sprint(rng.Uint32()) }, now); err != nil {
 		return nil, fmt.Errorf("race: seed: %w", err)
@@ -147,11 +152,11 @@ func seedPast(ctx context.Context, d *db.DB, e *Event, runners []int64, n int, r
 	if n <= 0 {
 		return nil
 	}
-	rs, err := madeUp(n, rng)
+	rs, err := results.MadeUp(n, rng)
 	if err != nil {
 		return err
 	}
-	if err := storeResults(ctx, d, e.RaceID, e.ID, rs); err != nil {
+	if err := results.SeedRows(ctx, d, e.RaceID, e.ID, rs); err != nil {
 		return fmt.Errorf("race: seed: %w", err)
 	}
 	if err := seedRegistrations(ctx, d, e.RaceID, e.ID, runners, rs, e.Price, now.AddDate(-1, 0, 0)); err != nil {
@@ -169,8 +174,8 @@ func seedPastRace(ctx context.Context, d *db.DB, st *Store, director int64, k in
 	loc, _ := walltime.Location("Europe/Berlin")
 	day := now.In(loc).AddDate(0, -k, 0)
 	start, _ := walltime.At(day.Year(), day.Month(), day.Day(), 9*60, loc)
-	r := &Race{OwnerID: director, Name: fmt.Sprintf("%s %d", seedPastRaces[(k-1)%len(seedPastRaces)], director), Location: "Rush City",
-		Date: day.Format(time.DateOnly), TZ: loc.String(), Currency: "eur", Description: "A race run already, with its results."}
+	r := &Race{Race: races.Race{OwnerID: director, Name: fmt.Sprintf("%s %d", seedPastRaces[(k-1)%len(seedPastRaces)], director), Location: "Rush City",
+		Date: day.Format(time.DateOnly), TZ: loc.String()}, Currency: "eur", Description: "A race run already, with its results."}
 	if err := st.CreateRace(ctx, r, func() string { return fmt.Sprint(rng.Uint32()) }, now); err != nil {
 		return fmt.Errorf("race: seed: %w", err)
 	}
@@ -214,8 +219,8 @@ func seedFlags(fs *flag.FlagSet) (func() error, module.SeedFunc) {
 	fs.BoolVar(&size.Extras, "extras", false, "teams, a fundraiser and a store item: the wizard's extras pages too")
 	fs.IntVar(&size.Races, "races", size.Races, "races in all: the rush's and others run already, each with --results results and their registrations")
 	check := func() error {
-		if size.Runners < 1 || *places < 0 || size.Results < 0 || size.Results > MaxResultRows || size.Races < 0 || size.Races > 20 {
-			return fmt.Errorf("need at least one runner, 0 to %d results and 0 to 20 races", MaxResultRows)
+		if size.Runners < 1 || *places < 0 || size.Results < 0 || size.Results > results.MaxRows || size.Races < 0 || size.Races > 20 {
+			return fmt.Errorf("need at least one runner, 0 to %d results and 0 to 20 races", results.MaxRows)
 		}
 		return nil
 	}
@@ -233,3 +238,47 @@ func seedFlags(fs *flag.FlagSet) (func() error, module.SeedFunc) {
 			time.Since(start).Seconds(), ids.Race, ids.Event, size.Places, len(ids.Sessions), size.Results, ids.ResultsEvent, max(size.Races, 1), run.Out), nil
 	}
 }
+
+// seedRegistrations stores a confirmed registration, and its hold done, for
+// each of rs's finishers, as many as there are users (one each), with the
+// finisher's bib and name, paid amount each: last year's entrants, as the
+// writer would have stored them. The race's next bib moves past the
+// highest.
+func seedRegistrations(ctx context.Context, d *db.DB, raceID, eventID int64, users []int64, rs []results.Result, amount int64, at time.Time) error {
+	n := min(len(users), len(rs))
+	if n == 0 {
+		return nil
+	}
+	holds, regs := make([][]any, n), make([][]any, n)
+	top := 0
+	for i, r := range rs[:n] {
+		first, last, _ := strings.Cut(r.Name, " ")
+		id, email, birth := crand.Text(), fmt.Sprintf("runner%d@seed.tutti.test", users[i]), fmt.Sprintf("%d-06-15", at.Year()-r.Age)
+		payment := "seed-" + id
+		holds[i] = []any{id, eventID, raceID, users[i], string(checkout.Done), at.UnixMilli(), first, last, email, birth, r.Gender, r.City,
+			seedEmergency, stepWaiver, at.UnixMilli(), amount, payment, at.UnixMilli(), at.UnixMilli()}
+		regs[i] = []any{id, raceID, eventID, users[i], r.Bib, first, last, NameKey(first + " " + last), email, birth,
+			r.Gender, r.City, seedEmergency, amount, payment, "confirmed", at.UnixMilli()}
+		top = max(top, r.Bib)
+	}
+	if err := d.CopyFrom(ctx, "race_holds", []string{"id", "event_id", "race_id", "user_id", "status", "expires_at", "first_name",
+		"last_name", "email", "birth_date", "gender", "city", "emergency", "step", "waiver_at", "amount", "payment_id", "paid_at",
+		"created_at"}, holds); err != nil {
+		return fmt.Errorf("race: seed holds: %w", err)
+	}
+	if err := d.CopyFrom(ctx, "race_registrations", []string{"hold_id", "race_id", "event_id", "user_id", "bib", "first_name",
+		"last_name", "name_key", "email", "birth_date", "gender", "city", "emergency", "amount", "payment_id", "status",
+		"created_at"}, regs); err != nil {
+		return fmt.Errorf("race: seed registrations: %w", err)
+	}
+	return d.WithTx(ctx, func(tx *db.Tx) error {
+		if _, err := tx.Exec(ctx, `UPDATE race_events SET confirmed = confirmed + ?, taken = taken + ? WHERE id = ?`, n, n, eventID); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `UPDATE race_races SET next_bib = CASE WHEN next_bib > ? THEN next_bib ELSE ? END,
+			version = version + 1 WHERE id = ?`, top, top+1, raceID)
+		return err
+	})
+}
+
+const seedEmergency = "A friend, 555 0100"

@@ -18,6 +18,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/mail"
 	"github.com/tutti-dev/tutti/internal/media"
 	"github.com/tutti-dev/tutti/internal/pay"
+	"github.com/tutti-dev/tutti/internal/race/races"
 	"github.com/tutti-dev/tutti/internal/version"
 )
 
@@ -65,8 +66,8 @@ type Service struct {
 
 // Not found and refusals that runners and directors see.
 var (
-	errNoRace = errs.E(errs.NotFound, "There is no such race.")
-	errNotDir = errs.E(errs.Forbidden, "Only this race's directors can do that.")
+	errNoRace = races.ErrNoRace
+	errNotDir = races.ErrNotDirector
 )
 
 // Directing is a race as Service.Directed loaded it for one of its

@@ -10,7 +10,6 @@ import (
 	"github.com/tutti-dev/tutti/internal/cache"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
-	"github.com/tutti-dev/tutti/internal/search"
 )
 
 // Store is race's SQL, the same statements on SQLite and PostgreSQL (the
@@ -21,8 +20,6 @@ type Store struct {
 	// every page of a runner's wizard reads theirs. Each statement that
 	// changes a hold drops it after its commit (holdsChanged).
 	holds *cache.Memo[string, Hold]
-	// results is the name search of race_results (store_results.go).
-	results *search.Index
 }
 
 // holdsFor is how long a hold stays in memory at most: longer than a
@@ -59,7 +56,7 @@ func (s *Store) allHoldsChanged(tx *db.Tx) {
 }
 
 // NewStore is race's store on d.
-func NewStore(d *db.DB) *Store { return &Store{db: d, results: resultsIndex(d.Dialect)} }
+func NewStore(d *db.DB) *Store { return &Store{db: d} }
 
 const raceCols = `id, slug, owner_id, name, location, race_date, tz, description, info, waiver, logo, currency, published_at, version,
 	teams, fundraiser, EXISTS (SELECT 1 FROM race_codes c WHERE c.race_id = race_races.id AND c.early), COALESCE(rehearsal_of, 0),

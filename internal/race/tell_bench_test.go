@@ -2,6 +2,7 @@ package race
 
 import (
 	"context"
+	"github.com/tutti-dev/tutti/internal/race/results"
 	mrand "math/rand/v2"
 	"runtime"
 	"strings"
@@ -38,7 +39,7 @@ func BenchmarkWriteToRegistrants(b *testing.B) {
 		}); err != nil {
 			b.Fatal(err)
 		}
-		rs, err := madeUp(n, mrand.New(mrand.NewPCG(1, 2)))
+		rs, err := results.MadeUp(n, mrand.New(mrand.NewPCG(1, 2)))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package race
 
 import (
 	"context"
+	"github.com/tutti-dev/tutti/internal/race/results"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -49,6 +50,7 @@ func pageFixture(t *testing.T, d *db.DB) *fixture {
 		t.Fatal(err)
 	}
 	f.a.Site = &web.Site{Assets: core} // the layout's
+	f.a.results.Site = f.a.Site
 	return f
 }
 
@@ -160,10 +162,10 @@ func TestResultsNotYetSaysWhen(t *testing.T) {
 			t.Fatal(err)
 		}
 		e := &r.Events[0]
-		wantWords(t, "before the race", render(t, ResultsNotYetPage(f.a, r, e, e.StartsAt.Add(-time.Hour))),
+		wantWords(t, "before the race", render(t, results.NotYetPage(f.a.results, &r.Race, e, e.StartsAt.Add(-time.Hour))),
 			[]string{"Results: 10K", "The results are not published yet.", "The race is on Saturday 10 April 2027, 09:30 (Europe/Berlin time) at Riverside."},
 			[]string{"was on"})
-		wantWords(t, "after the race", render(t, ResultsNotYetPage(f.a, r, nil, e.StartsAt.Add(time.Hour))),
+		wantWords(t, "after the race", render(t, results.NotYetPage(f.a.results, &r.Race, nil, e.StartsAt.Add(time.Hour))),
 			[]string{"Results: Spring 10K", "The race was on Saturday 10 April 2027, 09:30 (Europe/Berlin time)", "as soon as its directors publish them"},
 			[]string{"is on"})
 	}, sets()...)

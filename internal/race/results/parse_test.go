@@ -1,4 +1,4 @@
-package race
+package results
 
 import (
 	"context"
@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 )
 
@@ -78,7 +78,7 @@ func TestParseResults(t *testing.T) {
 		"12;Ann;Lee;W;61;1:42:07.5;\n" +
 		"9;Bo;Ek;M;40;DNF;\n" +
 		"\"15\";\"Sam \"\"Fast\"\"\";Smith;X;22;2:01:00;\n"
-	rs, skipped, err := ParseResults(ctx, strings.NewReader(file))
+	rs, skipped, err := Parse(ctx, strings.NewReader(file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestParseResults(t *testing.T) {
 		t.Errorf("got %+v, %d skipped;\nwant %+v, 1", rs, skipped, want)
 	}
 	// A place column orders the list, times only break ties.
-	rs, _, err = ParseResults(ctx, strings.NewReader("place,bib,name,time\n2,5,B,1:00:00\n1,6,A,1:00:01\n"))
+	rs, _, err = Parse(ctx, strings.NewReader("place,bib,name,time\n2,5,B,1:00:00\n1,6,A,1:00:01\n"))
 	if err != nil || len(rs) != 2 || rs[0].Bib != 6 || rs[0].Place != 1 || rs[1].Pos != 2 {
 		t.Errorf("with places: %+v, %v", rs, err)
 	}
@@ -102,7 +102,7 @@ func TestParseResultsRefused(t *testing.T) {
 	ctx := context.Background()
 	many := new(strings.Builder)
 	many.WriteString("bib,name,time\n")
-	for i := 1; i <= MaxResultRows+1; i++ {
+	for i := 1; i <= MaxRows+1; i++ {
 		fmt.Fprintf(many, "%d,Runner %d,3:00:00\n", i, i)
 	}
 	for _, tc := range []struct{ name, file, want string }{
@@ -126,7 +126,7 @@ func TestParseResultsRefused(t *testing.T) {
 		{"too many", many.String(), "more than 100000 results"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rs, _, err := ParseResults(ctx, strings.NewReader(tc.file))
+			rs, _, err := Parse(ctx, strings.NewReader(tc.file))
 			f := errs.FieldsOf(err)
 			if rs != nil || f == nil || !strings.Contains(f["file"], tc.want) || !strings.HasPrefix(f["file"], "Nothing was imported:\n") {
 				t.Errorf("got %d rows, %v %q; want a message with %q", len(rs), err, f["file"], tc.want)
@@ -135,61 +135,64 @@ func TestParseResultsRefused(t *testing.T) {
 	}
 	// At most maxProblems problems, said so.
 	bad := "bib,name,time\n" + strings.Repeat("1,A,soon\n", 50)
-	_, _, err := ParseResults(ctx, strings.NewReader(bad))
+	_, _, err := Parse(ctx, strings.NewReader(bad))
 	if msg := errs.FieldsOf(err)["file"]; strings.Count(msg, "\n") != maxProblems+1 || !strings.Contains(msg, "there may be more") {
 		t.Errorf("50 bad lines: %q", msg)
 	}
 	// A cancelled request stops the work.
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, _, err := ParseResults(cctx, strings.NewReader(many.String())); err != context.Canceled {
+	if _, _, err := Parse(cctx, strings.NewReader(many.String())); err != context.Canceled {
 		t.Errorf("cancelled: %v; want context.Canceled", err)
 	}
 }
 
-func TestParseResultsQuery(t *testing.T) {
+func TestParseQuery(t *testing.T) {
+	c11 := db.Cursor{ID: 11}.String()
 	for _, tc := range []struct {
-		q, page string
-		want    ResultsQuery
-		key     string // "p<page>" for the page of everyone; "q" for a search
+		q, page, after string
+		want           Query
+		key            string // "p<page>" for the page of everyone; "q" for a search
 	}{
-		{"", "", ResultsQuery{Page: 1}, "p1"},
-		{"", "3", ResultsQuery{Page: 3}, "p3"},
-		{"", "-2", ResultsQuery{Page: 1}, "p1"},
-		{" 123 ", "4", ResultsQuery{Q: "123", Bib: 123, Page: 1}, "q"}, // one runner: one page
-		{"Zoë O'Brien #7", "", ResultsQuery{Q: "Zoë O'Brien #7", Bib: 7, Page: 1}, "q"},
-		{"ZOË  o'bri", "2", ResultsQuery{Q: "ZOË  o'bri", Words: []string{"zoe", "obri"}, Page: 2}, "q"},
-		{"a b c d e", "", ResultsQuery{Q: "a b c d e", Words: []string{"a", "b", "c", "d"}, Page: 1}, "q"},
-		{"#", "", ResultsQuery{Page: 1}, "p1"},
-		{"!!!", "2", ResultsQuery{Page: 2}, "p2"}, // no letters: not a search, not shown as one
-		{"0", "", ResultsQuery{Q: "0", Words: []string{"0"}, Page: 1}, "q"},
+		{"", "", "", Query{Page: 1}, "p1"},
+		{"", "3", "", Query{Page: 3}, "p3"},
+		{"", "-2", "", Query{Page: 1}, "p1"},
+		{"", "", c11, Query{Page: 1}, "p1"},                          // a cursor is a search's
+		{" 123 ", "4", c11, Query{Q: "123", Bib: 123, Page: 1}, "q"}, // one runner: one page
+		{"Zoë O'Brien #7", "", "", Query{Q: "Zoë O'Brien #7", Bib: 7, Page: 1}, "q"},
+		{"ZOË  o'bri", "2", c11, Query{Q: "ZOË  o'bri", Words: []string{"zoe", "obri"}, Page: 1, After: db.Cursor{ID: 11}}, "q"},
+		{"zoe", "", "not a cursor", Query{Q: "zoe", Words: []string{"zoe"}, Page: 1}, "q"},
+		{"a b c d e", "", "", Query{Q: "a b c d e", Words: []string{"a", "b", "c", "d"}, Page: 1}, "q"},
+		{"#", "", "", Query{Page: 1}, "p1"},
+		{"!!!", "2", "", Query{Page: 2}, "p2"}, // no letters: not a search, not shown as one
+		{"0", "", "", Query{Q: "0", Words: []string{"0"}, Page: 1}, "q"},
 	} {
-		got := ParseResultsQuery(tc.q, tc.page)
+		got := ParseQuery(tc.q, tc.page, tc.after)
 		k := got.key()
-		keyOK := k == tc.key || tc.key == "q" && strings.HasPrefix(k, "q") && strings.HasSuffix(k, "/"+strconv.Itoa(got.Page))
-		if got.Q != tc.want.Q || got.Bib != tc.want.Bib || !slices.Equal(got.Words, tc.want.Words) || got.Page != tc.want.Page || !keyOK {
-			t.Errorf("ParseResultsQuery(%q, %q) = %+v key %q; want %+v key %q", tc.q, tc.page, got, k, tc.want, tc.key)
+		keyOK := k == tc.key || tc.key == "q" && strings.HasPrefix(k, "q") && strings.HasSuffix(k, "/"+strconv.FormatInt(got.After.ID, 10))
+		if got.Q != tc.want.Q || got.Bib != tc.want.Bib || !slices.Equal(got.Words, tc.want.Words) || got.Page != tc.want.Page || got.After != tc.want.After || !keyOK {
+			t.Errorf("ParseQuery(%q, %q, %q) = %+v key %q; want %+v key %q", tc.q, tc.page, tc.after, got, k, tc.want, tc.key)
 		}
 	}
-	if q := ParseResultsQuery(strings.Repeat("é", 300), ""); len(q.key()) > 100 {
+	if q := ParseQuery(strings.Repeat("é", 300), "", ""); len(q.key()) > 100 {
 		t.Errorf("key of a long query: %d bytes", len(q.key()))
 	}
 	// The page shows the search as typed: queries that find the same rows
 	// but read differently are cached apart; pages of one search too.
 	keys := map[string]string{}
-	for _, q := range [][2]string{{"Zoë", ""}, {"ZOE", ""}, {"zoe", "2"}, {"12", ""}, {"#12", ""}} {
-		k := ParseResultsQuery(q[0], q[1]).key()
+	for _, q := range [][2]string{{"Zoë", ""}, {"ZOE", ""}, {"zoe", c11}, {"12", ""}, {"#12", ""}} {
+		k := ParseQuery(q[0], "", q[1]).key()
 		if other, ok := keys[k]; ok {
 			t.Errorf("%q and %q share the cache key %q", q, other, k)
 		}
-		keys[k] = q[0] + " page " + q[1]
+		keys[k] = q[0] + " after " + q[1]
 	}
 }
 
 func TestResultKey(t *testing.T) {
 	for in, want := range map[string]string{"Zoë O'Brien-Smith": "zoe obrien smith", "  JOSÉ  Núñez ": "jose nunez", "Søren Weiß": "soren weiss"} {
-		if got := ResultKey(in); got != want {
-			t.Errorf("ResultKey(%q) = %q; want %q", in, got, want)
+		if got := Key(in); got != want {
+			t.Errorf("Key(%q) = %q; want %q", in, got, want)
 		}
 	}
 }
@@ -208,28 +211,6 @@ func TestPageLinks(t *testing.T) {
 	} {
 		if got := pageLinks(tc.p, tc.n); !slices.Equal(got, tc.want) {
 			t.Errorf("pageLinks(%d, %d) = %v; want %v", tc.p, tc.n, got, tc.want)
-		}
-	}
-}
-
-// TestOpenings: while one event is open nobody waits for another's
-// opening; before any, the next opening is waited for.
-func TestOpenings(t *testing.T) {
-	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
-	open := Event{OpensAt: now.Add(-24 * time.Hour), ClosesAt: now.Add(24 * time.Hour)}
-	closed := Event{OpensAt: now.Add(-48 * time.Hour), ClosesAt: now.Add(-time.Hour)}
-	later := Event{OpensAt: now.Add(7 * 24 * time.Hour), ClosesAt: now.Add(30 * 24 * time.Hour)}
-	for _, tc := range []struct {
-		events     []Event
-		last, next time.Time
-	}{
-		{[]Event{open, later}, open.OpensAt, time.Time{}},
-		{[]Event{closed, later}, closed.OpensAt, later.OpensAt},
-		{[]Event{later}, time.Time{}, later.OpensAt},
-	} {
-		last, next := openings(&Race{Events: tc.events}, now)
-		if !last.Equal(tc.last) || !next.Equal(tc.next) {
-			t.Errorf("openings(%v) = %v, %v; want %v, %v", tc.events, last, next, tc.last, tc.next)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package race
+package results
 
 import (
 	"fmt"
@@ -6,34 +6,32 @@ import (
 	"strconv"
 
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/race/races"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
-// resultsBodyLimit bounds an import's request: the file and the form
-// around it.
-const resultsBodyLimit = MaxResultsBytes + 64<<10
+// bodyLimit bounds an import's request: the file and the form around it.
+const bodyLimit = MaxBytes + 64<<10
 
-func resultsAdminURL(slug string, eventID int64) string {
-	return adminURL(slug) + "/events/" + strconv.FormatInt(eventID, 10) + "/results"
+// AdminURL is the directors' page of event eventID's results.
+func AdminURL(slug string, eventID int64) string {
+	return races.AdminURL(slug) + "/events/" + strconv.FormatInt(eventID, 10) + "/results"
 }
 
 // resultsAdmin is an event's results for its directors: how many, whether
 // runners see them, the first of them, the import form.
 func (a *App) resultsAdmin(w http.ResponseWriter, r *http.Request) {
-	d, e := a.directedEvent(w, r)
-	if d == nil {
-		return
-	}
+	d, e := races.EventOf(r)
 	a.renderResultsAdmin(w, r, d, e, http.StatusOK, nil)
 }
 
-func (a *App) renderResultsAdmin(w http.ResponseWriter, r *http.Request, d *Directing, e *Event, status int, f map[string]string) {
-	first, err := a.store.Results(r.Context(), e.ID, 0, ResultsPerPage)
+func (a *App) renderResultsAdmin(w http.ResponseWriter, r *http.Request, d *races.Directing, e *races.Event, status int, f map[string]string) {
+	first, err := a.store.List(r.Context(), e.ID, 0, PerPage)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.Site.Render(w, r, status, ResultsAdminPage(a, d.User, d.Race, e, first, f, resultsFlash(r)))
+	a.Site.Render(w, r, status, AdminPage(a, d.User, d.Race, e, first, f, resultsFlash(r)))
 }
 
 // resultsFlash is the message of the page after an import or publishing.
@@ -42,9 +40,9 @@ func resultsFlash(r *http.Request) string {
 	switch q.Get("saved") {
 	case "imported":
 		n, _ := strconv.Atoi(q.Get("n"))
-		msg := fmt.Sprintf("Imported %s %s; they replace any before.", thousands(n), plural(int64(n), "result", "results"))
+		msg := fmt.Sprintf("Imported %s %s; they replace any before.", races.Thousands(n), races.Plural(int64(n), "result", "results"))
 		if s, _ := strconv.Atoi(q.Get("skipped")); s > 0 {
-			msg += fmt.Sprintf(" %s without a finish (DNF, DNS, DSQ) %s left out.", plural(int64(s), "1 runner", thousands(s)+" runners"), plural(int64(s), "was", "were"))
+			msg += fmt.Sprintf(" %s without a finish (DNF, DNS, DSQ) %s left out.", races.Plural(int64(s), "1 runner", races.Thousands(s)+" runners"), races.Plural(int64(s), "was", "were"))
 		}
 		return msg
 	case "published":
@@ -59,14 +57,11 @@ func resultsFlash(r *http.Request) string {
 // it the event's results; a bad file is refused whole, its problems listed
 // by line and column.
 func (a *App) resultsImport(w http.ResponseWriter, r *http.Request) {
-	d, e := a.directedEvent(w, r)
-	if d == nil {
-		return
-	}
-	tooLarge := map[string]string{"file": fmt.Sprintf("The file is larger than %d MB: split it, or leave out columns the results do not show.", MaxResultsBytes>>20)}
-	// The route bounds the body (resultsBodyLimit), so the form is read
+	d, e := races.EventOf(r)
+	tooLarge := map[string]string{"file": fmt.Sprintf("The file is larger than %d MB: split it, or leave out columns the results do not show.", MaxBytes>>20)}
+	// The route bounds the body (bodyLimit), so the form is read
 	// into memory whole.
-	if err := web.ParseForm(r, resultsBodyLimit); err != nil {
+	if err := web.ParseForm(r, bodyLimit); err != nil {
 		if errs.KindOf(err) == errs.TooLarge {
 			a.renderResultsAdmin(w, r, d, e, http.StatusRequestEntityTooLarge, tooLarge)
 			return
@@ -80,11 +75,11 @@ func (a *App) resultsImport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer file.Close()
-	if hdr.Size > MaxResultsBytes {
+	if hdr.Size > MaxBytes {
 		a.renderResultsAdmin(w, r, d, e, http.StatusRequestEntityTooLarge, tooLarge)
 		return
 	}
-	n, err := a.svc.ImportResults(r.Context(), d, e.ID, file)
+	n, err := a.svc.Import(r.Context(), d, e.ID, file)
 	if f := errs.FieldsOf(err); f != nil {
 		a.renderResultsAdmin(w, r, d, e, http.StatusUnprocessableEntity, f)
 		return
@@ -93,7 +88,7 @@ func (a *App) resultsImport(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	a.redirect(w, r, resultsAdminURL(d.Race.Slug, e.ID)+"?saved=imported&n="+strconv.Itoa(n.Count)+"&skipped="+strconv.Itoa(n.Skipped))
+	http.Redirect(w, r, AdminURL(d.Race.Slug, e.ID)+"?saved=imported&n="+strconv.Itoa(n.Count)+"&skipped="+strconv.Itoa(n.Skipped), http.StatusSeeOther)
 }
 
 func (a *App) resultsPublish(w http.ResponseWriter, r *http.Request) {
@@ -105,11 +100,8 @@ func (a *App) resultsUnpublish(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) resultsPublishing(w http.ResponseWriter, r *http.Request, publish bool) {
-	d, e := a.directedEvent(w, r)
-	if d == nil {
-		return
-	}
-	err := a.svc.PublishResults(r.Context(), d, e.ID, publish)
+	d, e := races.EventOf(r)
+	err := a.svc.Publish(r.Context(), d, e.ID, publish)
 	if e2 := errs.As(err); err != nil && e2.Kind == errs.Conflict {
 		a.renderResultsAdmin(w, r, d, e, http.StatusConflict, map[string]string{"publish": e2.Message})
 		return
@@ -122,5 +114,5 @@ func (a *App) resultsPublishing(w http.ResponseWriter, r *http.Request, publish 
 	if !publish {
 		saved = "unpublished"
 	}
-	a.redirect(w, r, resultsAdminURL(d.Race.Slug, e.ID)+"?saved="+saved)
+	http.Redirect(w, r, AdminURL(d.Race.Slug, e.ID)+"?saved="+saved, http.StatusSeeOther)
 }

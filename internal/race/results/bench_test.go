@@ -1,27 +1,32 @@
-package race
+package results_test
 
 import (
 	"context"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/db/dbtest"
+	"github.com/tutti-dev/tutti/internal/jobs"
+	"github.com/tutti-dev/tutti/internal/pay"
+	"github.com/tutti-dev/tutti/internal/race"
+	"github.com/tutti-dev/tutti/internal/race/results"
 )
 
-// BenchmarkResultsSearch times the search box's query (Store.SearchResults,
+// BenchmarkResultsSearch times the search box's query (Store.Search,
 // eight suggestions) and a list page over two events of 50,000 results each
 // (the second searched), on SQLite and, with TUTTI_TEST_POSTGRES, on
 // PostgreSQL: a common start of a name, a rarer one, one nobody has, one
 // only a few late finishers have, two words, and a deep page.
 //
-//	go test -run '^$' -bench ResultsSearch ./internal/race/
+//	go test -run '^$' -bench ResultsSearch ./internal/race/results/
 func BenchmarkResultsSearch(b *testing.B) {
 	const n = 50_000
 	ctx := context.Background()
 	for name, u := range dbtest.URLs(b) {
-		d := dbtest.Open(b, u, sets()...)
-		s := NewStore(d)
+		d := dbtest.Open(b, u, db.KeyMigrations, auth.Migrations, jobs.Migrations, pay.Migrations, race.Migrations)
+		s := results.NewStore(d)
 		var owner, raceID int64
 		var events [2]int64
 		err := d.WithTx(ctx, func(tx *db.Tx) error {
@@ -46,7 +51,7 @@ func BenchmarkResultsSearch(b *testing.B) {
 		}
 		rng := rand.New(rand.NewPCG(7, 8))
 		for _, ev := range events {
-			if err := SeedResults(ctx, d, raceID, ev, n, rng); err != nil {
+			if err := results.Seed(ctx, d, raceID, ev, n, rng); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -66,15 +71,15 @@ func BenchmarkResultsSearch(b *testing.B) {
 			words []string
 			want  int
 		}{
-			{"common ma", []string{"ma"}, Suggestions},
-			{"rarer dvo", []string{"dvo"}, Suggestions},
+			{"common ma", []string{"ma"}, results.Suggestions},
+			{"rarer dvo", []string{"dvo"}, results.Suggestions},
 			{"none xq", []string{"xq"}, 0},
 			{"late xyl", []string{"xyl"}, 3},
-			{"two words zoe smi", []string{"zoe", "smi"}, Suggestions},
+			{"two words zoe smi", []string{"zoe", "smi"}, results.Suggestions},
 		} {
 			b.Run(name+"/suggest "+q.name, func(b *testing.B) {
 				for b.Loop() {
-					rs, err := s.SearchResults(ctx, ev, n, q.words, 0, Suggestions)
+					rs, err := s.Search(ctx, ev, n, q.words, db.Cursor{}, results.Suggestions)
 					if err != nil || len(rs) != q.want {
 						b.Fatalf("%d results, %v; want %d", len(rs), err, q.want)
 					}
@@ -83,7 +88,7 @@ func BenchmarkResultsSearch(b *testing.B) {
 		}
 		b.Run(name+"/page 4000", func(b *testing.B) {
 			for b.Loop() {
-				if rs, err := s.Results(ctx, ev, 39990, ResultsPerPage); err != nil || len(rs) != ResultsPerPage {
+				if rs, err := s.List(ctx, ev, 39990, results.PerPage); err != nil || len(rs) != results.PerPage {
 					b.Fatalf("%d results, %v", len(rs), err)
 				}
 			}

@@ -1,4 +1,4 @@
-package race
+package results
 
 import (
 	"context"
@@ -9,15 +9,17 @@ import (
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/load"
+	"github.com/tutti-dev/tutti/internal/race/races"
 )
 
-// resultsScenario is the seed's results experiment (3,000 results pages
+// Scenario is the seed's results experiment (3,000 results pages
 // and 5,000 suggestions a second): people looking at a page of an event's
 // results, searching a name, and typing in the search box, at 500, 1,000
 // and 2,000 new sessions a second, 30 s each. Options race (the slug) and
 // event (the id) name an event with published results, such as the one
-// `tutti seed race` makes (SeedResults' names are the ones searched for).
-func resultsScenario(opts load.Options) (*load.Scenario, error) {
+// `tutti seed race` makes (Seed's names are the ones searched for);
+// without them, seeded gives that event from the seed's file.
+func Scenario(opts load.Options, seeded func(seedFile string) (slug string, event int64, err error)) (*load.Scenario, error) {
 	sc := &load.Scenario{Name: "race-results",
 		Description: "results pages (x3), name searches (x1) and search-box suggestions (x5) at 500 to 2,000 sessions/s [opts: race=SLUG, event=ID; default: the seeded results]"}
 	sc.Phases = load.Rates(30*time.Second, 500, 1000, 2000)
@@ -26,19 +28,19 @@ func resultsScenario(opts load.Options) (*load.Scenario, error) {
 	}
 	slug, event := opts.String("race", ""), opts.String("event", "")
 	if slug == "" && event == "" { // the event `tutti seed race` gave results
-		ids, err := LoadSeedIDs(opts.SeedFile)
+		s, id, err := seeded(opts.SeedFile)
 		if err != nil {
 			return nil, err
 		}
-		slug, event = ids.Race, strconv.FormatInt(ids.ResultsEvent, 10)
+		slug, event = s, strconv.FormatInt(id, 10)
 	}
-	if id, err := strconv.ParseInt(event, 10, 64); !ValidSlug(slug) || err != nil || id <= 0 {
+	if id, err := strconv.ParseInt(event, 10, 64); !races.ValidSlug(slug) || err != nil || id <= 0 {
 		return nil, errors.New("race-results: give the event with results: --opt race=SLUG --opt event=ID")
 	}
 	s := &resultsLoad{base: "/race/r/" + slug + "/results/" + event}
 	for _, list := range [][]string{seedFirstF, seedFirstM, seedLast} {
 		for _, n := range list {
-			s.words = append(s.words, ResultKey(n))
+			s.words = append(s.words, Key(n))
 		}
 	}
 	sc.Sessions = []load.Session{

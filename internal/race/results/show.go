@@ -1,4 +1,4 @@
-package race
+package results
 
 import (
 	"bytes"
@@ -11,12 +11,15 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/race/races"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
-// resultsRoutes mounts the results pages (Routes calls it): the public
-// ones on rt, the director's in the admin group.
-func (a *App) resultsRoutes(rt, admin *web.Router) {
+// Routes mounts the results pages: the public ones on rt (race's router),
+// the director's in admin, race's group of /r/{slug}/admin whose
+// middleware has loaded the race and checked its director
+// (races.DirectingOf): no handler here checks it again.
+func (a *App) Routes(rt, admin *web.Router) {
 	// Visitors' results pages and suggestions are everyone's alike:
 	// served ahead of sessions; a signed-in director's preview of results
 	// not published yet goes through the mux.
@@ -32,23 +35,26 @@ func (a *App) resultsRoutes(rt, admin *web.Router) {
 	// of net/http, with no database query.
 	a.Site.HotQuery(rt.Pattern("GET", "/r/{slug}/results"), a.resultsHot)
 	a.Site.HotQuery(rt.Pattern("GET", "/r/{slug}/results/{eid}"), a.resultsHot)
-	results := admin.Route("/events/{eid}/results") // the director's
+	// The director's: the admin group checked the director, DirectedEvent
+	// finds the event.
+	results := admin.Route("/events/{eid}/results", races.DirectedEvent(a.Site.Error))
 	results.Get("", a.resultsAdmin)
-	results.Handle(http.MethodPost, "", web.MaxBody(resultsBodyLimit, http.HandlerFunc(a.resultsImport)))
+	results.Handle(http.MethodPost, "", web.MaxBody(bodyLimit, http.HandlerFunc(a.resultsImport)))
 	results.Post("/publish", a.resultsPublish)
 	results.Post("/unpublish", a.resultsUnpublish)
 }
 
-func resultsURL(slug string, eventID int64) string {
-	return "/race/r/" + slug + "/results/" + strconv.FormatInt(eventID, 10)
+// URL is the results page of event eventID of race slug.
+func URL(slug string, eventID int64) string {
+	return races.URL(slug) + "/results/" + strconv.FormatInt(eventID, 10)
 }
 
 // How long the shared cache keeps a results page and a list of
 // suggestions: a new version (an import, publishing) makes new keys at
 // once, so these only bound the memory of keys nobody asks for.
 const (
-	resultsTTL = 10 * time.Minute
-	namesTTL   = time.Minute
+	pageTTL  = 10 * time.Minute
+	namesTTL = time.Minute
 )
 
 // resultsShow is a page of an event's results, or of a search in them
@@ -63,20 +69,20 @@ func (a *App) resultsShow(w http.ResponseWriter, r *http.Request) {
 		a.Site.Error(w, r, err)
 		return
 	}
-	q := ParseResultsQuery(r.URL.Query().Get("q"), r.URL.Query().Get("page"))
+	q := ParseQuery(r.URL.Query().Get("q"), r.URL.Query().Get("page"), r.URL.Query().Get("after"))
 	render := func(ctx context.Context, u *auth.User) (*web.Page, time.Duration, error) {
-		v, err := a.svc.Results(ctx, u, slug, id, q)
+		v, err := a.svc.Page(ctx, u, slug, id, q)
 		if err != nil {
 			return nil, 0, err
 		}
 		var buf bytes.Buffer
-		if err := ResultsPage(a, v).Render(ctx, &buf); err != nil {
+		if err := Page(a, v).Render(ctx, &buf); err != nil {
 			return nil, 0, err
 		}
-		return web.NewPage("text/html; charset=utf-8", buf.Bytes(), ""), resultsTTL, nil
+		return web.NewPage("text/html; charset=utf-8", buf.Bytes(), ""), pageTTL, nil
 	}
 	err = a.cachedResults(w, r, slug, resultsPageKey(id, q), render)
-	if errors.Is(err, errNoResults) {
+	if errors.Is(err, ErrNone) {
 		a.resultsNotYet(w, r, slug, id)
 		return
 	}
@@ -90,12 +96,12 @@ func (a *App) resultsShow(w http.ResponseWriter, r *http.Request) {
 // when the race is (200: the address is right, the results are to come).
 // A race or an event that is not there is a 404.
 func (a *App) resultsNotYet(w http.ResponseWriter, r *http.Request, slug string, id int64) {
-	race, err := a.svc.Race(r.Context(), slug)
+	race, err := a.Races.Published(r.Context(), slug)
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
-	var e *Event
+	var e *races.Event
 	if id != 0 {
 		var ok bool
 		if e, ok = race.Event(id); !ok {
@@ -103,7 +109,7 @@ func (a *App) resultsNotYet(w http.ResponseWriter, r *http.Request, slug string,
 			return
 		}
 	}
-	a.Site.Render(w, r, http.StatusOK, ResultsNotYetPage(a, race, e, a.Now()))
+	a.Site.Render(w, r, http.StatusOK, NotYetPage(a, race, e, a.Now()))
 }
 
 // resultsEvent reads a results page's {eid}: "" is 0, the race's first
@@ -112,12 +118,12 @@ func resultsEvent(eid string) (int64, error) {
 	if eid == "" {
 		return 0, nil
 	}
-	return parseID(eid)
+	return races.ParseID(eid)
 }
 
 // resultsPageKey is a results page's key in the results cache, under its
 // race's slug.
-func resultsPageKey(eventID int64, q ResultsQuery) string {
+func resultsPageKey(eventID int64, q Query) string {
 	return "p/" + strconv.FormatInt(eventID, 10) + "/" + q.key()
 }
 
@@ -126,27 +132,27 @@ func resultsPageKey(eventID int64, q ResultsQuery) string {
 func (a *App) resultsHot(ctx context.Context, req web.HotRequest) (*web.Page, bool) {
 	slug := req.Args[0]
 	id, err := resultsEvent(req.Args[1])
-	if err != nil || !ValidSlug(slug) {
+	if err != nil || !races.ValidSlug(slug) {
 		return nil, false
 	}
-	st, err := a.versions.Get(ctx, versionScope, slug)
+	st, err := a.Versions.Get(ctx, races.VersionScope, slug)
 	if err != nil {
 		return nil, false
 	}
 	v := req.Values()
-	return a.results.Hit(slug+"/"+resultsPageKey(id, ParseResultsQuery(v.Get("q"), v.Get("page"))), st.V)
+	return a.pages.Hit(slug+"/"+resultsPageKey(id, ParseQuery(v.Get("q"), v.Get("page"), v.Get("after"))), st.V)
 }
 
 // resultsNames is the search box's suggestions as JSON: [{name, bib}],
 // cached briefly under the race's version.
 func (a *App) resultsNames(w http.ResponseWriter, r *http.Request) {
 	slug := r.PathValue("slug")
-	id, err := pathInt(r, "eid")
+	id, err := races.ParseID(r.PathValue("eid"))
 	if err != nil {
 		a.Site.Error(w, r, err)
 		return
 	}
-	q := ParseResultsQuery(r.URL.Query().Get("q"), "")
+	q := ParseQuery(r.URL.Query().Get("q"), "", "")
 	w.Header().Set("Cache-Control", "public, max-age=60")
 	err = a.cachedResults(w, r, slug, "n/"+strconv.FormatInt(id, 10)+"/"+q.key(), func(ctx context.Context, u *auth.User) (*web.Page, time.Duration, error) {
 		names, err := a.svc.Suggest(ctx, u, slug, id, q)
@@ -170,17 +176,17 @@ func (a *App) resultsNames(w http.ResponseWriter, r *http.Request) {
 // for them, uncached.
 func (a *App) cachedResults(w http.ResponseWriter, r *http.Request, slug, key string,
 	render func(ctx context.Context, u *auth.User) (*web.Page, time.Duration, error)) error {
-	if !ValidSlug(slug) {
-		return errNoRace
+	if !races.ValidSlug(slug) {
+		return races.ErrNoRace
 	}
-	st, err := a.versions.Get(r.Context(), versionScope, slug)
+	st, err := a.Versions.Get(r.Context(), races.VersionScope, slug)
 	if errors.Is(err, errs.ErrNotFound) {
-		return errNoRace
+		return races.ErrNoRace
 	}
 	if err != nil {
 		return err
 	}
-	err = a.results.Serve(w, r, slug+"/"+key, st.V, func(ctx context.Context) (*web.Page, time.Duration, error) {
+	err = a.pages.Serve(w, r, slug+"/"+key, st.V, func(ctx context.Context) (*web.Page, time.Duration, error) {
 		return render(ctx, nil)
 	})
 	u := auth.UserFrom(r.Context())
@@ -189,7 +195,7 @@ func (a *App) cachedResults(w http.ResponseWriter, r *http.Request, slug, key st
 	}
 	pg, _, perr := render(r.Context(), u)
 	if perr != nil {
-		if errors.Is(perr, errNoResults) || errors.Is(perr, errNoRace) {
+		if errors.Is(perr, ErrNone) || errors.Is(perr, races.ErrNoRace) {
 			return err // as runners are told
 		}
 		return perr

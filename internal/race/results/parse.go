@@ -1,4 +1,4 @@
-package race
+package results
 
 import (
 	"bufio"
@@ -16,6 +16,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
 	"github.com/tutti-dev/tutti/internal/search"
 	"github.com/tutti-dev/tutti/internal/text"
@@ -35,8 +36,9 @@ type Result struct {
 
 // Limits of a results file: what one import may cost.
 const (
-	MaxResultsBytes  = 5 << 20
-	MaxResultRows    = 100_000
+	maxNameLen       = 100 // characters of a runner's name, as race's forms take it
+	MaxBytes         = 5 << 20
+	MaxRows          = 100_000
 	maxResultField   = 200 // characters in a cell
 	maxResultColumns = 60
 	maxProblems      = 10 // a refused file lists at most this many
@@ -57,20 +59,20 @@ var resultColumns = map[string][]string{
 	"city":   {"city", "club", "hometown", "team"},
 }
 
-var resultNameField = text.Field{Name: "The name", Min: 1, Max: MaxNameLen, Empty: "The name is empty."}
+var resultNameField = text.Field{Name: "The name", Min: 1, Max: maxNameLen, Empty: "The name is empty."}
 var resultCityField = text.Field{Name: "The city", Max: 100}
 
-// ParseResults reads a results file: a header line naming the columns
+// Parse reads a results file: a header line naming the columns
 // (bib, name or first name and last name, time; gender, age, place and city
 // optional; others ignored), then a finisher a line, separated by commas,
 // semicolons or tabs. Rows whose time is DNF, DNS, DQ or DSQ are left out
 // and counted in skipped. Without a place column, places follow the times
 // (equal times share a place). A file with any bad line is refused whole:
 // an Invalid error whose field "file" lists the problems by line and
-// column. The work is bounded: MaxResultRows rows, maxResultField
+// column. The work is bounded: MaxRows rows, maxResultField
 // characters a cell (the caller bounds the bytes), and ctx is checked as
 // it goes.
-func ParseResults(ctx context.Context, r io.Reader) (rs []Result, skipped int, err error) {
+func Parse(ctx context.Context, r io.Reader) (rs []Result, skipped int, err error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
 		br.Discard(3)
@@ -120,8 +122,8 @@ func ParseResults(ctx context.Context, r io.Reader) (rs []Result, skipped int, e
 			bibLine[res.Bib] = line
 			rs = append(rs, res)
 		}
-		if n := len(rs) + skipped; n > MaxResultRows {
-			p.add("The file has more than %d results: import at most %d at a time.", MaxResultRows, MaxResultRows)
+		if n := len(rs) + skipped; n > MaxRows {
+			p.add("The file has more than %d results: import at most %d at a time.", MaxRows, MaxRows)
 			break
 		} else if n%1024 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -294,7 +296,7 @@ func parseRow(rec []string, col map[string]int, names []string, line int, p *pro
 	}
 	if col["place"] >= 0 {
 		n, err := strconv.Atoi(strings.TrimSuffix(cell("place"), "."))
-		if err != nil || n < 1 || n > 10*MaxResultRows {
+		if err != nil || n < 1 || n > 10*MaxRows {
 			bad("place", "%q is not a place: write a whole number from 1.", cell("place"))
 		}
 		r.Place = n
@@ -457,25 +459,25 @@ func (p *problems) err() error {
 	return &errs.Error{Kind: errs.Invalid, Message: "The file has problems; they are listed below.", Fields: map[string]string{"file": msg}}
 }
 
-// ResultsQuery is a results page's query: a page of the whole list, a bib,
-// or the starts of a name's words.
-type ResultsQuery struct {
+// Query is a results page's query: a page of the whole list, a bib, or
+// the starts of a name's words.
+type Query struct {
 	Q     string   // as typed, trimmed, at most 100 characters
 	Bib   int      // an all-digits query (or one ending "#123": a picked suggestion): that bib
 	Words []string // a name's words' starts, folded (at most 4, of at most 30 characters)
-	Page  int      // from 1
+	Page  int      // the whole list's page, from 1
+	// After is where a search's page starts (keyset: the list position of
+	// the last runner of the page before; zero: the first page).
+	After db.Cursor
 }
 
-// maxSearchPage bounds a search's pages (their cost grows with the page).
-const maxSearchPage = 100
-
-// ParseResultsQuery reads ?q= and ?page=; anything unreadable is the
-// first page of everything.
-func ParseResultsQuery(q, page string) ResultsQuery {
+// ParseQuery reads ?q=, ?page= (the whole list's) and ?after= (a
+// search's: a db.Cursor); anything unreadable is the first page.
+func ParseQuery(q, page, after string) Query {
 	q = text.Query(q)
-	rq := ResultsQuery{Q: q, Page: 1}
+	rq := Query{Q: q, Page: 1}
 	if n, err := strconv.Atoi(page); err == nil && n > 1 {
-		rq.Page = min(n, MaxResultRows)
+		rq.Page = min(n, MaxRows)
 	}
 	if q == "" {
 		return rq
@@ -496,15 +498,20 @@ func ParseResultsQuery(q, page string) ResultsQuery {
 	}
 	if len(rq.Words) == 0 { // no letters or digits: not a search, and not shown as one
 		rq.Q = ""
+		return rq
+	}
+	rq.Page = 1 // a search's pages go by After
+	if c := db.ParseCursor(after); c.At.IsZero() && c.ID <= MaxRows {
+		rq.After = c
 	}
 	return rq
 }
 
 // Search reports whether q picks runners rather than a page of everyone.
-func (q ResultsQuery) Search() bool { return q.Bib > 0 || len(q.Words) > 0 }
+func (q Query) Search() bool { return q.Bib > 0 || len(q.Words) > 0 }
 
 // Letters counts the letters and digits of the name searched for.
-func (q ResultsQuery) Letters() int {
+func (q Query) Letters() int {
 	n := 0
 	for _, w := range q.Words {
 		n += utf8.RuneCountInString(w)
@@ -514,14 +521,20 @@ func (q ResultsQuery) Letters() int {
 
 // key names the query in a cache key by what the page shows of it: the
 // search as typed (hashed: a key stays short) and the page.
-func (q ResultsQuery) key() string {
+func (q Query) key() string {
 	if !q.Search() {
 		return "p" + strconv.Itoa(q.Page)
 	}
 	h := sha256.Sum256([]byte(q.Q))
-	return "q" + hex.EncodeToString(h[:12]) + "/" + strconv.Itoa(q.Page)
+	return "q" + hex.EncodeToString(h[:12]) + "/" + strconv.FormatInt(q.After.ID, 10)
 }
 
-// ResultKey is a name as search stores and compares it (race_results.
-// name_key): search.Fold's ("Zoë O'Brien" is "zoe obrien").
-func ResultKey(s string) string { return search.Fold(s) }
+// Key is a name as search stores and compares it (race_results.name_key):
+// search.Fold's ("Zoë O'Brien" is "zoe obrien").
+func Key(s string) string { return search.Fold(s) }
+
+// bibNumber reads a bib number, "#" before it allowed.
+func bibNumber(q string) (int, bool) {
+	n, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(q), "#")))
+	return n, err == nil && n > 0
+}
