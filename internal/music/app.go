@@ -45,6 +45,7 @@ type Deps struct {
 	Versions version.Versions // nil: one of music's own
 	Assets   *web.Assets
 	Media    *media.Service   // audio posts' files (nil: no uploads)
+	Limits   Limits           // the pace of each user's writes (zero: none)
 	Now      func() time.Time // nil: time.Now
 }
 
@@ -85,6 +86,7 @@ func New(ctx context.Context, d Deps) (*App, error) {
 	}
 	a.svc = NewService(a.store, d.DB.Batch(), a.versions, d.Log)
 	a.svc.UseMedia(d.Media)
+	a.svc.UseLimits(d.Limits)
 	a.svc.people = d.Auth
 	if _, err := a.versions.Get(ctx, versionScope, ""); err != nil {
 		return nil, err

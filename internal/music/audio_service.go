@@ -74,6 +74,9 @@ func (s *Service) ShareUpload(ctx context.Context, u *auth.User, d AudioDraft, u
 	case up.Kind == nil || up.Kind.Name != AudioKind:
 		return 0, errs.E(errs.Internal, "music: an upload of kind %v as audio", up.Kind)
 	}
+	if err := paced(ctx, s.limits.Posts, u, "posting"); err != nil {
+		return 0, err
+	}
 	var id int64
 	err := s.write(ctx, func(ctx context.Context, tx *db.Tx) (err error) {
 		id, err = s.store.insert(ctx, tx, newPost{Author: u.ID, Comment: d.Comment, Visibility: d.Visibility,

@@ -10,7 +10,7 @@ import (
 // commentCreate adds my comment to a post, pinned to a moment of an audio
 // (at: m:ss) if given. An empty or too long comment, or a moment outside
 // the audio, shows the post's page again with the text and the message
-// (422).
+// (422); past the rate limit, with the wait (429 and Retry-After).
 func (a *App) commentCreate(w http.ResponseWriter, r *http.Request) {
 	id, err := pathID(r)
 	if err == nil {
@@ -30,7 +30,7 @@ func (a *App) commentCreate(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		e := errs.As(err)
-		if e.Kind != errs.Invalid || web.WantsJSON(r) {
+		if (e.Kind != errs.Invalid && e.Kind != errs.TooMany) || web.WantsJSON(r) {
 			a.Site.Error(w, r, err)
 			return
 		}
@@ -40,7 +40,12 @@ func (a *App) commentCreate(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		p.CommentBody, p.CommentErr, p.CommentAt, p.AtErr = body, e.Fields["body"], at, e.Fields["at"]
-		a.Site.Render(w, r, http.StatusUnprocessableEntity, a.musicPage(p))
+		status := http.StatusUnprocessableEntity
+		if e.Kind == errs.TooMany { // the wait, at the comment kept
+			status, p.CommentErr = http.StatusTooManyRequests, e.Message
+			web.SetRetryAfter(w.Header(), e.RetryAfter)
+		}
+		a.Site.Render(w, r, status, a.musicPage(p))
 		return
 	}
 	if web.WantsJSON(r) {

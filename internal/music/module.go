@@ -2,8 +2,10 @@ package music
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 
+	"github.com/tutti-dev/tutti/internal/config"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/module"
 )
@@ -21,11 +23,44 @@ func Module() module.Module {
 		},
 		Scenarios: LoadScenarios,
 		Roles:     []module.Role{{Name: RoleModerator, Help: "sees the reports, removes anyone's posts, dismisses reports"}},
+		Flags:     settingsFlags,
 		New: func(ctx context.Context, c module.Core) (module.App, error) {
-			return New(ctx, Deps{DB: c.DB, Cache: c.Cache, Local: c.Local, Site: c.Site, Log: c.Log, Bus: c.Bus,
-				Live: c.Live, Auth: c.Auth, Versions: c.Versions, Assets: c.Assets, Media: c.Media})
+			d := Deps{DB: c.DB, Cache: c.Cache, Local: c.Local, Site: c.Site, Log: c.Log, Bus: c.Bus,
+				Live: c.Live, Auth: c.Auth, Versions: c.Versions, Assets: c.Assets, Media: c.Media}
+			if c.Config.RateLimits {
+				d.Limits = NewLimits(c.Limiter, module.SettingsOf(c, "music", DefaultSettings()).WritesPerMinute)
+			}
+			return New(ctx, d)
 		},
 	}
+}
+
+// Settings are music's own settings (module.Module.Flags).
+type Settings struct {
+	// WritesPerMinute refills each user's buckets of posts (links and
+	// uploads), comments, likes and friend requests (Limits: bursts of
+	// 10, 20, 30 and 10); past them 429 + Retry-After. 0: no limit; off
+	// with --rate-limits=false too.
+	WritesPerMinute int
+}
+
+// DefaultSettings are music's settings when none are given.
+func DefaultSettings() Settings { return Settings{WritesPerMinute: 30} }
+
+// Validate checks the settings after parsing (config.Config.Validate).
+func (s *Settings) Validate() error {
+	if s.WritesPerMinute < 0 {
+		return fmt.Errorf("music-writes-per-minute %d: want 0 or more", s.WritesPerMinute)
+	}
+	return nil
+}
+
+// settingsFlags declares Settings: --music-writes-per-minute.
+func settingsFlags(cs *config.Settings) any {
+	s := DefaultSettings()
+	cs.Int(&s.WritesPerMinute, "music-writes-per-minute", "TUTTI_MUSIC_WRITES_PER_MINUTE", s.WritesPerMinute,
+		"posts, comments, likes and friend requests a user may send per minute, each in bursts; 0 means no limit")
+	return &s
 }
 
 // LoadDemo implements module.Demoer.

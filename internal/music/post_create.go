@@ -80,16 +80,26 @@ func (a *App) audioCreate(w http.ResponseWriter, r *http.Request) {
 }
 
 // shareFailed answers a refused share: the discovery page again with what
-// was typed and the messages at their fields (422), or the error.
+// was typed and the messages at their fields (422; past the rate limit,
+// 429 with Retry-After and the wait at the form's first field), or the
+// error.
 func (a *App) shareFailed(w http.ResponseWriter, r *http.Request, f *shareForm, err error) {
 	e := errs.As(err)
-	if e.Kind != errs.Invalid || web.WantsJSON(r) {
+	if (e.Kind != errs.Invalid && e.Kind != errs.TooMany) || web.WantsJSON(r) {
 		a.Site.Error(w, r, err)
 		return
 	}
+	status, first := http.StatusUnprocessableEntity, "url"
+	if f.Audio {
+		first = "audio"
+	}
 	f.Errors = e.Fields
-	if len(f.Errors) == 0 && f.Audio {
-		f.Errors = map[string]string{"audio": e.Message}
+	if e.Kind == errs.TooMany {
+		status, f.Errors = http.StatusTooManyRequests, nil
+		web.SetRetryAfter(w.Header(), e.RetryAfter)
+	}
+	if len(f.Errors) == 0 {
+		f.Errors = map[string]string{first: e.Message}
 	}
 	r.URL.RawQuery = ""
 	p, perr := a.discoveryView(r, me(r), f)
@@ -97,7 +107,7 @@ func (a *App) shareFailed(w http.ResponseWriter, r *http.Request, f *shareForm, 
 		a.Site.Error(w, r, perr)
 		return
 	}
-	a.Site.Render(w, r, http.StatusUnprocessableEntity, a.musicPage(p))
+	a.Site.Render(w, r, status, a.musicPage(p))
 }
 
 // parsePeaks reads the browser's peaks: comma-separated numbers 0-255, at

@@ -33,6 +33,7 @@ type Service struct {
 	gone     sync.Map       // a deleted account's audio posts (user id: []int64), between ForgetAccount and AccountForgotten
 	board    *tags.Board    // the trending hashtags (nil: none)
 	people   *auth.Service  // people search (FindPeople)
+	limits   Limits         // the pace of posts, comments, likes, friend requests (UseLimits)
 	// unread is told of each user a write notified, with their unread
 	// count, after the commit (App: the live streams); nil: nobody.
 	unread func(ctx context.Context, user, count int64)

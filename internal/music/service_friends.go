@@ -16,6 +16,11 @@ func (s *Service) Relate(ctx context.Context, u *auth.User, name, verb string) e
 	if u == nil {
 		return errSignIn
 	}
+	if verb == "befriend" {
+		if err := paced(ctx, s.limits.Friends, u, "sending friend requests"); err != nil {
+			return err
+		}
+	}
 	p, err := s.store.Profile(ctx, u.ID, name)
 	if err != nil {
 		return err

@@ -19,6 +19,9 @@ func (s *Service) Share(ctx context.Context, u *auth.User, d Draft) (int64, erro
 	if _, err := d.Clean(); err != nil {
 		return 0, err
 	}
+	if err := paced(ctx, s.limits.Posts, u, "posting"); err != nil {
+		return 0, err
+	}
 	var id int64
 	err := s.write(ctx, func(ctx context.Context, tx *db.Tx) (err error) {
 		id, err = s.store.insert(ctx, tx, newPost{Author: u.ID, URL: d.URL, Comment: d.Comment, Visibility: d.Visibility,
@@ -51,6 +54,9 @@ func (s *Service) CommentAt(ctx context.Context, u *auth.User, id int64, body st
 	if err != nil {
 		return nil, err
 	}
+	if err := paced(ctx, s.limits.Comments, u, "commenting"); err != nil {
+		return nil, err
+	}
 	var c Comment
 	var sent social.Sent
 	if err := s.write(ctx, func(ctx context.Context, tx *db.Tx) (err error) {
@@ -70,6 +76,11 @@ func (s *Service) CommentAt(ctx context.Context, u *auth.User, id int64, body st
 func (s *Service) Like(ctx context.Context, u *auth.User, id int64, on bool) (int64, error) {
 	if u == nil {
 		return 0, errSignIn
+	}
+	if on {
+		if err := paced(ctx, s.limits.Likes, u, "liking"); err != nil {
+			return 0, err
+		}
 	}
 	var n int64
 	var sent social.Sent
