@@ -25,7 +25,9 @@ type deriveArgs struct {
 //  1. A forgotten upload, or one no longer pending: nothing to do.
 //  2. One superseded by a newer upload of (kind, ref) is deleted.
 //  3. Each derivation not yet stored is made from the original and stored;
-//     one refusing the file (errs.Invalid) marks the upload failed.
+//     one refusing the file (errs.Invalid), or failing on the job's last
+//     attempt, marks the upload failed and tells the app (OnFailed): the
+//     upload is never left pending by a job that gave up.
 //  4. OnReady tells the app, which shows the new files from now on.
 //  5. The older uploads' files are deleted, then, in one transaction, their
 //     rows, and the upload is marked ready: once it is, everything the
@@ -53,7 +55,11 @@ func (s *Service) deriveJob(ctx context.Context, j *jobs.Job) error {
 		}
 		return s.drop(ctx, f.ID)
 	}
-	if failed, err := s.derive(ctx, k, f); err != nil || failed {
+	failed, err := s.derive(ctx, k, f)
+	if err != nil && j.Attempts >= j.MaxAttempts && ctx.Err() == nil {
+		failed, err = true, s.fail(ctx, k, f, err) // the last attempt: give up, and say so
+	}
+	if err != nil || failed {
 		return err
 	}
 	if f, err = get(ctx, s.db, f.ID); err != nil {
@@ -95,7 +101,7 @@ func (s *Service) derive(ctx context.Context, k *Kind, f *File) (failed bool, er
 	}
 	src, cleanup, err := s.openAt(ctx, f.Key)
 	if errs.KindOf(err) == errs.NotFound {
-		return true, s.fail(ctx, f, errors.New("the original is missing"))
+		return true, s.fail(ctx, k, f, errors.New("the original is missing"))
 	}
 	if err != nil {
 		return false, err
@@ -108,7 +114,7 @@ func (s *Service) derive(ctx context.Context, k *Kind, f *File) (failed bool, er
 		out, err := d.Make(ctx, Source{R: src, Size: f.Size, Type: f.Type, Meta: f.Meta})
 		if err != nil {
 			if errs.KindOf(err) == errs.Invalid {
-				return true, s.fail(ctx, f, err)
+				return true, s.fail(ctx, k, f, err)
 			}
 			return false, fmt.Errorf("media: %s %d: %s: %w", f.Kind, f.ID, d.Name, err)
 		}
@@ -142,8 +148,10 @@ func (s *Service) derive(ctx context.Context, k *Kind, f *File) (failed bool, er
 	return false, nil
 }
 
-// fail marks f failed, keeping why in its meta.
-func (s *Service) fail(ctx context.Context, f *File, why error) error {
+// fail tells the app that pending upload f failed (k.OnFailed), then
+// marks it failed, keeping why in its meta. If the app's write fails, f
+// stays pending and the job runs again (or, out of attempts, is dead).
+func (s *Service) fail(ctx context.Context, k *Kind, f *File, why error) error {
 	s.log.Info("media: upload failed", "kind", f.Kind, "id", f.ID, "why", why)
 	meta := Meta{}
 	for k, v := range f.Meta {
@@ -152,6 +160,13 @@ func (s *Service) fail(ctx context.Context, f *File, why error) error {
 	meta["error"] = errs.As(why).Message
 	if meta["error"] == "" {
 		meta["error"] = why.Error()
+	}
+	if k.OnFailed != nil {
+		failed := *f
+		failed.Status, failed.Meta = Failed, meta
+		if err := k.OnFailed(ctx, &failed); err != nil {
+			return fmt.Errorf("media: %s %d failed: %w", f.Kind, f.ID, err)
+		}
 	}
 	return s.db.WithTx(ctx, func(tx *db.Tx) error {
 		_, err := setStatus(ctx, tx, f.ID, Pending, Failed, meta)

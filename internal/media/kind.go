@@ -36,6 +36,12 @@ type Kind struct {
 	// is not called for an upload superseded by a newer one of the same
 	// (kind, ref).
 	OnReady func(ctx context.Context, f *File) error
+	// OnFailed is called by the job once the upload is marked failed: a
+	// derivation refused it (errs.Invalid), the original is missing, or
+	// the job's last attempt failed. f.Meta["error"] says why. The app
+	// shows its author that the file could not be read (an idempotent
+	// write). nil: nobody is told.
+	OnFailed func(ctx context.Context, f *File) error
 
 	// Messages shown beside the field; "" takes the default.
 	WrongType string // the type is not one of Types
@@ -47,7 +53,8 @@ type Derivation struct {
 	Name    string // the variant: "256", "waveform"
 	Private bool   // stored under PrivatePrefix (else public, under the kind's Dir)
 	// Make makes the file from the original (src: its bytes). An error of
-	// kind errs.Invalid marks the upload failed; others are retried.
+	// kind errs.Invalid marks the upload failed at once; others are
+	// retried, and mark it failed on the job's last attempt.
 	Make func(ctx context.Context, src Source) (Output, error)
 }
 

@@ -355,3 +355,38 @@ func TestDemoAudio(t *testing.T) {
 		t.Fatalf("the demo's audio shows %d ticks; want 2, with their moments in the comments", n)
 	}
 }
+
+// TestAudioUnreadable: an audio whose container reads well (the upload's
+// checks pass) but whose stream the waveform job cannot decode is not
+// left "processing": its author sees that it could not be read, with a
+// button that deletes it; nobody else sees it; no job is left to retry.
+func TestAudioUnreadable(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		ann, bob := signUp(t, m, "ann"), signUp(t, m, "bob")
+		befriend(t, ann, bob)
+		bad := fixture(t, "tone.flac")
+		for i := len(bad) / 8; i < len(bad)/8+len(bad)/2; i++ { // frames scrambled, STREAMINFO and length intact
+			bad[i] ^= 0x5a
+		}
+		res, body := ann.upload("scrambled.flac", bad, map[string]string{"comment": "a scrambled memo", "visibility": "public"}, nil)
+		loc := apptest.WantRedirect(t, res, body)
+		apptest.SettleMedia(t, m)
+		res, page := ann.Get(loc)
+		apptest.WantStatus(t, res, page, 200)
+		if !strings.Contains(page, "could not read this audio") || strings.Contains(page, "Processing") ||
+			!strings.Contains(page, `action="`+loc+`/delete"`) {
+			t.Fatalf("the author's post does not say it could not be read, with a delete button:\n%.4000s", page)
+		}
+		res, body = bob.Get(loc)
+		apptest.WantStatus(t, res, body, 404)
+		var left int64
+		if err := m.DB.QueryRow(context.Background(), "SELECT count(*) FROM jobs WHERE state IN ('ready', 'running')").Scan(&left); err != nil || left != 0 {
+			t.Errorf("%d jobs left to run (%v); want none", left, err)
+		}
+		res, body = ann.Post(loc+"/delete", nil)
+		apptest.WantStatus(t, res, body, http.StatusSeeOther)
+		if n := count(t, m, "music_posts"); n != 0 {
+			t.Errorf("%d posts after deleting; want 0", n)
+		}
+	})
+}

@@ -82,20 +82,23 @@ func (s *Service) audioKind() media.Kind {
 		},
 		Derive:    []media.Derivation{{Name: waveVariant, Private: true, Make: makeWaveform}},
 		OnReady:   s.onAudioReady,
+		OnFailed:  s.onAudioFailed,
 		WrongType: audio.ErrUnsupported.Message,
 		TooLarge:  fmt.Sprintf("This file is larger than %d MB: choose a smaller one, or a shorter recording.", MaxAudioBytes>>20),
 	}
 }
 
 // makeWaveform decodes the original into Bars peaks (the job's
-// derivation). A file this server cannot decode (AAC without ffmpeg)
-// gives no peaks: the post keeps those the browser sent.
+// derivation). A file this server has no decoder for (AAC without ffmpeg)
+// gives no peaks: the post keeps those the browser sent. A stream the
+// decoder cannot read (errs.Invalid) refuses the file: the upload fails
+// and onAudioFailed tells its author (unless their browser could read it).
 func makeWaveform(ctx context.Context, src media.Source) (media.Output, error) {
 	peaks, err := audio.Peaks(ctx, src.R, src.Size, Bars)
-	if errors.Is(err, audio.ErrNoDecoder) || errs.KindOf(err) == errs.Invalid {
+	if errors.Is(err, audio.ErrNoDecoder) {
 		// Probe read the container whole; a codec this server cannot
-		// decode, or a stream its decoder stumbles on, still plays in
-		// browsers: the post shows the browser's peaks (or none).
+		// decode still plays in browsers: the post shows the browser's
+		// peaks (or none).
 		return media.Output{Data: []byte{0}, Type: "application/octet-stream", Ext: ".peaks",
 			Meta: media.Meta{"decoded": false}}, nil
 	}
@@ -127,6 +130,21 @@ func (s *Service) onAudioReady(ctx context.Context, f *media.File) error {
 		return s.store.audioReady(ctx, tx, f.Ref, f.ID, peaks, int64(ms))
 	})
 	if errs.KindOf(err) == errs.NotFound { // the post is gone
+		return nil
+	}
+	return err
+}
+
+// onAudioFailed is told that an audio post's file could not be read (its
+// waveform job refused it, or gave up): the post shows its author "could
+// not read this audio" with a delete button, or, with peaks from the
+// browser (which could read it), is shown as ready with them.
+func (s *Service) onAudioFailed(ctx context.Context, f *media.File) error {
+	ms, _ := f.Meta["duration_ms"].(float64) // JSON
+	err := s.write(ctx, func(ctx context.Context, tx *db.Tx) error {
+		return s.store.audioFailed(ctx, tx, f.Ref, f.ID, int64(ms))
+	})
+	if errs.KindOf(err) == errs.NotFound { // the post is gone, or not processing
 		return nil
 	}
 	return err

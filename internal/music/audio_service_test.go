@@ -219,3 +219,37 @@ func TestPlaysUnderACrowd(t *testing.T) {
 		t.Logf("%d listens by %d listeners in %s: %.0f/s", plays, listeners, took.Round(time.Millisecond), float64(plays)/took.Seconds())
 	})
 }
+
+// TestAudioFailed: a file the server could not read shows its author that
+// it failed (the post stays theirs only); with peaks from the browser,
+// which could read it, the post is shown as ready with them instead.
+func TestAudioFailed(t *testing.T) {
+	eachDB(t, func(t *testing.T, w *world) {
+		post := func(peaks []byte) int64 {
+			var id int64
+			w.must(w.s.write(w.ctx, func(ctx context.Context, tx *db.Tx) (err error) {
+				id, err = w.s.store.insert(ctx, tx, newPost{Author: w.ann.ID, Visibility: Public, At: w.s.now().UnixMilli(),
+					Audio: true, Peaks: peaks})
+				return err
+			}))
+			w.must(w.s.onAudioFailed(w.ctx, &media.File{ID: 70 + id, Ref: id, Status: media.Failed,
+				Meta: media.Meta{"duration_ms": float64(2500), "error": "damaged"}}))
+			return id
+		}
+		bare, browser := post(nil), post([]byte{9, 99})
+		p, err := w.s.Post(w.ctx, w.ann, bare)
+		w.must(err)
+		if !p.Failed || p.Ready {
+			t.Errorf("without the browser's peaks: failed %v, ready %v; want failed, not ready", p.Failed, p.Ready)
+		}
+		if _, err := w.s.Post(w.ctx, w.bob, bare); errs.KindOf(err) != errs.NotFound {
+			t.Errorf("a friend reads the failed post: %v; want not found", err)
+		}
+		p, err = w.s.Post(w.ctx, w.bob, browser)
+		w.must(err)
+		if p.Failed || !p.Ready || !bytes.Equal(p.Peaks, []byte{9, 99}) || p.DurationMS != 2500 {
+			t.Errorf("with the browser's peaks: failed %v, ready %v, peaks %v, %d ms; want ready with them, 2500 ms",
+				p.Failed, p.Ready, p.Peaks, p.DurationMS)
+		}
+	})
+}

@@ -34,6 +34,25 @@ func (s *Store) audioReady(ctx context.Context, tx *db.Tx, id, mediaID int64, pe
 	return err
 }
 
+// audioFailed records that the file mediaID of audio post id could not
+// be read (the waveform job refused it or gave up): with peaks from the
+// browser (it could decode the file: it plays there) the post is shown as
+// ready with them; without, it stays its author's only, marked failed.
+// Only a post still processing changes.
+func (s *Store) audioFailed(ctx context.Context, tx *db.Tx, id, mediaID, durationMS int64) error {
+	res, err := tx.Exec(ctx, `UPDATE music_posts SET media_id = ?, duration_ms = ?,
+			ready = CASE WHEN peaks IS NULL THEN 0 ELSE 1 END, failed = CASE WHEN peaks IS NULL THEN 1 ELSE 0 END, changed_at = ?
+		WHERE id = ? AND kind = 'audio' AND ready = 0`, mediaID, durationMS, s.now().UnixMilli(), id)
+	if err != nil {
+		return fmt.Errorf("music: audio failed: %w", err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return errs.ErrNotFound
+	}
+	_, err = bump(ctx, tx)
+	return err
+}
+
 // play counts a listen of audio post id by user (0: a visitor), who must
 // see it (the original, for a repost); a post that is not an audio is
 // not found.

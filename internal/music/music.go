@@ -36,6 +36,7 @@ type Post struct {
 	Peaks      []byte
 	Plays      int64
 	Ready      bool
+	Failed     bool // the server could not read its file: its author sees so (never Ready)
 
 	// The viewer's view of the post (of the original, for a repost).
 	Liked  bool

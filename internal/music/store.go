@@ -96,7 +96,7 @@ const postCols = `p.id, u.id, u.username, u.display_name, u.avatar, p.kind, p.ur
 	COALESCE(o.kind, ''), COALESCE(o.url, ''), COALESCE(o.comment, ''), COALESCE(o.visibility, ''), COALESCE(o.media_id, 0),
 	COALESCE(o.comments_off, 0), COALESCE(o.likes, 0), COALESCE(o.comments, 0), COALESCE(o.reposts, 0),
 	COALESCE(o.created_at, 0), COALESCE(o.changed_at, 0),
-	p.duration_ms, p.peaks, p.plays, p.ready, COALESCE(o.duration_ms, 0), o.peaks, COALESCE(o.plays, 0), COALESCE(o.ready, 1),
+	p.duration_ms, p.peaks, p.plays, p.ready, p.failed, COALESCE(o.duration_ms, 0), o.peaks, COALESCE(o.plays, 0), COALESCE(o.ready, 1),
 	EXISTS (SELECT 1 FROM music_likes l WHERE l.post_id = COALESCE(o.id, p.id) AND l.user_id = ?)`
 
 const postFrom = ` FROM music_posts p JOIN users u ON u.id = p.author_id
@@ -110,7 +110,7 @@ func scanPost(sc interface{ Scan(...any) error }) (Post, error) {
 		&p.Comment, &p.Visibility, &p.MediaID, &off, &p.Likes, &p.Comments, &p.Reposts, &created, &p.ChangedAt,
 		&o.ID, &o.Author.ID, &o.Author.Username, &o.Author.DisplayName, &o.Author.Avatar,
 		&o.Kind, &o.URL, &o.Comment, &o.Visibility, &o.MediaID, &ooff, &o.Likes, &o.Comments, &o.Reposts,
-		&ocreated, &o.ChangedAt, &p.DurationMS, &p.Peaks, &p.Plays, &p.Ready, &o.DurationMS, &o.Peaks, &o.Plays, &o.Ready,
+		&ocreated, &o.ChangedAt, &p.DurationMS, &p.Peaks, &p.Plays, &p.Ready, &p.Failed, &o.DurationMS, &o.Peaks, &o.Plays, &o.Ready,
 		&liked)
 	if err != nil {
 		return p, err
