@@ -148,7 +148,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Main, error
 	// One budget for the decoding of every uploaded picture of the process.
 	images := files.NewImageBudget(files.DefaultImageBudget)
 	// media: uploads of every app; its derive job runs on m.Jobs.
-	if m.Media, err = media.New(media.Deps{DB: d, Files: m.Files, Jobs: m.Jobs, Log: log, TempDir: filepath.Join(cfg.DataDir, "tmp")}); err != nil {
+	if m.Media, err = media.New(media.Deps{DB: d, Files: m.Files, Jobs: m.Jobs, Log: log, TempDir: filepath.Join(cfg.DataDir, "tmp"), Objects: m.Objects}); err != nil {
 		m.Close()
 		return nil, err
 	}

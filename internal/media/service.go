@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tutti-dev/tutti/internal/cache"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/files"
 	"github.com/tutti-dev/tutti/internal/jobs"
@@ -66,6 +67,9 @@ type Deps struct {
 	// memory); "": os.TempDir().
 	TempDir string
 	Now     func() time.Time
+	// Objects keeps the files Get read once they are ready or failed (in
+	// --cache-bytes); nil: a small cache of the service's own.
+	Objects *cache.Objects
 }
 
 // Service keeps uploads: the kinds registered by the apps, their originals
@@ -77,6 +81,7 @@ type Service struct {
 	log   *slog.Logger
 	tmp   string
 	now   func() time.Time
+	kept  *cache.Decoded[int64, *File] // Get's files once they no longer change
 
 	mu    sync.Mutex
 	kinds map[string]*Kind
@@ -98,7 +103,8 @@ func New(d Deps) (*Service, error) {
 		return nil, fmt.Errorf("media: %w", err)
 	}
 	s := &Service{db: d.DB, files: d.Files, jobs: d.Jobs, log: d.Log, tmp: d.TempDir, now: d.Now,
-		kinds: map[string]*Kind{}, done: make(chan struct{})}
+		kinds: map[string]*Kind{}, done: make(chan struct{}),
+		kept: cache.NewDecoded[int64, *File](d.Objects, "media files", 0, nil)}
 	if d.Jobs != nil {
 		d.Jobs.Handle(DeriveJob, s.deriveJob)
 	}
@@ -171,9 +177,24 @@ func (s *sized) Len() int {
 	return int(s.Size() - cur)
 }
 
-// Get is the file id with its derived files, or errs.ErrNotFound.
+// Get is the file id with its derived files, or errs.ErrNotFound. The
+// result is shared: read it, never change it.
+//
+// A file that is ready or failed no longer changes (its key, type, size
+// and derived files are fixed by then): it is kept in the object cache
+// by id, so that serving it again (an audio's every Range request) costs
+// no query. It can only be deleted: an entry kept after that names a
+// key that is gone, which storage answers as not found; and the app
+// checks first that what the file belongs to (a post) still exists.
 func (s *Service) Get(ctx context.Context, id int64) (*File, error) {
-	return get(ctx, s.db, id)
+	if f, ok := s.kept.Hit(id, 0); ok {
+		return f, nil
+	}
+	f, err := get(ctx, s.db, id)
+	if err != nil || f.Status == Pending {
+		return f, err
+	}
+	return s.kept.Get(ctx, id, 0, func(context.Context) (*File, error) { return f, nil })
 }
 
 // Latest is the newest original of (kind, ref) that is ready, or

@@ -390,3 +390,31 @@ func TestAudioUnreadable(t *testing.T) {
 		}
 	})
 }
+
+// TestAudioRangeStatements: a listener's Range request costs one
+// statement (the post, with whether they may see it): the file's row is
+// read once, then kept by id (media.Service.Get, the object cache).
+func TestAudioRangeStatements(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, m *app.Main) {
+		ann, bob := signUp(t, m, "ann"), signUp(t, m, "bob")
+		befriend(t, ann, bob)
+		priv := ann.shareAudio("tone.wav", "for friends", "friends")
+		pub := ann.shareAudio("tone.wav", "for all", "public")
+		apptest.SettleMedia(t, m)
+		for _, c := range []struct {
+			who  *person
+			name string
+			id   string
+		}{{bob, "a friend", priv}, {visitorOf(t, m), "a visitor", pub}} {
+			c.who.Get("/") // the session and user come from memory for every count
+			for i := range 3 {
+				q0 := apptest.Queries(m)
+				res, part := c.who.Do(http.MethodGet, "/music/p/"+c.id+"/audio", nil, http.Header{"Range": {fmt.Sprintf("bytes=%d-%d", 100*i, 100*i+99)}})
+				apptest.WantStatus(t, res, part, http.StatusPartialContent)
+				if n := apptest.Queries(m) - q0; i > 0 && n != 1 {
+					t.Errorf("%s's range request %d cost %d statements; want 1", c.name, i+1, n)
+				}
+			}
+		}
+	})
+}
