@@ -37,38 +37,51 @@ var errNoUploads = errs.Fields(map[string]string{"audio": "Audio cannot be uploa
 // nothing is stored. The post (kind 'audio', ready = 0) is shown to its
 // author only, as processing, until the media.derive job has made its
 // waveform; then the kind's OnReady stores peaks and duration_ms and sets
-// ready = 1. Seeders: run media.Service.Wait (or the job workers) to
+// ready = 1 (a file the job cannot read: OnFailed marks the post failed,
+// shown to its author as such). Seeders: run media.Service.Wait (or the job workers) to
 // finish the posts.
 func (s *Service) ShareAudio(ctx context.Context, u *auth.User, d AudioDraft, r io.Reader) (int64, error) {
-	if u == nil {
-		return 0, errSignIn
-	}
-	if err := d.clean(); err != nil {
+	if err := s.canShareAudio(u, &d); err != nil {
 		return 0, err
-	}
-	if s.media == nil {
-		return 0, errNoUploads
 	}
 	up, err := s.media.Read(ctx, r, "audio", AudioKind)
 	if err != nil {
 		return 0, err
 	}
 	defer up.Close()
-	return s.ShareUpload(ctx, u, d, up)
+	return s.shareUpload(ctx, u, d, up)
 }
 
 // ShareUpload is ShareAudio for a file read by media.ReadForm (checked
 // already as AudioKind; nil: none chosen, a field error).
 func (s *Service) ShareUpload(ctx context.Context, u *auth.User, d AudioDraft, up *media.Upload) (int64, error) {
-	if u == nil {
-		return 0, errSignIn
-	}
-	if err := d.clean(); err != nil {
+	if err := s.canShareAudio(u, &d); err != nil {
 		return 0, err
 	}
+	return s.shareUpload(ctx, u, d, up)
+}
+
+// canShareAudio checks, before any file is read or kept, that u is signed
+// in, that draft d is clean (cleaning it) and that this server keeps
+// files.
+func (s *Service) canShareAudio(u *auth.User, d *AudioDraft) error {
+	if u == nil {
+		return errSignIn
+	}
+	if err := d.clean(); err != nil {
+		return err
+	}
+	if s.media == nil {
+		return errNoUploads
+	}
+	return nil
+}
+
+// shareUpload posts the checked draft d with the file up (nil: none
+// chosen), within u's posting pace: the post, then its file; nothing is
+// kept if either fails.
+func (s *Service) shareUpload(ctx context.Context, u *auth.User, d AudioDraft, up *media.Upload) (int64, error) {
 	switch {
-	case s.media == nil:
-		return 0, errNoUploads
 	case up == nil:
 		return 0, errNoAudio
 	case up.Kind == nil || up.Kind.Name != AudioKind:
