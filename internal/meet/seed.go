@@ -7,8 +7,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
-
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/load"
 )
@@ -45,16 +43,8 @@ type SeedParticipant struct {
 func Seed(ctx context.Context, d *db.DB, size SeedSize, idsPath string, progress io.Writer, seed uint64) (*SeedIDs, error) {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	total := size.Polls + size.Participants + size.Timeframes + size.Comments
-	var bar *progressbar.ProgressBar
-	if progress != nil {
-		bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(progress), progressbar.OptionSetDescription("seeding meet"),
-			progressbar.OptionShowCount(), progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
-	}
-	step := func(n int) {
-		if bar != nil {
-			bar.Add(n)
-		}
-	}
+	bar := load.NewSeedProgress(progress, "meet", total)
+	step := bar.Step
 	var base int64
 	if err := db.Scan(d.QueryRow(ctx, `SELECT COALESCE(MAX(id), 0) FROM meet_participants`), &base); err != nil {
 		return nil, fmt.Errorf("meet: seed: %w", err)
@@ -126,13 +116,8 @@ func Seed(ctx context.Context, d *db.DB, size SeedSize, idsPath string, progress
 	if err := d.ResetSequences(ctx, "meet_participants", "meet_timeframes", "meet_comments"); err != nil {
 		return nil, fmt.Errorf("meet: seed: %w", err)
 	}
-	if bar != nil {
-		bar.Finish()
-	}
-	if idsPath != "" {
-		if err := load.WriteSeedFile(idsPath, ids); err != nil {
-			return nil, err
-		}
+	if err := bar.Done(idsPath, ids); err != nil {
+		return nil, err
 	}
 	return ids, nil
 }

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
-
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/files"
@@ -114,17 +112,8 @@ func Seed(ctx context.Context, d *db.DB, st files.Storage, size SeedSize, passwo
 	}
 	rng := rand.New(rand.NewPCG(seed, seed^0x6a09e667f3bcc909))
 	posts := size.Songs + size.Audios
-	var bar *progressbar.ProgressBar
-	if progress != nil {
-		bar = progressbar.NewOptions(size.Users+posts+size.Audios+size.Comments+size.Likes+2*(size.Users-1+size.Friendships),
-			progressbar.OptionSetWriter(progress), progressbar.OptionSetDescription("seeding music"),
-			progressbar.OptionShowCount(), progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
-	}
-	step := func(n int) {
-		if bar != nil {
-			bar.Add(n)
-		}
-	}
+	bar := load.NewSeedProgress(progress, "music", size.Users+posts+size.Audios+size.Comments+size.Likes+2*(size.Users-1+size.Friendships))
+	step := bar.Step
 	now := time.Now()
 	ids := &SeedIDs{Password: password, Tags: seedTags}
 	userIDs, names, err := auth.SeedUsers(ctx, d, size.Users, password, now, step)
@@ -333,13 +322,8 @@ func Seed(ctx context.Context, d *db.DB, st files.Storage, size SeedSize, passwo
 	if _, err := d.SQL().ExecContext(ctx, `UPDATE music_meta SET version = version + 1 WHERE id = 1`); err != nil {
 		return nil, fmt.Errorf("music: seed: version: %w", err)
 	}
-	if bar != nil {
-		bar.Finish()
-	}
-	if idsPath != "" {
-		if err := load.WriteSeedFile(idsPath, ids); err != nil {
-			return nil, err
-		}
+	if err := bar.Done(idsPath, ids); err != nil {
+		return nil, err
 	}
 	return ids, nil
 }

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
-
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/load"
@@ -47,16 +45,8 @@ func Seed(ctx context.Context, d *db.DB, size SeedSize, password, idsPath string
 	}
 	rng := rand.New(rand.NewPCG(seed, seed^0x2545f4914f6cdd1d))
 	total := size.Users + size.Roars + size.Likes + size.Follows
-	var bar *progressbar.ProgressBar
-	if progress != nil {
-		bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(progress), progressbar.OptionSetDescription("seeding roar"),
-			progressbar.OptionShowCount(), progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
-	}
-	step := func(n int) {
-		if bar != nil {
-			bar.Add(n)
-		}
-	}
+	bar := load.NewSeedProgress(progress, "roar", total)
+	step := bar.Step
 	var roarBase int64
 	if err := db.Scan(d.QueryRow(ctx, `SELECT COALESCE(MAX(id), 0) FROM roars`), &roarBase); err != nil {
 		return nil, fmt.Errorf("roar: seed: %w", err)
@@ -171,13 +161,8 @@ func Seed(ctx context.Context, d *db.DB, size SeedSize, password, idsPath string
 	if _, err := d.SQL().ExecContext(ctx, `UPDATE roar_meta SET version = version + 1 WHERE id = 1`); err != nil {
 		return nil, fmt.Errorf("roar: seed: version: %w", err)
 	}
-	if bar != nil {
-		bar.Finish()
-	}
-	if idsPath != "" {
-		if err := load.WriteSeedFile(idsPath, ids); err != nil {
-			return nil, err
-		}
+	if err := bar.Done(idsPath, ids); err != nil {
+		return nil, err
 	}
 	return ids, nil
 }
