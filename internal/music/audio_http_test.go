@@ -393,9 +393,11 @@ func TestAudioUnreadable(t *testing.T) {
 
 // TestAudioRangeStatements: a listener's Range request costs one
 // statement (the post, with whether they may see it): the file's row is
-// read once, then kept by id (media.Service.Get, the object cache).
+// read once, then kept by id (media.Service.Get, the object cache). A
+// count of one process with its caches warm: in the cluster, nginx sends
+// each request to either instance, each with caches of its own.
 func TestAudioRangeStatements(t *testing.T) {
-	apptest.Each(t, func(t *testing.T, m *app.Main) {
+	apptest.EachInstance(t, func(t *testing.T, m *app.Main) {
 		ann, bob := signUp(t, m, "ann"), signUp(t, m, "bob")
 		befriend(t, ann, bob)
 		priv := ann.shareAudio("tone.wav", "for friends", "friends")

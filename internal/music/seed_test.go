@@ -194,12 +194,22 @@ func TestLoadCriticalCrowded(t *testing.T) {
 	})
 }
 
+// unpaced turns music's posting limits off on every instance of m, as a
+// load run's --rate-limits=false does: the scenario's few seeded people
+// post and upload more than a burst's worth in a second.
+func unpaced(t *testing.T, m *app.Main) {
+	for _, inst := range apptest.Instances(m) {
+		apptest.AppOf[*music.App](t, inst).Service().UseLimits(music.Limits{})
+	}
+}
+
 // critical runs the music scenario on m for two seconds at rate new
 // people a second, think the longest pause, and checks its outcome.
 func critical(t *testing.T, m *app.Main, file string, rate float64, think string) {
 	t.Helper()
 	{
 		m.Auth.SetLimits(auth.Limits{})
+		unpaced(t, m)
 		u, _ := url.Parse(m.URL())
 		sc, err := music.LoadScenarios()["music"](load.Options{Target: u, SeedFile: file, Params: map[string]string{"think": think}})
 		if err != nil {
@@ -334,6 +344,7 @@ func TestLoadListen(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, m *app.Main) {
 		_, file := seedSmall(t, m)
 		m.Auth.SetLimits(auth.Limits{})
+		unpaced(t, m)
 		u, _ := url.Parse(m.URL())
 		for _, pace := range []string{"fast", "play"} {
 			sc, err := music.LoadScenarios()["music-listen"](load.Options{Target: u, SeedFile: file,
