@@ -374,14 +374,23 @@ func Await[T any](ctx context.Context, w *Writer, id string, d time.Duration, fi
 	if got != nil || err != nil || d <= 0 {
 		return got, err
 	}
+	if ok, err := Wait(ctx, written, d); !ok {
+		return nil, err
+	}
+	return find(ctx)
+}
+
+// Wait waits up to d for written (a channel of Listen): whether it was
+// written by then; ctx's error if ctx ends first.
+func Wait(ctx context.Context, written <-chan struct{}, d time.Duration) (bool, error) {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-written:
+		return true, nil
 	case <-t.C:
-		return nil, nil
+		return false, nil
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return false, ctx.Err()
 	}
-	return find(ctx)
 }

@@ -416,16 +416,7 @@ func (s *Service) PayWritten(ctx context.Context, en *Entry, card, shown string,
 		reg, err := s.Written(ctx, h.ID, d)
 		return reg != nil, err
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-written:
-		return true, nil
-	case <-t.C:
-		return false, nil
-	case <-ctx.Done():
-		return false, ctx.Err()
-	}
+	return checkout.Wait(ctx, written, d)
 }
 
 // errTotalChanged: the amount to pay is not the one on the runner's page.
