@@ -187,6 +187,10 @@ func (d *Decoded[K, V]) Get(ctx context.Context, k K, version int64, load func(c
 	return d.load(ctx, k, version, load)
 }
 
+// Keep keeps v as k's value at version (unless a newer version is kept),
+// for a caller that read it itself and decides whether it may be kept.
+func (d *Decoded[K, V]) Keep(k K, version int64, v V) { d.keep(d.objKey(k), version, v) }
+
 // Forget drops k's entry, whatever its version.
 func (d *Decoded[K, V]) Forget(k K) { d.o.c.Invalidate(d.objKey(k)) }
 

@@ -191,10 +191,10 @@ func (s *Service) Get(ctx context.Context, id int64) (*File, error) {
 		return f, nil
 	}
 	f, err := get(ctx, s.db, id)
-	if err != nil || f.Status == Pending {
-		return f, err
+	if err == nil && f.Status != Pending {
+		s.kept.Keep(id, 0, f)
 	}
-	return s.kept.Get(ctx, id, 0, func(context.Context) (*File, error) { return f, nil })
+	return f, err
 }
 
 // Latest is the newest original of (kind, ref) that is ready, or
