@@ -61,9 +61,8 @@ func (s *Service) emailPost(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	if ok, retry := s.lim().EmailPerUser.Allow(ctx, UsernameKey(u.Username)); !ok {
 		e := errs.As(tooMany(retry, "Too many address changes."))
-		web.SetRetryAfter(w.Header(), e.RetryAfter) // the form again, with the wait
 		private(w)
-		s.Site.Render(w, r, http.StatusTooManyRequests, EmailPage(s, s.head(r, "E-mail address"), u, email, map[string]string{"": e.Message}, ""))
+		s.Site.Render(w, r, web.RefusedStatus(w.Header(), e), EmailPage(s, s.head(r, "E-mail address"), u, email, map[string]string{"": e.Message}, ""))
 		return
 	}
 	if _, err := s.mailing.jobs.Add(ctx, kindEmail, emailPayload{UserID: u.ID, Email: email, Base: s.mailing.base(r)}); err != nil {

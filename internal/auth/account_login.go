@@ -49,8 +49,7 @@ func (s *Service) loginPost(w http.ResponseWriter, r *http.Request) {
 			s.Site.Render(w, r, http.StatusUnauthorized, LoginPage(s, s.head(r, "Sign in"), in, map[string]string{"": e.Message}, ""))
 			return
 		case errs.TooMany: // the form again, with the wait (never the password)
-			web.SetRetryAfter(w.Header(), e.RetryAfter)
-			s.Site.Render(w, r, http.StatusTooManyRequests, LoginPage(s, s.head(r, "Sign in"), in, map[string]string{"": e.Message}, ""))
+			s.Site.Render(w, r, web.RefusedStatus(w.Header(), e), LoginPage(s, s.head(r, "Sign in"), in, map[string]string{"": e.Message}, ""))
 			return
 		}
 		s.Site.Error(w, r, err)

@@ -81,8 +81,7 @@ func passwordRefused(w http.ResponseWriter, err error, wrong string) (msg string
 	case errs.Invalid:
 		return wrong, http.StatusUnprocessableEntity, true
 	case errs.TooMany:
-		web.SetRetryAfter(w.Header(), e.RetryAfter)
-		return e.Message, http.StatusTooManyRequests, true
+		return e.Message, web.RefusedStatus(w.Header(), e), true
 	}
 	return "", 0, false
 }

@@ -59,8 +59,7 @@ func (s *Service) resetPost(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	if ok, retry := s.lim().ResetPerIP.Allow(ctx, web.ClientIP(r)); !ok {
 		e := errs.As(tooMany(retry, "Too many reset requests from here."))
-		web.SetRetryAfter(w.Header(), e.RetryAfter) // the form again, with the wait
-		s.Site.Render(w, r, http.StatusTooManyRequests,
+		s.Site.Render(w, r, web.RefusedStatus(w.Header(), e), // the form again, with the wait
 			ResetRequestPage(s, s.head(r, "Reset your password"), email, map[string]string{"": e.Message}, false))
 		return
 	}

@@ -33,8 +33,7 @@ func (s *Service) signupPost(w http.ResponseWriter, r *http.Request) {
 			s.Site.Render(w, r, http.StatusUnprocessableEntity, SignupPage(s, s.head(r, "Create your account"), trimmed(in), next, e.Fields))
 			return
 		case e.Kind == errs.TooMany: // the form again, with the wait
-			web.SetRetryAfter(w.Header(), e.RetryAfter)
-			s.Site.Render(w, r, http.StatusTooManyRequests, SignupPage(s, s.head(r, "Create your account"), trimmed(in), next, map[string]string{"": e.Message}))
+			s.Site.Render(w, r, web.RefusedStatus(w.Header(), e), SignupPage(s, s.head(r, "Create your account"), trimmed(in), next, map[string]string{"": e.Message}))
 			return
 		}
 		s.Site.Error(w, r, err)

@@ -40,12 +40,10 @@ func (a *App) commentCreate(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		p.CommentBody, p.CommentErr, p.CommentAt, p.AtErr = body, e.Fields["body"], at, e.Fields["at"]
-		status := http.StatusUnprocessableEntity
 		if e.Kind == errs.TooMany { // the wait, at the comment kept
-			status, p.CommentErr = http.StatusTooManyRequests, e.Message
-			web.SetRetryAfter(w.Header(), e.RetryAfter)
+			p.CommentErr = e.Message
 		}
-		a.Site.Render(w, r, status, a.musicPage(p))
+		a.Site.Render(w, r, web.RefusedStatus(w.Header(), e), a.musicPage(p))
 		return
 	}
 	if web.WantsJSON(r) {

@@ -89,18 +89,15 @@ func (a *App) shareFailed(w http.ResponseWriter, r *http.Request, f *shareForm, 
 		a.Site.Error(w, r, err)
 		return
 	}
-	status, first := http.StatusUnprocessableEntity, "url"
+	first := "url"
 	if f.Audio {
 		first = "audio"
 	}
 	f.Errors = e.Fields
-	if e.Kind == errs.TooMany {
-		status, f.Errors = http.StatusTooManyRequests, nil
-		web.SetRetryAfter(w.Header(), e.RetryAfter)
-	}
-	if len(f.Errors) == 0 {
+	if len(f.Errors) == 0 { // past the rate limit: the wait, at the first field
 		f.Errors = map[string]string{first: e.Message}
 	}
+	status := web.RefusedStatus(w.Header(), e)
 	r.URL.RawQuery = ""
 	p, perr := a.discoveryView(r, me(r), f)
 	if perr != nil {

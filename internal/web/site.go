@@ -181,6 +181,16 @@ func (s *Site) NotFound(w http.ResponseWriter, r *http.Request) {
 	s.Error(w, r, errs.ErrNotFound)
 }
 
+// RefusedStatus is the status of a form shown again with e, a refusal it
+// tells at its fields (422 for what was typed, 429 past a limit: the
+// wait), with Retry-After set when e has one.
+func RefusedStatus(h http.Header, e *errs.Error) int {
+	if e.RetryAfter > 0 {
+		SetRetryAfter(h, e.RetryAfter)
+	}
+	return Status(e.Kind)
+}
+
 // SetRetryAfter sets Retry-After to d in whole seconds, rounded up (a
 // client told 0 would retry at once).
 func SetRetryAfter(h http.Header, d time.Duration) {
