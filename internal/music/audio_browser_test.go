@@ -96,7 +96,7 @@ func TestBrowserVoiceMemo(t *testing.T) {
 	apptest.SettleMedia(t, m)
 	// The page comes again by itself once the memo is processed.
 	must(chromedp.Do(ann, chromedp.WaitNotPresent(`.processing`), chromedp.WaitVisible(`svg.wave`)))
-	wave := eval(ann, `document.querySelector("svg.wave path.bars").getAttribute("d")`)
+	wave := eval(ann, `document.querySelector("svg.wave defs path").getAttribute("d")`)
 	if strings.Count(wave, "M") != 200 || !regexp.MustCompile(`h\.7v([3-9]\d)h`).MatchString(wave) {
 		t.Fatalf("the waveform has no loud bars: %.300s", wave)
 	}

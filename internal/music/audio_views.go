@@ -39,6 +39,11 @@ func atURL(id, ms int64) string {
 
 func clipID(cardID int64) string { return "played-" + itoa(cardID) }
 
+// waveID names a card's waveform path, drawn once and used twice (the
+// bars, and the bars played under the clip): its 200 bars are most of an
+// audio card's bytes.
+func waveID(cardID int64) string { return "wave-" + itoa(cardID) }
+
 func atID(cardID int64, t *Post) string {
 	if cardID == 0 {
 		return "at"
