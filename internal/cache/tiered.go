@@ -33,6 +33,7 @@ type Tiered struct {
 	dropMu sync.Mutex
 	drops  []string // dropped keys waiting for their DEL in Redis (Drop)
 	closed bool
+	after  func(time.Duration, func()) // runs a DEL of drops later: time.AfterFunc (a test's clock in tests)
 }
 
 // DefaultLocalTTL is how long Local keeps a Redis value whose time to live
@@ -42,7 +43,8 @@ const DefaultLocalTTL = time.Minute
 // NewTiered puts local in front of remote; deletions go out on bus under
 // subject (one per site sharing the bus) and come in from other instances.
 func NewTiered(local *Local, remote *Redis, bus Bus, subject string) (*Tiered, error) {
-	t := &Tiered{local: local, remote: remote, bus: bus, subject: subject}
+	t := &Tiered{local: local, remote: remote, bus: bus, subject: subject,
+		after: func(d time.Duration, f func()) { time.AfterFunc(d, f) }}
 	unsub, err := bus.Subscribe(subject, func(_ string, data []byte) {
 		var keys []string
 		if json.Unmarshal(data, &keys) != nil {
@@ -105,7 +107,7 @@ func (t *Tiered) Drop(ctx context.Context, keys ...string) {
 		return
 	}
 	if len(t.drops) == 0 {
-		time.AfterFunc(dropEvery, t.flushDrops)
+		t.after(dropEvery, t.flushDrops)
 	}
 	t.drops = append(t.drops, keys...)
 	full := len(t.drops) >= maxDrops
