@@ -185,23 +185,36 @@ func (f *fixture) counts() (taken, confirmed, regs, live int) {
 	return e.Taken, e.Confirmed, regs, live
 }
 
-// drain waits for the writer to have written every paid hold.
+// drain waits for the writer to have written every paid hold: the news of
+// each (Service.Written), the writer kicked once.
 func (f *fixture) drain() {
 	f.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		f.a.svc.writer.Kick()
-		n, err := f.a.store.Queued(context.Background())
-		if err != nil {
+	ctx := context.Background()
+	rows, err := f.d.Query(ctx, `SELECT id FROM race_holds WHERE status = `+checkout.Paid.SQL())
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
 			f.t.Fatal(err)
 		}
-		if n == 0 {
-			return
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		f.t.Fatal(err)
+	}
+	f.a.svc.writer.Kick()
+	deadline := time.Now().Add(30 * time.Second)
+	for _, id := range ids {
+		if reg, err := f.a.svc.Written(ctx, id, time.Until(deadline)); err != nil || reg == nil {
+			f.t.Fatalf("paid hold %s not written in 30 s (%v)", id, err)
 		}
-		if time.Now().After(deadline) {
-			f.t.Fatalf("%d paid holds still unwritten after 30 s", n)
-		}
-		time.Sleep(20 * time.Millisecond)
+	}
+	if n, err := f.a.store.Queued(ctx); err != nil || n != 0 {
+		f.t.Fatalf("%d paid holds unwritten after the %d found were written (%v)", n, len(ids), err)
 	}
 }
 
@@ -548,9 +561,11 @@ func TestWrittenHeardWhateverTheOrder(t *testing.T) {
 	hv := f.filled(ctx, v)
 	go func() { // pays once Written listens: its wait is what ends
 		w := f.a.svc.writer
-		for deadline, listening := time.Now().Add(10*time.Second), false; !listening && time.Now().Before(deadline); {
-			time.Sleep(time.Millisecond)
-			listening = w.Listening(hv.ID) > 0
+		for deadline := time.Now().Add(10 * time.Second); w.Listening(hv.ID) == 0; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Errorf("Written did not listen for %s in 10 s: the wait this test is about did not happen", hv.ID)
+				break
+			}
 		}
 		f.pay(ctx, v, hv, pay.CardPaid)
 	}()
