@@ -23,9 +23,12 @@ const (
 )
 
 // hashSlots bounds concurrent argon2 runs in the whole process: each holds
-// 19 MiB, so a login storm queues here instead of exhausting memory. It is the
-// one package-level value in auth, because the bound is the process's.
-var hashSlots = make(chan struct{}, 2*runtime.GOMAXPROCS(0))
+// 19 MiB, so a login storm queues here instead of exhausting memory. One a
+// core: a hash is pure CPU, and on one core two at once made 21-23 hashes a
+// second as one did (22-24), each taking twice as long and holding twice the
+// memory. It is the one package-level value in auth, because the bound is
+// the process's.
+var hashSlots = make(chan struct{}, runtime.GOMAXPROCS(0))
 
 func acquire(ctx context.Context) error {
 	select {

@@ -59,3 +59,14 @@ func TestPasswordHashRespectsContext(t *testing.T) {
 		t.Error("check with every slot taken and a cancelled context: nil error; want ctx error")
 	}
 }
+
+// BenchmarkHashPassword is one argon2id hash at the parameters users get:
+// its time bounds the logins and sign-ups a core can take a second.
+func BenchmarkHashPassword(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := HashPassword("correct horse battery staple"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
