@@ -309,6 +309,8 @@ func (m *Main) registerMetrics() {
 		func() float64 { return float64(m.Live.Streams()) }))
 	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tutti_db_statements_total", Help: "SQL statements run."},
 		func() float64 { return float64(m.DB.Queries()) }))
+	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tutti_db_transactions_total", Help: "Write transactions begun (BEGIN ... COMMIT), requests' and batches'."},
+		func() float64 { return float64(m.DB.Transactions()) }))
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tutti_db_connections_in_use", Help: "Database connections in use (read + write pools)."},
 		func() float64 { r, w := m.DB.Stats(); return float64(r.InUse + w.InUse) }))
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tutti_db_connections_open", Help: "Open database connections."},

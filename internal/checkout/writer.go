@@ -2,8 +2,10 @@ package checkout
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -14,8 +16,12 @@ import (
 )
 
 // The durable hand-off and what follows it. A purchase charged moves to
-// paid in the request that charged it, committed before the buyer is
-// told: the hand-off, a row that no crash loses. A Writer, on every
+// paid, committed before the buyer is told: the hand-off, a row that no
+// crash loses. The request that charged it hands it to its instance's
+// Writer (HandOff), which moves it to paid in the transaction that writes
+// the paid purchases, shared by every purchase handed off meanwhile: a
+// transaction less per purchase than a hand-off of its own, and written
+// in that same commit as a rule. A Writer, on every
 // instance, turns paid purchases into what the app sells (race: a
 // registration with its bib and mail; rent: a rental) in batches, woken
 // by a hand-off (Kick) and at each sweep (what a crashed instance left,
@@ -75,12 +81,16 @@ type Config struct {
 	// sweep the gateway's record allows (FindLag), not StalePaying after.
 	Alone bool
 
-	// WritePaid writes up to limit paid purchases, oldest first, as what
-	// the app sells (paid -> done) in one transaction, and returns their
-	// ids (none: nothing was paid). A purchase another instance wrote
-	// meanwhile is not among them: the statement that moves it names the
-	// state it expects (a Move).
-	WritePaid func(ctx context.Context, limit int) ([]string, error)
+	// WritePaid, in one transaction, first moves the purchases charged
+	// (handed off to this Writer: HandOff) from paying to paid with
+	// their payments, as MarkPaid does, and returns those it moved as
+	// paid (one that is not paying is left as it is and not returned:
+	// its HandOff runs MarkPaid, which says why); then writes up to
+	// limit paid purchases, oldest first, as what the app sells (paid ->
+	// done), and returns their ids as written (none: nothing was paid).
+	// A purchase another instance wrote meanwhile is not among them: the
+	// statement that moves it names the state it expects (a Move).
+	WritePaid func(ctx context.Context, limit int, charged []HandedOff) (paid, written []string, err error)
 	// ReleaseExpired releases up to limit held purchases whose hold ran
 	// out at now, giving their stock back (Stock.GiveBack), in one
 	// transaction, and says how many it released.
@@ -88,8 +98,9 @@ type Config struct {
 	// StalePaying lists up to limit purchases paying since before.
 	StalePaying func(ctx context.Context, before time.Time, limit int) ([]Unsettled, error)
 	// MarkPaid moves purchase id from paying to paid with payment (""
-	// when it cost nothing): the hand-off. Paid already by the same
-	// payment is no error.
+	// when it cost nothing), in a transaction of its own: the hand-off of
+	// a payment settled by a sweep, or one the Writer did not take
+	// (HandOff). Paid already by the same payment is no error.
 	MarkPaid func(ctx context.Context, id, payment string) error
 	// Declined moves purchase id from paying back to held, under its
 	// next attempt's key, if it has been paying since before (not paying
@@ -100,6 +111,27 @@ type Config struct {
 	// (race: lotteries drawn, waiting lists invited).
 	Sweep func(ctx context.Context)
 }
+
+// HandedOff is a purchase charged, handed off to the Writer (HandOff): its id
+// and its payment ("" when it cost nothing).
+type HandedOff struct{ ID, Payment string }
+
+// HandOffWait bounds how long a hand-off waits for the Writer to take it
+// (busy with a batch or a sweep) before it is written by a transaction
+// of its own (Config.MarkPaid): the buyer is told within it either way.
+const HandOffWait = 2 * time.Second
+
+// handOff is a hand-off queued for the Writer's next write: taken once a
+// write holds it (it can no longer be withdrawn), then answered on done
+// (nil: it is paid; else it is not, and its HandOff marks it paid alone).
+type handOff struct {
+	p     HandedOff
+	taken bool
+	done  chan error
+}
+
+// errNotTaken answers a hand-off that the Writer did not write as paid.
+var errNotTaken = errors.New("checkout: hand-off not taken by the writer")
 
 // Writer writes an app's paid purchases in batches and sweeps its expired
 // holds and stale payments (see Config).
@@ -115,6 +147,10 @@ type Writer struct {
 
 	mu    sync.Mutex
 	waits map[string][]chan struct{} // purchase id -> its waiting requests
+
+	qmu     sync.Mutex
+	queue   []*handOff // hand-offs for the next write
+	running bool       // the loop takes hand-offs (between Start and its end)
 }
 
 // NewWriter is the Writer of c; Start runs it.
@@ -145,6 +181,9 @@ func NewWriter(c Config) *Writer {
 // then writes when kicked and sweeps every Every.
 func (w *Writer) Start() error {
 	w.started = w.c.Now()
+	w.qmu.Lock()
+	w.running = true
+	w.qmu.Unlock()
 	if w.c.Bus != nil {
 		unsub, err := w.c.Bus.Subscribe(w.subject, func(_ string, data []byte) {
 			w.wake(strings.Split(string(data), ","))
@@ -181,6 +220,7 @@ func (w *Writer) Swept() <-chan struct{} { return w.swept }
 
 func (w *Writer) loop() {
 	defer close(w.done)
+	defer w.drop()
 	tick := time.NewTicker(w.c.Every)
 	defer tick.Stop()
 	w.Sweep(context.Background())
@@ -190,7 +230,7 @@ func (w *Writer) loop() {
 		if sweep {
 			w.Sweep(context.Background())
 		}
-		for w.writeOnce() == w.c.Batch { // a full batch: more may wait
+		for w.writeOnce() { // a full batch, or hand-offs left: more may wait
 		}
 		select {
 		case <-w.stop:
@@ -203,25 +243,80 @@ func (w *Writer) loop() {
 	}
 }
 
-// writeOnce writes one batch and returns its size.
-func (w *Writer) writeOnce() int {
+// writeOnce writes one batch, with the hand-offs queued, and reports
+// whether more may wait: the batch was full, or hand-offs came meanwhile.
+func (w *Writer) writeOnce() bool {
 	ctx, cancel := context.WithTimeout(db.Uncounted(context.Background()), time.Minute)
 	defer cancel()
-	ids, err := w.c.WritePaid(ctx, w.c.Batch)
+	hs := w.take(w.c.Batch)
+	charged := make([]HandedOff, len(hs))
+	for i, h := range hs {
+		charged[i] = h.p
+	}
+	paid, ids, err := w.c.WritePaid(ctx, w.c.Batch, charged)
 	if err != nil {
 		w.c.Log.Error(w.c.App+": writing paid purchases", "err", err)
-		return 0
+		w.answer(hs, nil, err)
+		return false
 	}
-	if len(ids) == 0 {
-		return 0
-	}
-	w.wake(ids)
-	if w.c.Bus != nil {
-		if err := w.c.Bus.Publish(w.subject, []byte(strings.Join(ids, ","))); err != nil {
-			w.c.Log.Warn(w.c.App+": telling other instances of written purchases", "err", err)
+	if len(ids) > 0 {
+		w.wake(ids)
+		if w.c.Bus != nil {
+			if err := w.c.Bus.Publish(w.subject, []byte(strings.Join(ids, ","))); err != nil {
+				w.c.Log.Warn(w.c.App+": telling other instances of written purchases", "err", err)
+			}
 		}
 	}
-	return len(ids)
+	w.answer(hs, paid, nil) // after the news: a buyer told paid finds it written
+	return len(ids) == w.c.Batch || w.queued() > 0
+}
+
+// take takes up to n queued hand-offs for a write.
+func (w *Writer) take(n int) []*handOff {
+	w.qmu.Lock()
+	defer w.qmu.Unlock()
+	n = min(n, len(w.queue))
+	hs := w.queue[:n:n]
+	w.queue = w.queue[n:]
+	for _, h := range hs {
+		h.taken = true
+	}
+	return hs
+}
+
+func (w *Writer) queued() int {
+	w.qmu.Lock()
+	defer w.qmu.Unlock()
+	return len(w.queue)
+}
+
+// answer tells the hand-offs of a write its outcome: nil for those it
+// moved to paid, else err (errNotTaken if nil).
+func (w *Writer) answer(hs []*handOff, paid []string, err error) {
+	if err == nil {
+		err = errNotTaken
+	}
+	moved := make(map[string]bool, len(paid))
+	for _, id := range paid {
+		moved[id] = true
+	}
+	for _, h := range hs {
+		if moved[h.p.ID] {
+			h.done <- nil
+		} else {
+			h.done <- err
+		}
+	}
+}
+
+// drop ends the taking of hand-offs (the loop ends): those queued are
+// answered, and their HandOffs mark them paid alone.
+func (w *Writer) drop() {
+	w.qmu.Lock()
+	hs := w.queue
+	w.queue, w.running = nil, false
+	w.qmu.Unlock()
+	w.answer(hs, nil, errNotTaken)
 }
 
 // Sweep sweeps now and returns when it is done: expired holds released,
@@ -288,14 +383,14 @@ func (w *Writer) StaleBefore() time.Time {
 // under the same key, is not undone); unknown: the error, and the next
 // sweep asks again.
 func (w *Writer) SettlePaying(ctx context.Context, p Unsettled, before time.Time) error {
-	if p.Amount == 0 {
-		return w.HandOff(ctx, p.ID, "")
+	if p.Amount == 0 { // the sweep runs on the loop, which takes no hand-off meanwhile: alone
+		return w.handOffAlone(ctx, p.ID, "")
 	}
 	got, out, err := Settle(ctx, w.c.Gateway, p.Key)
 	switch out {
 	case Charged:
 		w.c.Log.Info(w.c.App+": a lost payment answer settled: paid", "purchase", p.ID, "payment", got.ID)
-		return w.HandOff(ctx, p.ID, got.ID)
+		return w.handOffAlone(ctx, p.ID, got.ID)
 	case Declined:
 		return w.c.Declined(ctx, p.ID, before)
 	}
@@ -303,9 +398,64 @@ func (w *Writer) SettlePaying(ctx context.Context, p Unsettled, before time.Time
 }
 
 // HandOff commits the hand-off of purchase id, charged by payment ("" when
-// it cost nothing): paid (Config.MarkPaid), then the writer is kicked.
-// The buyer is told after it returns: from here nothing is lost.
+// it cost nothing): paid, in the Writer's next write (Config.WritePaid),
+// with the hand-offs of other buyers and as a rule written in the same
+// commit. A hand-off the Writer does not take within HandOffWait (it is
+// busy), or that its write does not move to paid, or made while it does
+// not run, is committed alone (Config.MarkPaid, then the Writer is
+// kicked). The buyer is told after it returns: from here nothing is lost.
 func (w *Writer) HandOff(ctx context.Context, id, payment string) error {
+	h := &handOff{p: HandedOff{id, payment}, done: make(chan error, 1)}
+	if !w.enqueue(h) {
+		return w.handOffAlone(ctx, id, payment)
+	}
+	w.Kick()
+	t := time.NewTimer(HandOffWait)
+	defer t.Stop()
+	var err error
+	select {
+	case err = <-h.done:
+	case <-t.C:
+		err = w.withdraw(h)
+	case <-ctx.Done():
+		err = w.withdraw(h)
+	}
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, errNotTaken) {
+		w.c.Log.Warn(w.c.App+": a hand-off's write failed; it is written alone", "purchase", id, "err", err)
+	}
+	return w.handOffAlone(ctx, id, payment)
+}
+
+// enqueue queues h for the next write; false if the loop does not run.
+func (w *Writer) enqueue(h *handOff) bool {
+	w.qmu.Lock()
+	defer w.qmu.Unlock()
+	if !w.running {
+		return false
+	}
+	w.queue = append(w.queue, h)
+	return true
+}
+
+// withdraw takes h out of the queue if no write took it yet (errNotTaken),
+// else waits for the outcome of the write that did.
+func (w *Writer) withdraw(h *handOff) error {
+	w.qmu.Lock()
+	if !h.taken {
+		w.queue = slices.DeleteFunc(w.queue, func(q *handOff) bool { return q == h })
+		w.qmu.Unlock()
+		return errNotTaken
+	}
+	w.qmu.Unlock()
+	return <-h.done
+}
+
+// handOffAlone commits the hand-off of purchase id in a transaction of its
+// own (Config.MarkPaid), then kicks the Writer.
+func (w *Writer) handOffAlone(ctx context.Context, id, payment string) error {
 	if err := w.c.MarkPaid(ctx, id, payment); err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package checkout_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -25,6 +26,7 @@ type shop struct {
 	taken    int
 	written  []string
 	swept    int // the app's Sweep calls
+	alone    int // MarkPaid calls: hand-offs committed alone
 }
 
 func newShop() *shop {
@@ -90,9 +92,16 @@ func (f *finder) FindLag() time.Duration { return f.lag }
 // config is s's Writer config on clock c and gateway g.
 func (s *shop) config(c *clock, g pay.Gateway, bus *pubsub.Bus) checkout.Config {
 	return checkout.Config{App: "shop", Gateway: g, Bus: bus, Now: c.Now, Batch: 2,
-		WritePaid: func(_ context.Context, limit int) ([]string, error) {
+		WritePaid: func(_ context.Context, limit int, charged []checkout.HandedOff) ([]string, []string, error) {
 			s.mu.Lock()
 			defer s.mu.Unlock()
+			var paid []string
+			for _, p := range charged {
+				if s.move(p.ID, checkout.Paid, checkout.Paying) {
+					s.payment[p.ID] = p.Payment
+					paid = append(paid, p.ID)
+				}
+			}
 			var ids []string
 			for id, st := range s.state {
 				if st == checkout.Paid && len(ids) < limit {
@@ -101,7 +110,7 @@ func (s *shop) config(c *clock, g pay.Gateway, bus *pubsub.Bus) checkout.Config 
 				}
 			}
 			s.written = append(s.written, ids...)
-			return ids, nil
+			return paid, ids, nil
 		},
 		ReleaseExpired: func(_ context.Context, now time.Time, limit int) (int, error) {
 			s.mu.Lock()
@@ -130,6 +139,7 @@ func (s *shop) config(c *clock, g pay.Gateway, bus *pubsub.Bus) checkout.Config 
 		MarkPaid: func(_ context.Context, id, payment string) error {
 			s.mu.Lock()
 			defer s.mu.Unlock()
+			s.alone++
 			if !s.move(id, checkout.Paid, checkout.Paying) && s.payment[id] != payment {
 				return errors.New("not paying")
 			}
@@ -301,4 +311,67 @@ func TestWriterAloneSettlesWhatACrashLeftAtStart(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Hand-offs are moved to paid by the Writer's own write, several in one
+// (no transaction of their own: MarkPaid is not called), and each
+// HandOff returns once its purchase is paid, as a rule written too. One
+// the write does not move (not paying) is marked paid alone, which says
+// why it cannot be; one made while the Writer does not run, alone too.
+func TestHandOffsGoInTheWritersWrite(t *testing.T) {
+	s, c := newShop(), &clock{}
+	c.ns.Store(time.Date(2027, 3, 1, 12, 0, 0, 0, time.UTC).UnixNano())
+	cfg := s.config(c, &gateway{}, nil)
+	cfg.Batch = 100
+	w := checkout.NewWriter(cfg)
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	<-w.Swept()
+	ctx := context.Background()
+	const n = 20
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = "p" + strconv.Itoa(i)
+		s.hold(ids[i], c.Now().Add(time.Hour))
+		s.pay(ids[i], c.Now())
+	}
+	var wg sync.WaitGroup
+	for _, id := range ids {
+		wg.Go(func() {
+			if err := w.HandOff(ctx, id, "pay_"+id); err != nil {
+				t.Errorf("HandOff %s: %v", id, err)
+			}
+			if st := s.get(id); st != checkout.Paid && st != checkout.Done {
+				t.Errorf("%s after its HandOff: %s; want paid or done", id, st.Name())
+			}
+		})
+	}
+	wg.Wait()
+	for _, id := range ids {
+		if got, err := checkout.Await(ctx, w, id, 10*time.Second, s.writtenOf(id)); err != nil || got == nil {
+			t.Errorf("%s not written: %v, %v", id, got, err)
+		}
+	}
+	s.mu.Lock()
+	if s.alone != 0 || len(s.written) != n || s.payment["p3"] != "pay_p3" {
+		t.Errorf("%d hand-offs alone, %d written, p3's payment %q; want 0, %d, pay_p3", s.alone, len(s.written), s.payment["p3"], n)
+	}
+	s.mu.Unlock()
+
+	s.hold("held", c.Now().Add(time.Hour)) // never paying: no hand-off of it can be
+	if err := w.HandOff(ctx, "held", "pay_held"); err == nil {
+		t.Error("HandOff of a purchase not paying: nil; want MarkPaid's error")
+	}
+	w.Close()
+	s.hold("late", c.Now().Add(time.Hour))
+	s.pay("late", c.Now())
+	if err := w.HandOff(ctx, "late", "pay_late"); err != nil || s.get("late") != checkout.Paid {
+		t.Errorf("HandOff after Close: %v, %s; want nil, paid (alone)", err, s.get("late").Name())
+	}
+	s.mu.Lock()
+	if s.alone != 2 {
+		t.Errorf("%d hand-offs alone; want 2 (the one not paying, the one after Close)", s.alone)
+	}
+	s.mu.Unlock()
 }

@@ -55,7 +55,8 @@ type DB struct {
 	prepared *stmts   // the read pool's statements, kept prepared (SQLite); nil: none
 	txPrep   *txStmts // the write transactions' statements, kept prepared (SQLite); nil: none
 	queries  atomic.Int64
-	rebinds  sync.Map // query -> rebound query (PostgreSQL)
+	txs      atomic.Int64 // write transactions begun (BEGIN ... COMMIT), counted as queries is
+	rebinds  sync.Map     // query -> rebound query (PostgreSQL)
 
 	log       *slog.Logger                 // for the batcher; SetLog
 	requestID func(context.Context) string // the request id a write's ctx carries
@@ -199,6 +200,14 @@ func (db *DB) Ping(ctx context.Context) error { return db.read.PingContext(ctx) 
 // Queries is the number of statements run so far (reads, writes, transactions).
 func (db *DB) Queries() int64 { return db.queries.Load() }
 
+// Transactions is the number of write transactions begun so far (WithTx,
+// Exec, each batch of Batch, each attempt of a retried one), counted as
+// Queries is: a BEGIN ... COMMIT, the round trips and the commit's flush
+// that a request's writes cost. On PostgreSQL each read outside them is
+// a transaction of its own too, as pg_stat_database counts them, but not
+// one that waits for a flush.
+func (db *DB) Transactions() int64 { return db.txs.Load() }
+
 // Stats reports the read and write pools.
 // On PostgreSQL both are one pool, reported as read.
 func (db *DB) Stats() (read, write sql.DBStats) {
@@ -277,5 +286,13 @@ func Uncounted(ctx context.Context) context.Context {
 func (db *DB) count(ctx context.Context) {
 	if ctx.Value(uncountedKey{}) == nil {
 		db.queries.Add(1)
+	}
+}
+
+// countTx counts a transaction's begin: a statement and a transaction.
+func (db *DB) countTx(ctx context.Context) {
+	if ctx.Value(uncountedKey{}) == nil {
+		db.queries.Add(1)
+		db.txs.Add(1)
 	}
 }

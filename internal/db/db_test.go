@@ -63,6 +63,35 @@ func TestTransactionsAndErrors(t *testing.T) {
 	}, testMigrations)
 }
 
+// Transactions counts the write transactions begun, as Queries counts
+// statements: Exec and WithTx one each, a batch of writes one, a read
+// none, and none under Uncounted.
+func TestTransactionsCounted(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		tx0, q0 := d.Transactions(), d.Queries()
+		if _, err := d.Exec(ctx, "INSERT INTO t (name) VALUES (?)", "a"); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.WithTx(ctx, func(tx *db.Tx) error {
+			_, err := tx.Exec(ctx, "UPDATE t SET n = n + 1 WHERE name = ?", "a")
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		if err := db.Scan(d.QueryRow(ctx, "SELECT n FROM t WHERE name = ?", "a"), &n); err != nil || n != 1 {
+			t.Fatalf("n = %d, %v; want 1", n, err)
+		}
+		if _, err := d.Exec(db.Uncounted(ctx), "UPDATE t SET n = 0"); err != nil {
+			t.Fatal(err)
+		}
+		if got, q := d.Transactions()-tx0, d.Queries()-q0; got != 2 || q != 5 {
+			t.Errorf("%d transactions, %d statements; want 2 (Exec, WithTx), 5 (a begin and a statement each, and the read)", got, q)
+		}
+	}, testMigrations)
+}
+
 func TestConcurrentWritesAllLand(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()

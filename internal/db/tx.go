@@ -84,7 +84,7 @@ func (db *DB) withTx(ctx context.Context, of []context.Context, fn func(tx *Tx) 
 }
 
 func (db *DB) tx(ctx context.Context, of []context.Context, fn func(tx *Tx) error) (err error) {
-	db.count(ctx)
+	db.countTx(ctx)
 	tx := &Tx{db: db}
 	if err = tx.begin(ctx, of); err != nil {
 		return err

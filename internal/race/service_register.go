@@ -83,19 +83,33 @@ func (s *Service) standing(ctx context.Context, eventID, userID int64) (*Registr
 	return nil, h, err
 }
 
+// already is standing as start answers it: the runner's live hold, or
+// *AlreadyRegistered as the error (reg, not nil, says so).
+func (s *Service) already(ctx context.Context, eventID, userID int64) (reg *Registration, h *Hold, err error) {
+	reg, h, err = s.standing(ctx, eventID, userID)
+	if err == nil && reg != nil {
+		err = &AlreadyRegistered{*reg}
+	}
+	return reg, h, err
+}
+
 func (s *Service) start(ctx context.Context, u *auth.User, r *Race, eventID int64, code string) (*Hold, error) {
 	e, ok := r.Event(eventID)
 	if !ok {
 		return nil, errs.E(errs.NotFound, "There is no such event.")
 	}
-	if reg, h, err := s.standing(ctx, e.ID, u.ID); err != nil || h != nil {
-		return h, err
-	} else if reg != nil {
-		return nil, &AlreadyRegistered{*reg}
-	}
 	now := s.now()
 	var early *Code
 	phase := e.Phase(now)
+	// In the rush the claim itself refuses a runner registered or holding
+	// a place already (Claim), and they are looked up only then: a read
+	// less for each runner who starts. Off it, what they have comes first.
+	rush := code == "" && phase != NotOpen && phase != Closed
+	if !rush {
+		if reg, h, err := s.already(ctx, e.ID, u.ID); err != nil || reg != nil || h != nil {
+			return h, err
+		}
+	}
 	if phase == Closed {
 		return nil, errClosed
 	}
@@ -154,6 +168,9 @@ func (s *Service) start(ctx context.Context, u *auth.User, r *Race, eventID int6
 		return nil, err
 	}
 	if !got {
+		if reg, h, err := s.already(ctx, e.ID, u.ID); err != nil || reg != nil || h != nil {
+			return h, err
+		}
 		now = s.now()
 		if e.Phase(now) == Closed {
 			return nil, errClosed

@@ -119,9 +119,12 @@ func (s *Store) LiveHold(ctx context.Context, q db.Querier, eventID, userID int6
 // the event takes registrations at now (and no director closed it): the
 // one statement that decides a place.
 func claim(ctx context.Context, tx *db.Tx, eventID int64, now time.Time) (bool, error) {
-	return claimed(eventPlaces.Claim(ctx, tx, 1, `id = ? AND waiting = 0 AND (drawn_at IS NOT NULL OR NOT lottery)
-		AND opens_at <= ? AND closes_at > ? AND closed_at IS NULL`, eventID, now.UnixMilli(), now.UnixMilli()))
+	return claimed(eventPlaces.Claim(ctx, tx, 1, claimable, eventID, now.UnixMilli(), now.UnixMilli()))
 }
+
+// claimable is claim's condition on the event (its id, then now twice).
+const claimable = `id = ? AND waiting = 0 AND (drawn_at IS NOT NULL OR NOT lottery)
+		AND opens_at <= ? AND closes_at > ? AND closed_at IS NULL`
 
 // claimed is a claim's outcome as race's callers take it: false for no
 // stock, an error for a failure.
@@ -133,10 +136,16 @@ func claimed(err error) (bool, error) {
 }
 
 // Claim takes a place in h.EventID and stores h as an open hold with it;
-// false if no place was left (or the event does not take registrations).
-// A live hold of the runner's in the event already is ErrConflict.
+// false if no place was left (or the event does not take registrations),
+// or if the runner has a confirmed registration or a live hold in it
+// already (Standing tells which), so that nothing is read before the
+// claim. A live hold of the runner's made meanwhile (another tab, in
+// another transaction) is ErrConflict.
 func (s *Store) Claim(ctx context.Context, tx *db.Tx, h *Hold, now time.Time) (bool, error) {
-	ok, err := claim(ctx, tx, h.EventID, now)
+	ok, err := claimed(eventPlaces.Claim(ctx, tx, 1, claimable+`
+		AND NOT EXISTS (SELECT 1 FROM race_registrations g WHERE g.event_id = race_events.id AND g.user_id = ? AND g.status = 'confirmed')
+		AND NOT EXISTS (SELECT 1 FROM race_holds h WHERE h.event_id = race_events.id AND h.user_id = ? AND h.`+isLive+`)`,
+		h.EventID, now.UnixMilli(), now.UnixMilli(), h.UserID, h.UserID))
 	if err != nil || !ok {
 		return false, err
 	}

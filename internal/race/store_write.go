@@ -7,23 +7,32 @@ import (
 	"sort"
 	"time"
 
+	"github.com/tutti-dev/tutti/internal/checkout"
 	"github.com/tutti-dev/tutti/internal/db"
 )
 
-// WritePaid is the registration writer's transaction: up to limit paid
-// holds, oldest first, become registrations with the next bibs of their
-// races; also runs in the same transaction (the confirmation mails' outbox
-// rows). It returns the registrations written.
+// WritePaid is the registration writer's transaction: the holds charged
+// and handed off to this instance's writer move from paying to paid with
+// their payments (as MarkPaid moves one), and it returns those it moved
+// (paid); then up to limit paid holds, oldest first, become registrations
+// with the next bibs of their races; also runs in the same transaction
+// (the confirmation mails' outbox rows). It returns the registrations
+// written.
 //
 // Exactly once: the holds move from paid to done first, by a statement that
 // names the status, so a hold another writer (another instance) took
 // meanwhile is not returned here; and hold_id is unique in
 // race_registrations. On PostgreSQL, SKIP LOCKED lets concurrent writers
 // take different holds instead of queueing behind each other.
-func (s *Store) WritePaid(ctx context.Context, limit int, now time.Time, also func(tx *db.Tx, regs []Registration) error) ([]Registration, error) {
+func (s *Store) WritePaid(ctx context.Context, limit int, now time.Time, charged []checkout.HandedOff,
+	also func(tx *db.Tx, regs []Registration) error) (paid []string, _ []Registration, _ error) {
 	var out []Registration
 	err := s.db.WithTx(ctx, func(tx *db.Tx) error {
 		out = out[:0]
+		var err error
+		if paid, err = s.markPaid(ctx, tx, charged, now); err != nil {
+			return err
+		}
 		lock := ""
 		if tx.Dialect() == db.Postgres {
 			lock = " FOR UPDATE SKIP LOCKED"
@@ -110,7 +119,38 @@ func (s *Store) WritePaid(ctx context.Context, limit int, now time.Time, also fu
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return out, nil
+	return paid, out, nil
+}
+
+// markPaid moves the holds charged from paying to paid with their
+// payments, in one statement, and returns those it moved; a hold not
+// paying (settled meanwhile, or paid by another send) is left as it is.
+func (s *Store) markPaid(ctx context.Context, tx *db.Tx, charged []checkout.HandedOff, now time.Time) ([]string, error) {
+	if len(charged) == 0 {
+		return nil, nil
+	}
+	args := make([]any, 0, 1+2*len(charged))
+	args = append(args, now.UnixMilli())
+	for _, p := range charged {
+		args = append(args, p.ID, p.Payment)
+	}
+	rows, err := tx.Query(ctx, `UPDATE race_holds SET `+toPaid.Set("status")+`, payment_id = v.column2, paid_at = ?
+		FROM (VALUES `+db.Values(len(charged), 2)+`) AS v WHERE race_holds.id = v.column1 AND `+toPaid.Where("status")+`
+		RETURNING race_holds.id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("race: mark paid: %w", err)
+	}
+	defer rows.Close()
+	var paid []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		paid = append(paid, id)
+	}
+	s.holdsChanged(tx, paid...)
+	return paid, rows.Err()
 }

@@ -35,15 +35,15 @@ func newWriter(svc *Service, bus *pubsub.Bus, log *slog.Logger, also func(ctx co
 		App: "race", Gateway: svc.pay, Bus: bus, Log: log, Now: svc.now,
 		// Embedded mode: this process charges every hold.
 		Alone: svc.db.Dialect == db.SQLite,
-		WritePaid: func(ctx context.Context, limit int) ([]string, error) {
-			regs, err := svc.store.WritePaid(ctx, limit, svc.now(), func(tx *db.Tx, regs []Registration) error {
+		WritePaid: func(ctx context.Context, limit int, charged []checkout.HandedOff) ([]string, []string, error) {
+			paid, regs, err := svc.store.WritePaid(ctx, limit, svc.now(), charged, func(tx *db.Tx, regs []Registration) error {
 				if also == nil {
 					return nil
 				}
 				return also(ctx, tx, regs)
 			})
 			if err != nil || len(regs) == 0 {
-				return nil, err
+				return paid, nil, err
 			}
 			if after != nil {
 				after(regs)
@@ -52,7 +52,7 @@ func newWriter(svc *Service, bus *pubsub.Bus, log *slog.Logger, also func(ctx co
 			for i, r := range regs {
 				ids[i] = r.HoldID
 			}
-			return ids, nil
+			return paid, ids, nil
 		},
 		ReleaseExpired: svc.store.ReleaseExpired,
 		StalePaying: func(ctx context.Context, before time.Time, limit int) ([]checkout.Unsettled, error) {
