@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
@@ -98,6 +100,18 @@ func (s Stock) GiveBack(ctx context.Context, tx *db.Tx, n int, where string, arg
 	}
 	if _, err := tx.Exec(ctx, s.back+`(`+where+`)`, append([]any{n}, args...)...); err != nil {
 		return fmt.Errorf("checkout: give back %s: %w", s.table, err)
+	}
+	return nil
+}
+
+// GiveBackEach returns n[id] units to the row whose id column is id, for
+// each id, in the order of ids: one order for every transaction, so that
+// two giving back to the same rows never deadlock.
+func (s Stock) GiveBackEach(ctx context.Context, tx *db.Tx, n map[int64]int) error {
+	for _, id := range slices.Sorted(maps.Keys(n)) {
+		if err := s.GiveBack(ctx, tx, n[id], "id = ?", id); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -84,7 +84,7 @@ func (s *Service) forget(ctx context.Context, tx *db.Tx, userID int64) (map[stri
 	}
 	s.store.allHoldsChanged(tx) // the account's holds go with it
 
-	if _, err := tx.Exec(ctx, `UPDATE race_waitlist SET status = status WHERE user_id = ? AND status IN ('waiting', 'invited')`, userID); err != nil {
+	if err := s.waitlist.Lock(ctx, tx, userID); err != nil {
 		return nil, err
 	}
 	var paying int
@@ -109,16 +109,11 @@ func (s *Service) forget(ctx context.Context, tx *db.Tx, userID int64) (map[stri
 	}
 	// Waiting lists: a place in the line goes, an invitation's kept place
 	// comes back.
-	waits, err := db.All(ctx, s.db, tx, func(rows *sql.Rows) (ev int64, err error) {
-		return ev, rows.Scan(&ev)
-	}, `SELECT event_id FROM race_waitlist WHERE user_id = ? AND status IN ('waiting', 'invited')`, userID)
+	waits, err := s.waitlist.LeaveAll(ctx, tx, userID)
 	if err != nil {
 		return nil, err
 	}
 	for _, ev := range waits {
-		if err := s.store.LeaveWaitlist(ctx, tx, ev, userID); err != nil {
-			return nil, err
-		}
 		events[ev] = true
 	}
 	// Registrations: cancelled (the place, store units and code use back)

@@ -68,7 +68,7 @@ func TestAccountDeletionGivesBackItsPlaces(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.drain()
-		if err := f.a.svc.JoinWaitlist(ctx, dee, race(), f.event().ID); err != nil {
+		if err := f.a.svc.waitlist.Join(ctx, dee, &race().Race, f.event().ID); err != nil {
 			t.Fatal(err)
 		}
 		if taken, confirmed, _, _ := f.counts(); taken != 3 || confirmed != 1 || f.itemTaken(0) != 1 || race().Events[0].Waiting != 1 {

@@ -23,6 +23,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/pay"
 	"github.com/tutti-dev/tutti/internal/pubsub"
 	"github.com/tutti-dev/tutti/internal/race/results"
+	"github.com/tutti-dev/tutti/internal/race/waitlist"
 	"github.com/tutti-dev/tutti/internal/ratelimit"
 	"github.com/tutti-dev/tutti/internal/room"
 	"github.com/tutti-dev/tutti/internal/version"
@@ -71,7 +72,7 @@ type Deps struct {
 	// (0: DefaultHoldFor).
 	HoldFor time.Duration
 	// InviteFor is how long a waiting list's invitation keeps its place
-	// (0: DefaultInviteFor).
+	// (0: waitlist.DefaultInviteFor).
 	InviteFor time.Duration
 	// Files stores the races' logos (nil: no uploads); Images bounds the
 	// memory their decoding holds (nil: a budget of the app's own).
@@ -99,6 +100,8 @@ type App struct {
 	versions version.Versions
 	pages    *cache.Pages // race pages, decoded
 	results  *results.App // the results' pages (package results)
+	// waitlist is the events' waiting lists and lotteries (package waitlist).
+	waitlist *waitlist.App
 }
 
 // versionScope is race's scope in the versions service: a race's stamp is
@@ -112,9 +115,6 @@ func New(d Deps) (*App, error) {
 	}
 	if d.HoldFor <= 0 {
 		d.HoldFor = DefaultHoldFor
-	}
-	if d.InviteFor <= 0 {
-		d.InviteFor = DefaultInviteFor
 	}
 	if d.Images == nil {
 		d.Images = files.NewImageBudget(files.DefaultImageBudget)
@@ -139,7 +139,6 @@ func New(d Deps) (*App, error) {
 	a.pages = cache.NewPages(d.Cache, "race:page", 10*time.Second, 0)
 	a.svc = &Service{store: a.store, db: d.DB, batch: d.DB.Batch(), pay: d.Pay, jobs: d.Jobs, users: d.Auth.ByUsername, usersGone: d.Auth.Forget, now: d.Now,
 		holdFor: d.HoldFor, log: d.Log, changed: a.changed, versions: a.versions, races: newRaceCache(d.Objects)}
-	a.svc.inviteFor = d.InviteFor
 	a.svc.mail = d.Mail
 	a.svc.files, a.svc.images = d.Files, d.Images
 	if d.Media != nil && d.Files != nil {
@@ -165,6 +164,9 @@ func New(d Deps) (*App, error) {
 	}
 	a.results = results.New(results.Deps{DB: d.DB, Cache: d.Cache, Site: d.Site, Versions: a.versions, Chrome: chrome{a}, Now: d.Now,
 		Races: results.Races{Published: a.publishedRace, Directed: a.directedRace, Edit: a.editRace}})
+	a.waitlist = waitlist.New(waitlist.Deps{DB: d.DB, Site: d.Site, Chrome: chrome{a}, Tell: a.tellLetters, InviteFor: d.InviteFor, Now: d.Now,
+		Races: waitlist.Races{Published: a.publishedRace, Event: a.store.Event, Standing: a.store.Standing, Take: a.takeInvitation}})
+	a.svc.waitlist = a.waitlist.Service()
 	if err := a.svc.writer.Start(); err != nil {
 		return nil, err
 	}

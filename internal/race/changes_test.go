@@ -323,7 +323,7 @@ func TestClosedEventRefusesRegistration(t *testing.T) {
 		if err != nil || got {
 			t.Errorf("the claim in a closed event: %v, %v; want no place", got, err)
 		}
-		if err := f.a.svc.JoinWaitlist(ctx, u, r, ev); errs.KindOf(err) != errs.Conflict || !strings.Contains(errs.As(err).Message, "closed") {
+		if err := f.a.svc.waitlist.Join(ctx, u, &r.Race, ev); errs.KindOf(err) != errs.Conflict || !strings.Contains(errs.As(err).Message, "closed") {
 			t.Errorf("joining a closed event's list: %v", err)
 		}
 		if err := f.a.svc.CloseEvent(ctx, f.director(), ev, true); err != nil {

@@ -17,7 +17,7 @@
 //	GET|POST /race/r/{slug}/entry/{hold}/change, /cancel  the runner's change of details, cancellation (changes.go)
 //	GET|POST /race/r/{slug}/early                 hold a place before an event opens, with an early-access code
 //	POST /race/r/{slug}/entry/{hold}/code          a discount code on the entry (remove=1: off)
-//	GET  /race/r/{slug}/events/{eid}/sold-out      sold out: the waiting list, and an invitation from it
+//	GET  /race/r/{slug}/events/{eid}/sold-out      sold out: the waiting list (package waitlist), and an invitation from it
 //	POST /race/r/{slug}/events/{eid}/waitlist      join it (leave=1: leave); POST .../invitation: take the kept place
 //	GET  /race/r/{slug}/admin[/basics|/events|/extras|/text]  the directors' wizard and the race's home
 //	POST .../admin/basics, /events, /events/{eid}, /events/{eid}/delete, /extras, /items, /items/{iid},
@@ -40,7 +40,9 @@
 //
 // Sub-packages: races (the race day and its events, the leaf every part
 // reads), results (import, publishing, the results pages and their
-// search). race mounts them and gives them what they need of it as
+// search), waitlist (a full event's waiting list and its lottery: the
+// sold-out page, the invitations and the draw, run by the writer's
+// sweep). race mounts them and gives them what they need of it as
 // functions (subapps.go); none imports race.
 //
 // Layers: handler -> Service -> Store. The Service decides (who directs a
@@ -59,7 +61,7 @@
 // units sold and held; CHECK taken <= stock) and race_hold_items (a hold's
 // store lines, claimed with it and given back when it is released);
 // race_codes (codes.go: uses claimed like places), race_waitlist
-// (waitlist.go; race_events.waiting keeps others' claims off the places
+// (package waitlist; race_events.waiting keeps others' claims off the places
 // that come back while anyone waits), race_notices (what each runner was
 // told, notices.go) and race_messages (a directors' message to an event's
 // registrants, stored once: service_message.go).

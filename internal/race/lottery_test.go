@@ -11,6 +11,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/db/dbtest"
+	"github.com/tutti-dev/tutti/internal/race/waitlist"
 )
 
 // A lottery: runners enter until the draw and nobody claims a place
@@ -50,18 +51,18 @@ func TestLotteryDrawsInTheDrawnOrder(t *testing.T) {
 		users := make([]*auth.User, entrants)
 		for i := range users {
 			users[i] = f.user()
-			if err := f.a.svc.JoinWaitlist(ctx, users[i], f.race, lot.ID); err != nil {
+			if err := f.a.svc.waitlist.Join(ctx, users[i], &f.race.Race, lot.ID); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if err := f.a.svc.JoinWaitlist(ctx, users[0], f.race, lot.ID); err != nil { // twice: once
+		if err := f.a.svc.waitlist.Join(ctx, users[0], &f.race.Race, lot.ID); err != nil { // twice: once
 			t.Fatal(err)
 		}
 		if _, err := f.a.svc.Start(ctx, f.user(), f.race, lot.ID); !errors.Is(err, ErrSoldOut) {
 			t.Errorf("a claim before the draw: %v; want refused", err)
 		}
 		// Not yet due: nothing drawn.
-		if n, err := f.a.svc.drawWith(ctx, nil); err != nil || n != 0 {
+		if n, err := f.a.svc.waitlist.Draw(ctx, nil); err != nil || n != 0 {
 			t.Fatalf("a draw before its time: %d, %v", n, err)
 		}
 		f.clock.Add(25 * time.Hour)
@@ -70,18 +71,18 @@ func TestLotteryDrawsInTheDrawnOrder(t *testing.T) {
 				swap(i, n-1-i)
 			}
 		}
-		if n, err := f.a.svc.drawWith(ctx, reverse); err != nil || n != 1 {
+		if n, err := f.a.svc.waitlist.Draw(ctx, reverse); err != nil || n != 1 {
 			t.Fatalf("the draw: %d, %v; want 1 event", n, err)
 		}
-		if n, err := f.a.svc.drawWith(ctx, reverse); err != nil || n != 0 {
+		if n, err := f.a.svc.waitlist.Draw(ctx, reverse); err != nil || n != 0 {
 			t.Fatalf("a second draw: %d, %v; want none", n, err)
 		}
-		if _, err := f.a.svc.invite(ctx); err != nil {
+		if _, err := f.a.svc.waitlist.Invite(ctx); err != nil {
 			t.Fatal(err)
 		}
 		var invited, waiting []int
 		for i, u := range users {
-			we, err := f.a.svc.WaitEntry(ctx, u, lot.ID)
+			we, err := f.a.svc.waitlist.Entry(ctx, u, lot.ID)
 			if err != nil || we == nil {
 				t.Fatalf("entrant %d: %+v, %v", i, we, err)
 			}
@@ -106,16 +107,16 @@ func TestLotteryDrawsInTheDrawnOrder(t *testing.T) {
 		late := f.user()
 		fresh := *f.race
 		fresh.Events = []Event{e}
-		if err := f.a.svc.JoinWaitlist(ctx, late, &fresh, lot.ID); err != nil {
+		if err := f.a.svc.waitlist.Join(ctx, late, &fresh.Race, lot.ID); err != nil {
 			t.Fatal(err)
 		}
-		if we, err := f.a.svc.WaitEntry(ctx, late, lot.ID); err != nil || we == nil || we.Ahead != entrants-places {
+		if we, err := f.a.svc.waitlist.Entry(ctx, late, lot.ID); err != nil || we == nil || we.Ahead != entrants-places {
 			t.Errorf("a runner joining after the draw: %+v, %v; want %d ahead", we, err, entrants-places)
 		}
 		if _, err := f.a.svc.StartInvited(ctx, users[7], f.race, lot.ID); err != nil {
 			t.Errorf("a winner takes her place: %v", err)
 		}
-		if _, err := f.a.svc.StartInvited(ctx, users[0], f.race, lot.ID); !errors.Is(err, errNoInvitation) {
+		if _, err := f.a.svc.StartInvited(ctx, users[0], f.race, lot.ID); !errors.Is(err, waitlist.ErrNoInvitation) {
 			t.Errorf("an entrant not drawn takes a place: %v", err)
 		}
 	}, sets()...)
@@ -147,12 +148,12 @@ func TestLotteryEntryAfterTheDrawTimeIsNotDrawn(t *testing.T) {
 		}
 		ann, bo, tardy := f.user(), f.user(), f.user()
 		for _, u := range []*auth.User{ann, bo} {
-			if err := f.a.svc.JoinWaitlist(ctx, u, race, lot.ID); err != nil {
+			if err := f.a.svc.waitlist.Join(ctx, u, &race.Race, lot.ID); err != nil {
 				t.Fatal(err)
 			}
 		}
 		f.clock.Add(25 * time.Hour) // past the draw time; not drawn yet
-		if err := f.a.svc.JoinWaitlist(ctx, tardy, race, lot.ID); err != nil {
+		if err := f.a.svc.waitlist.Join(ctx, tardy, &race.Race, lot.ID); err != nil {
 			t.Fatal(err)
 		}
 		// The order that would put the tardy runner first, were she drawn.
@@ -161,18 +162,18 @@ func TestLotteryEntryAfterTheDrawTimeIsNotDrawn(t *testing.T) {
 				swap(i, n-1-i)
 			}
 		}
-		if n, err := f.a.svc.drawWith(ctx, reverse); err != nil || n != 1 {
+		if n, err := f.a.svc.waitlist.Draw(ctx, reverse); err != nil || n != 1 {
 			t.Fatalf("the draw: %d, %v", n, err)
 		}
 		// Bo, drawn first by the reverse order, is invited to the one place
 		// by the draw; ann waits next, and the tardy runner behind her.
-		if we, err := f.a.svc.WaitEntry(ctx, tardy, lot.ID); err != nil || we == nil || we.Status != "waiting" || we.Ahead != 1 {
+		if we, err := f.a.svc.waitlist.Entry(ctx, tardy, lot.ID); err != nil || we == nil || we.Status != "waiting" || we.Ahead != 1 {
 			t.Errorf("the entry after the draw time: %+v, %v; want waiting, 1 ahead", we, err)
 		}
-		if we, err := f.a.svc.WaitEntry(ctx, ann, lot.ID); err != nil || we == nil || we.Status != "waiting" || we.Ahead != 0 {
+		if we, err := f.a.svc.waitlist.Entry(ctx, ann, lot.ID); err != nil || we == nil || we.Status != "waiting" || we.Ahead != 0 {
 			t.Errorf("ann, drawn second: %+v, %v; want waiting, next in line", we, err)
 		}
-		if we, err := f.a.svc.WaitEntry(ctx, bo, lot.ID); err != nil || we == nil || we.Status != "invited" {
+		if we, err := f.a.svc.waitlist.Entry(ctx, bo, lot.ID); err != nil || we == nil || we.Status != "invited" {
 			t.Errorf("bo, drawn first by the reverse order: %+v, %v; want invited by the draw", we, err)
 		}
 		// Each is told, in the draw's transaction, what the draw made of

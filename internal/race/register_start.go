@@ -1,6 +1,7 @@
 package race
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -148,112 +149,21 @@ func (a *App) stepURL(race *Race, h *Hold) string {
 	return base + "/" + race.nextPage(h.Step)
 }
 
-func (a *App) soldOut(w http.ResponseWriter, r *http.Request) {
-	race, err := a.svc.Race(r.Context(), r.PathValue("slug"))
+// takeInvitation registers u with the place their invitation kept
+// (waitlist.Races.Take; Service.StartInvited): the wizard's page their
+// hold is at, or the confirmation of a runner registered meanwhile.
+func (a *App) takeInvitation(ctx context.Context, u *auth.User, slug string, eventID int64) (string, error) {
+	race, err := a.svc.Race(ctx, slug)
 	if err != nil {
-		a.Site.Error(w, r, err)
-		return
+		return "", err
 	}
-	id, _ := pathInt(r, "eid")
-	e, ok := race.Event(id)
-	if !ok {
-		a.Site.Error(w, r, errs.ErrNotFound)
-		return
-	}
-	// The counts as they are: the cached race's may be seconds old, and
-	// the runner came here because the claim found no place.
-	fresh, err := a.svc.FreshEvent(r.Context(), race, e.ID)
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
-	e = fresh
-	u := auth.UserFrom(r.Context())
-	we, err := a.svc.WaitEntry(r.Context(), u, e.ID)
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
-	a.Site.Render(w, r, http.StatusOK, SoldOutPage(a, u, race, e, we, flashWait(r, e), a.Now()))
-}
-
-// flashWait is the sold-out (or lottery) page's ?done= message after a
-// redirect.
-func flashWait(r *http.Request, e *Event) string {
-	switch r.URL.Query().Get("done") {
-	case "joined":
-		return "You are on the list. We will e-mail you when a place is yours."
-	case "entered":
-		return "You are in the draw. We will e-mail you if the draw picks you."
-	case "left":
-		switch {
-		case e.Lottery && e.DrawnAt == nil:
-			return "You have withdrawn from the lottery."
-		case e.Lottery:
-			return "You are off the list."
-		}
-		return "You are off the waiting list."
-	case "declined":
-		return "You gave up the place: it goes to the next runner on the list."
-	}
-	return ""
-}
-
-// waitlistPost joins the {eid} event's waiting list (leave=1: leaves it).
-func (a *App) waitlistPost(w http.ResponseWriter, r *http.Request) {
-	u, race, ok := a.signedInForm(w, r)
-	if !ok {
-		return
-	}
-	id, err := pathInt(r, "eid")
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
-	done := "joined"
-	if r.PostForm.Get("leave") == "1" {
-		// A place kept for the runner is given up, not a place in line.
-		done = "left"
-		if we, werr := a.svc.WaitEntry(r.Context(), u, id); werr == nil && we != nil && we.Status == "invited" {
-			done = "declined"
-		}
-		err = a.svc.LeaveWaitlist(r.Context(), u, id)
-	} else {
-		err = a.svc.JoinWaitlist(r.Context(), u, race, id)
-	}
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
-	back := soldOutURL(race.Slug, id)
-	if e, ok := race.Event(id); ok && e.Lottery {
-		back = lotteryURL(race.Slug, id)
-		if done == "joined" && e.DrawnAt == nil {
-			done = "entered"
-		}
-	}
-	a.redirect(w, r, back+"?done="+done)
-}
-
-// invitationPost takes the place a waiting list's invitation kept.
-func (a *App) invitationPost(w http.ResponseWriter, r *http.Request) {
-	u, race, ok := a.signedInForm(w, r)
-	if !ok {
-		return
-	}
-	id, err := pathInt(r, "eid")
-	if err != nil {
-		a.Site.Error(w, r, err)
-		return
-	}
-	h, err := a.svc.StartInvited(r.Context(), u, race, id)
+	h, err := a.svc.StartInvited(ctx, u, race, eventID)
 	var already *AlreadyRegistered
 	switch {
 	case errors.As(err, &already):
-		a.redirect(w, r, doneURL(race.Slug, already.Registration.HoldID)+"?already=1")
+		return doneURL(race.Slug, already.Registration.HoldID) + "?already=1", nil
 	case err != nil:
-		a.Site.Error(w, r, err)
-	default:
-		a.redirect(w, r, a.stepURL(race, h))
+		return "", err
 	}
+	return a.stepURL(race, h), nil
 }

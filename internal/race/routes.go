@@ -6,6 +6,7 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/race/waitlist"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
@@ -33,10 +34,7 @@ func (a *App) Routes(rt *web.Router) {
 	rt.Post("/r/{slug}/account", a.registerAccount)
 	rt.Get("/r/{slug}/early", a.earlyShow)
 	rt.Post("/r/{slug}/early", a.earlyStart)
-	rt.Get("/r/{slug}/events/{eid}/sold-out", a.soldOut)
-	rt.Get("/r/{slug}/events/{eid}/lottery", a.soldOut) // the same page: the list and the draw
-	rt.Post("/r/{slug}/events/{eid}/waitlist", a.waitlistPost)
-	rt.Post("/r/{slug}/events/{eid}/invitation", a.invitationPost)
+	a.waitlist.Routes(rt) // sold out: the waiting list, the lottery, an invitation
 	entry := rt.Route("/r/{slug}/entry/{hold}")
 	entry.Get("/details", a.detailsShow)
 	entry.Post("/details", a.detailsSave)
@@ -110,15 +108,12 @@ func (a *App) Routes(rt *web.Router) {
 	a.results.Routes(rt, admin)
 }
 
-func raceURL(slug string) string        { return "/race/r/" + slug }
-func adminURL(slug string) string       { return "/race/r/" + slug + "/admin" }
-func entryURL(slug, hold string) string { return "/race/r/" + slug + "/entry/" + hold }
-func doneURL(slug, hold string) string  { return entryURL(slug, hold) + "/done" }
-func eventURL(slug string, ev int64) string {
-	return "/race/r/" + slug + "/events/" + strconv.FormatInt(ev, 10)
-}
-func soldOutURL(slug string, ev int64) string { return eventURL(slug, ev) + "/sold-out" }
-func lotteryURL(slug string, ev int64) string { return eventURL(slug, ev) + "/lottery" }
+func raceURL(slug string) string              { return "/race/r/" + slug }
+func adminURL(slug string) string             { return "/race/r/" + slug + "/admin" }
+func entryURL(slug, hold string) string       { return "/race/r/" + slug + "/entry/" + hold }
+func doneURL(slug, hold string) string        { return entryURL(slug, hold) + "/done" }
+func soldOutURL(slug string, ev int64) string { return waitlist.SoldOutURL(slug, ev) }
+func lotteryURL(slug string, ev int64) string { return waitlist.LotteryURL(slug, ev) }
 
 // pathInt is path value name as a positive id; anything else is not found.
 func pathInt(r *http.Request, name string) (int64, error) {

@@ -19,6 +19,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/media"
 	"github.com/tutti-dev/tutti/internal/pay"
 	"github.com/tutti-dev/tutti/internal/race/races"
+	"github.com/tutti-dev/tutti/internal/race/waitlist"
 	"github.com/tutti-dev/tutti/internal/version"
 )
 
@@ -36,8 +37,6 @@ type Service struct {
 	usersGone func() // after users were removed here: auth's memory of them goes
 	now       func() time.Time
 	holdFor   time.Duration
-	// inviteFor is how long a waiting list's invitation keeps its place.
-	inviteFor time.Duration
 	log       *slog.Logger
 	// changed is told after a commit that changed what race slug shows.
 	changed func(slug string, v int64)
@@ -62,6 +61,8 @@ type Service struct {
 	// slug to version), by user, from the deleting transaction to its
 	// commit (account.go).
 	forgotten sync.Map
+	// waitlist is the events' waiting lists and lotteries (package waitlist).
+	waitlist *waitlist.Service
 }
 
 // Not found and refusals that runners and directors see.

@@ -2,104 +2,15 @@ package race
 
 import (
 	"context"
-	"strconv"
-	"time"
 
 	"github.com/tutti-dev/tutti/internal/db"
 )
 
 // What runners are told of the changes that touch them beyond their own
-// registration (notices.go): a lottery's draw, a waiting list's
-// invitation and its expiry, a start time or a place changed by a
-// director. Each is told in the transaction of the change.
-
-// tellDrawn tells every entrant of draw d: drawn (their place kept, and
-// until when), not drawn (how many wait before them), or on the list
-// after the draw.
-func (s *Service) tellDrawn(ctx context.Context, tx *db.Tx, d Drawn) error {
-	about, err := s.store.EventsAbout(ctx, tx, []int64{d.EventID})
-	if err != nil {
-		return err
-	}
-	x := about[d.EventID]
-	what := x.Race + ", " + x.Event
-	page := lotteryURL(x.Slug, d.EventID)
-	return s.tell(ctx, tx, len(d.Entries), func(i int) letter {
-		e := d.Entries[i]
-		n := Notice{UserID: e.UserID, RaceID: x.RaceID, EventID: d.EventID, Link: page, LinkText: "Your place on the list"}
-		switch {
-		case i < d.Invited:
-			n.Subject = "You were drawn: " + x.Race + " · " + x.Event
-			n.Body = "Hello,\n\nThe places in " + what + " were drawn, and you have one. It is kept for you until " + raceClock(d.Until, x.TZ) +
-				": take it and register as usual by then, or it goes to the next entrant in the drawn order."
-			n.LinkText = "Take your place"
-		case e.Entered:
-			n.Subject = "Not drawn: " + x.Race + " · " + x.Event
-			n.Body = "Hello,\n\nThe places in " + what + " were drawn, and you were not drawn. You wait for a place that comes back, in the drawn order: " +
-				aheadWords(i-d.Invited) + "\n\nWhen a place comes back to you we keep it for " + s.inviteHours() + " and e-mail you a link."
-		default:
-			n.Subject = "On the list after the draw: " + x.Race + " · " + x.Event
-			n.Body = "Hello,\n\nThe places in " + what + " were drawn among the runners who entered by " + raceClock(d.DrawAt, x.TZ) +
-				". You entered after that, so you wait on the list after the draw: " + aheadWords(i-d.Invited) +
-				"\n\nWhen a place comes back to you we keep it for " + s.inviteHours() + " and e-mail you a link."
-		}
-		return letter{n, e.Email, e.Base}
-	})
-}
-
-// aheadWords is how many wait before a runner, as a sentence.
-func aheadWords(n int) string {
-	if n <= 0 {
-		return "you are next in line."
-	}
-	return strconv.Itoa(n) + " " + plural(int64(n), "runner", "runners") + " before you."
-}
-
-// inviteHours is how long an invitation keeps its place, in words.
-func (s *Service) inviteHours() string {
-	h := int(s.inviteFor / time.Hour)
-	if h == 1 {
-		return "an hour"
-	}
-	return strconv.Itoa(h) + " hours"
-}
-
-// tellWaitlist tells the runners whose invitations expired that their
-// place went on, and the runners invited that a place is kept for them
-// (until when, and the link to take it).
-func (s *Service) tellWaitlist(ctx context.Context, tx *db.Tx, expired, invited []Invitation) error {
-	ids := make([]int64, 0, len(expired)+len(invited))
-	for _, in := range expired {
-		ids = append(ids, in.EventID)
-	}
-	for _, in := range invited {
-		ids = append(ids, in.EventID)
-	}
-	about, err := s.store.EventsAbout(ctx, tx, ids)
-	if err != nil {
-		return err
-	}
-	if err := s.tell(ctx, tx, len(expired), func(i int) letter {
-		in := expired[i]
-		x := about[in.EventID]
-		return letter{Notice{UserID: in.UserID, RaceID: x.RaceID, EventID: in.EventID,
-			Subject: "Invitation expired: " + x.Race + " · " + x.Event,
-			Body: "Hello,\n\nYour invitation to take a place in " + x.Race + ", " + x.Event + " ran out on " + raceClock(in.ExpiresAt, x.TZ) +
-				" without being used, so the place it kept went to the next runner. You are no longer on the waiting list.",
-			Link: raceURL(x.Slug), LinkText: "The race"}, in.Email, in.Base}
-	}); err != nil {
-		return err
-	}
-	return s.tell(ctx, tx, len(invited), func(i int) letter {
-		in := invited[i]
-		x := about[in.EventID]
-		return letter{Notice{UserID: in.UserID, RaceID: x.RaceID, EventID: in.EventID,
-			Subject: "A place for you: " + x.Race + " · " + x.Event,
-			Body: "Hello,\n\nA place in " + x.Race + ", " + x.Event + " has come free, and it is kept for you until " + raceClock(in.ExpiresAt, x.TZ) +
-				": take it and register as usual by then.\n\nIf you do not want it, do nothing: it goes to the next runner on the list.",
-			Link: soldOutURL(x.Slug, in.EventID), LinkText: "Take your place"}, in.Email, in.Base}
-	})
-}
+// registration (notices.go): a start time or a place changed by a
+// director (a lottery's draw, a waiting list's invitation and its expiry:
+// package waitlist, through App.tellLetters). Each is told in the
+// transaction of the change.
 
 // tellRegistrants tells every runner registered for event eventID (their
 // registration confirmed) what write makes of their registration, in tx;

@@ -5,14 +5,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/checkout"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/errs"
+	"github.com/tutti-dev/tutti/internal/race/races"
 )
 
 // The places of an event are counted in race_events.taken, a counted
@@ -27,7 +26,7 @@ import (
 // race's counted stocks: an event's places, a store item's units, a
 // code's uses (a max_uses of 0: no limit).
 var (
-	eventPlaces = checkout.NewStock("race_events", "taken", "cap", false)
+	eventPlaces = races.Places
 	itemUnits   = checkout.NewStock("race_items", "taken", "stock", false)
 	codeUses    = checkout.NewStock("race_codes", "used", "max_uses", true)
 )
@@ -366,10 +365,10 @@ func giveBack(ctx context.Context, tx *db.Tx, rs []releasedHold) error {
 			coded = append(coded, r.id)
 		}
 	}
-	if err := giveBackEach(ctx, tx, eventPlaces, events); err != nil {
+	if err := eventPlaces.GiveBackEach(ctx, tx, events); err != nil {
 		return err
 	}
-	if err := giveBackEach(ctx, tx, codeUses, codes); err != nil {
+	if err := codeUses.GiveBackEach(ctx, tx, codes); err != nil {
 		return err
 	}
 	if len(coded) > 0 {
@@ -395,18 +394,7 @@ func giveBack(ctx context.Context, tx *db.Tx, rs []releasedHold) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	return giveBackEach(ctx, tx, itemUnits, per)
-}
-
-// giveBackEach gives n[id] units back to row id of s, in the order of ids
-// (one order for every transaction: no deadlock between two).
-func giveBackEach(ctx context.Context, tx *db.Tx, s checkout.Stock, n map[int64]int) error {
-	for _, id := range slices.Sorted(maps.Keys(n)) {
-		if err := s.GiveBack(ctx, tx, n[id], "id = ?", id); err != nil {
-			return err
-		}
-	}
-	return nil
+	return itemUnits.GiveBackEach(ctx, tx, per)
 }
 
 // StalePaying is up to limit holds left paying since before: a process

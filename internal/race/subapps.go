@@ -10,13 +10,16 @@ import (
 	"github.com/tutti-dev/tutti/internal/load"
 	"github.com/tutti-dev/tutti/internal/race/races"
 	"github.com/tutti-dev/tutti/internal/race/results"
+	"github.com/tutti-dev/tutti/internal/race/waitlist"
 	"github.com/tutti-dev/tutti/internal/web"
 )
 
-// What race's sub-packages (results) are given of it: its races, its
-// edits and its pages' chrome, as functions, so that none imports race.
+// What race's sub-packages (results, waitlist) are given of it: its races,
+// its edits, its registration, its notices and its pages' chrome, as
+// functions, so that none imports race.
 
-// chrome is race's page head and directors' navigation, for results.Chrome.
+// chrome is race's page head and directors' navigation, for results.Chrome
+// and waitlist.Chrome.
 type chrome struct{ a *App }
 
 func (c chrome) Head(title, user string, scripts ...string) web.Head {
@@ -49,6 +52,16 @@ func (a *App) directedRace(ctx context.Context, u *auth.User, slug string) (*rac
 // (Service.edit).
 func (a *App) editRace(ctx context.Context, d *races.Directing, write func(tx *db.Tx) error) error {
 	return a.svc.editRace(ctx, d.Race.ID, d.Race.Slug, write)
+}
+
+// tellLetters tells runners what the waiting list made of them
+// (waitlist.Deps.Tell): notices kept and mailed in tx (Service.tell).
+func (a *App) tellLetters(ctx context.Context, tx *db.Tx, n int, at func(i int) waitlist.Letter) error {
+	return a.svc.tell(ctx, tx, n, func(i int) letter {
+		l := at(i)
+		return letter{Notice{UserID: l.UserID, RaceID: l.RaceID, EventID: l.EventID, Subject: l.Subject, Body: l.Body,
+			Link: l.Link, LinkText: l.LinkText}, l.To, l.Base}
+	})
 }
 
 // resultsScenario is the results' load scenario, on the seeded event

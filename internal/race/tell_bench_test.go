@@ -30,12 +30,12 @@ func BenchmarkWriteToRegistrants(b *testing.B) {
 	const n = 50_000
 	for name, u := range dbtest.URLs(b) {
 		d := dbtest.Open(b, u, sets()...)
-		l := newBigLottery(b, d, n)
+		owner, raceID := newBigRace(b, d, n)
 		ctx := context.Background()
 		var ev int64
 		if err := d.WithTx(ctx, func(tx *db.Tx) error {
 			return db.Scan(tx.QueryRow(ctx, `INSERT INTO race_events (race_id, name, starts_at, opens_at, closes_at, price, cap, created_at)
-				VALUES (?, 'Marathon', 3000000, 1, 2000000, 0, ?, 0) RETURNING id`, l.raceID, n), &ev)
+				VALUES (?, 'Marathon', 3000000, 1, 2000000, 0, ?, 0) RETURNING id`, raceID, n), &ev)
 		}); err != nil {
 			b.Fatal(err)
 		}
@@ -45,9 +45,9 @@ func BenchmarkWriteToRegistrants(b *testing.B) {
 		}
 		users := make([]int64, n)
 		for i := range users {
-			users[i] = l.owner + int64(i)
+			users[i] = owner + int64(i)
 		}
-		if err := seedRegistrations(ctx, d, l.raceID, ev, users, rs, 0, time.Now()); err != nil {
+		if err := seedRegistrations(ctx, d, raceID, ev, users, rs, 0, time.Now()); err != nil {
 			b.Fatal(err)
 		}
 		if err := d.Analyze(ctx); err != nil { // as a site's statistics know them
@@ -71,7 +71,7 @@ func BenchmarkWriteToRegistrants(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		dir := &Directing{User: &auth.User{ID: l.owner}, Race: r}
+		dir := &Directing{User: &auth.User{ID: owner}, Race: r}
 		in := MessageInput{Subject: "Parking", Body: strings.Repeat("Park on Pier Road. ", 105)}
 		b.Run(name, func(b *testing.B) {
 			var peak uint64

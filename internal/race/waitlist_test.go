@@ -10,6 +10,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/db/dbtest"
 	"github.com/tutti-dev/tutti/internal/pay"
+	"github.com/tutti-dev/tutti/internal/race/waitlist"
 )
 
 // The waiting list: a place that comes back goes to the runners on the
@@ -33,7 +34,7 @@ func TestWaitingListInvitesInOrder(t *testing.T) {
 			r.Events = []Event{*event()}
 			return &r
 		}
-		if err := f.a.svc.JoinWaitlist(ctx, cy, race(), f.event().ID); err == nil {
+		if err := f.a.svc.waitlist.Join(ctx, cy, &race().Race, f.event().ID); err == nil {
 			t.Fatal("joined the waiting list of an event with places")
 		}
 		ha, err := f.a.svc.Start(ctx, ann, race(), f.event().ID)
@@ -43,22 +44,22 @@ func TestWaitingListInvitesInOrder(t *testing.T) {
 		if _, err := f.a.svc.Start(ctx, bo, race(), f.event().ID); err != nil {
 			t.Fatal(err)
 		}
-		if err := f.a.svc.JoinWaitlist(ctx, bo, race(), f.event().ID); err == nil {
+		if err := f.a.svc.waitlist.Join(ctx, bo, &race().Race, f.event().ID); err == nil {
 			t.Error("a runner holding a place joined the waiting list")
 		}
-		if err := f.a.svc.JoinWaitlist(ctx, cy, race(), f.event().ID); err != nil {
+		if err := f.a.svc.waitlist.Join(ctx, cy, &race().Race, f.event().ID); err != nil {
 			t.Fatal(err)
 		}
-		if err := f.a.svc.JoinWaitlist(ctx, dee, race(), f.event().ID); err != nil {
+		if err := f.a.svc.waitlist.Join(ctx, dee, &race().Race, f.event().ID); err != nil {
 			t.Fatal(err)
 		}
-		if err := f.a.svc.JoinWaitlist(ctx, cy, race(), f.event().ID); err != nil { // twice: once
+		if err := f.a.svc.waitlist.Join(ctx, cy, &race().Race, f.event().ID); err != nil { // twice: once
 			t.Fatal(err)
 		}
 		if e := event(); e.Waiting != 2 || e.Phase(f.clock.Now()) != SoldOut {
 			t.Fatalf("waiting %d phase %v; want 2, sold out", e.Waiting, e.Phase(f.clock.Now()))
 		}
-		if we, err := f.a.svc.WaitEntry(ctx, dee, f.event().ID); err != nil || we == nil || we.Status != "waiting" || we.Ahead != 1 {
+		if we, err := f.a.svc.waitlist.Entry(ctx, dee, f.event().ID); err != nil || we == nil || we.Status != "waiting" || we.Ahead != 1 {
 			t.Fatalf("dee's entry %+v, %v; want waiting with 1 ahead", we, err)
 		}
 		// Ann leaves: her place is kept from eve for the list.
@@ -73,11 +74,11 @@ func TestWaitingListInvitesInOrder(t *testing.T) {
 		if e := event(); e.Taken != 2 || e.Waiting != 1 {
 			t.Fatalf("after inviting: taken %d waiting %d; want 2, 1", e.Taken, e.Waiting)
 		}
-		if _, err := f.a.svc.StartInvited(ctx, dee, race(), f.event().ID); !errors.Is(err, errNoInvitation) {
+		if _, err := f.a.svc.StartInvited(ctx, dee, race(), f.event().ID); !errors.Is(err, waitlist.ErrNoInvitation) {
 			t.Errorf("dee, not invited yet, takes a place: %v", err)
 		}
-		we, err := f.a.svc.WaitEntry(ctx, cy, f.event().ID)
-		if err != nil || we == nil || we.Status != "invited" || !we.ExpiresAt.Equal(f.clock.Now().Add(DefaultInviteFor).Truncate(time.Millisecond)) {
+		we, err := f.a.svc.waitlist.Entry(ctx, cy, f.event().ID)
+		if err != nil || we == nil || we.Status != "invited" || !we.ExpiresAt.Equal(f.clock.Now().Add(waitlist.DefaultInviteFor).Truncate(time.Millisecond)) {
 			t.Fatalf("cy's entry %+v, %v; want invited for a day", we, err)
 		}
 		hc, err := f.a.svc.StartInvited(ctx, cy, race(), f.event().ID)
@@ -98,15 +99,15 @@ func TestWaitingListInvitesInOrder(t *testing.T) {
 		// invitation run out too; then the event is open to anyone.
 		f.clock.Add(21 * time.Minute)
 		f.a.svc.writer.sweep()
-		if we, _ := f.a.svc.WaitEntry(ctx, dee, f.event().ID); we == nil || we.Status != "invited" {
+		if we, _ := f.a.svc.waitlist.Entry(ctx, dee, f.event().ID); we == nil || we.Status != "invited" {
 			t.Fatalf("dee's entry after bo's hold ran out: %+v; want invited", we)
 		}
-		f.clock.Add(DefaultInviteFor)
+		f.clock.Add(waitlist.DefaultInviteFor)
 		f.a.svc.writer.sweep()
 		if e := event(); e.Taken != 1 || e.Waiting != 0 || e.Phase(f.clock.Now()) != Open {
 			t.Fatalf("after dee's invitation ran out: taken %d waiting %d; want 1, 0, open", e.Taken, e.Waiting)
 		}
-		if _, err := f.a.svc.StartInvited(ctx, dee, race(), f.event().ID); !errors.Is(err, errNoInvitation) {
+		if _, err := f.a.svc.StartInvited(ctx, dee, race(), f.event().ID); !errors.Is(err, waitlist.ErrNoInvitation) {
 			t.Errorf("dee after her invitation ran out: %v; want none", err)
 		}
 		// Dee was told of both, each in the sweep that made it, newest
@@ -161,7 +162,7 @@ func TestInvitedWithAHoldOfTheirOwn(t *testing.T) {
 		if _, err := f.a.svc.Start(ctx, bo, race(), f.event().ID); err != nil {
 			t.Fatal(err)
 		}
-		if err := f.a.svc.JoinWaitlist(ctx, cy, race(), f.event().ID); err != nil {
+		if err := f.a.svc.waitlist.Join(ctx, cy, &race().Race, f.event().ID); err != nil {
 			t.Fatal(err)
 		}
 		en, _ := f.entry(ctx, ann, ha)
@@ -188,7 +189,7 @@ func TestInvitedWithAHoldOfTheirOwn(t *testing.T) {
 		if got := taken(); got != 1 {
 			t.Errorf("taken %d; want 1: the invitation's place went back", got)
 		}
-		if we, _ := f.a.svc.WaitEntry(ctx, cy, f.event().ID); we != nil && we.Status == "invited" {
+		if we, _ := f.a.svc.waitlist.Entry(ctx, cy, f.event().ID); we != nil && we.Status == "invited" {
 			t.Errorf("cy's invitation still keeps a place: %+v", we)
 		}
 	}, sets()...)

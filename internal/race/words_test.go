@@ -3,7 +3,7 @@ package race
 import (
 	"context"
 	"github.com/tutti-dev/tutti/internal/race/results"
-	"net/http/httptest"
+	"github.com/tutti-dev/tutti/internal/race/waitlist"
 	"strings"
 	"testing"
 	"time"
@@ -51,6 +51,7 @@ func pageFixture(t *testing.T, d *db.DB) *fixture {
 	}
 	f.a.Site = &web.Site{Assets: core} // the layout's
 	f.a.results.Site = f.a.Site
+	f.a.waitlist.Site = f.a.Site
 	return f
 }
 
@@ -78,12 +79,12 @@ func TestLotteryReadsAsALottery(t *testing.T) {
 			}
 			for i := range r.Events {
 				if r.Events[i].Lottery {
-					e, err := f.a.svc.FreshEvent(ctx, r, r.Events[i].ID)
+					e, err := f.a.store.Event(ctx, r.Events[i].ID)
 					if err != nil {
 						t.Fatal(err)
 					}
-					r.Events[i] = *e
-					return r, e
+					r.Events[i] = e
+					return r, &e
 				}
 			}
 			t.Fatal("no lottery event")
@@ -92,11 +93,11 @@ func TestLotteryReadsAsALottery(t *testing.T) {
 		page := func(u *auth.User) string {
 			t.Helper()
 			r, e := lottery()
-			we, err := f.a.svc.WaitEntry(ctx, u, e.ID)
+			we, err := f.a.svc.waitlist.Entry(ctx, u, e.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
-			return render(t, SoldOutPage(f.a, u, r, e, we, "", f.clock.Now()))
+			return render(t, waitlist.SoldOutPage(f.a.waitlist, u, &r.Race, e, we, "", f.clock.Now()))
 		}
 		card := func() string {
 			r, e := lottery()
@@ -107,27 +108,24 @@ func TestLotteryReadsAsALottery(t *testing.T) {
 		ann, bo := f.user(), f.user()
 		r, e := lottery()
 		for _, u := range []*auth.User{ann, bo} {
-			if err := f.a.svc.JoinWaitlist(ctx, u, r, e.ID); err != nil {
+			if err := f.a.svc.waitlist.Join(ctx, u, &r.Race, e.ID); err != nil {
 				t.Fatal(err)
 			}
 		}
 		wantWords(t, "the race page before the draw", card(), []string{"Lottery", "The draw for 1 place is on", "lottery: entries open"}, append(never, "drawn"))
 		wantWords(t, "an entrant's page before the draw", page(ann), []string{"<title>The lottery · ", "You are in the draw.", "Withdraw from the lottery", "The draw for 1 place"}, append(never, "drawn"))
-		if _, e := lottery(); flashWait(httptest.NewRequest("GET", "/?done=left", nil), e) != "You have withdrawn from the lottery." {
-			t.Error("withdrawing before the draw is not told as such")
-		}
 
 		f.clock.Add(25 * time.Hour) // the draw is due, not yet made
 		wantWords(t, "the race page at the draw", card(), []string{"Lottery: drawing now", "lottery: drawing now"}, never)
-		if n, err := f.a.svc.drawWith(ctx, shuffler()); err != nil || n != 1 {
+		if n, err := f.a.svc.waitlist.Draw(ctx, nil); err != nil || n != 1 {
 			t.Fatalf("the draw: %d, %v", n, err)
 		}
-		if _, err := f.a.svc.invite(ctx); err != nil {
+		if _, err := f.a.svc.waitlist.Invite(ctx); err != nil {
 			t.Fatal(err)
 		}
 		wantWords(t, "the race page after the draw", card(), []string{"Lottery drawn", "lottery drawn"}, never)
 		lost := ann
-		if we, _ := f.a.svc.WaitEntry(ctx, ann, e.ID); we != nil && we.Status == "invited" {
+		if we, _ := f.a.svc.waitlist.Entry(ctx, ann, e.ID); we != nil && we.Status == "invited" {
 			lost = bo
 		}
 		wantWords(t, "the page of the entrant not drawn", page(lost), []string{"You were not drawn.", "<strong>next</strong> in line", "Leave the list"},
@@ -138,14 +136,10 @@ func TestLotteryReadsAsALottery(t *testing.T) {
 		}
 		wantWords(t, "the page of the entrant drawn", page(won), []string{"is yours", "Take my place and register", "Give up this place"},
 			append(never, "Withdraw", "Leave"))
-		r, e = lottery()
-		wantWords(t, "the messages after the draw", flashWait(httptest.NewRequest("GET", "/?done=left", nil), e)+
-			flashWait(httptest.NewRequest("GET", "/?done=declined", nil), e), []string{"You are off the list.", "You gave up the place"},
-			append(never, "withdrawn"))
 		late := f.user()
 		wantWords(t, "the page of a runner after the draw", page(late), []string{"The places were drawn", "Join the list after the draw"}, never)
 		r, e = lottery()
-		if err := f.a.svc.JoinWaitlist(ctx, late, r, e.ID); err != nil {
+		if err := f.a.svc.waitlist.Join(ctx, late, &r.Race, e.ID); err != nil {
 			t.Fatal(err)
 		}
 		wantWords(t, "the page of a runner who joined after the draw", page(late), []string{"You are on the list after the draw:", "<strong>1</strong> runner before you", "Leave the list"},

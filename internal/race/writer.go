@@ -84,15 +84,15 @@ func paying(h *Hold) checkout.Unsettled {
 // that are due drawn, the waiting lists invited (the places that came
 // back, a lottery's winners), rehearsals' registrations refunded.
 func (s *Service) sweepOwn(ctx context.Context) {
-	if n, err := s.draw(ctx); err != nil {
+	if n, err := s.waitlist.Draw(ctx, nil); err != nil {
 		s.log.Error("race: drawing lotteries", "err", err)
 	} else if n > 0 {
 		s.log.Info("race: lotteries drawn", "events", n)
 	}
-	if inv, err := s.invite(ctx); err != nil {
+	if n, err := s.waitlist.Invite(ctx); err != nil {
 		s.log.Error("race: inviting from the waiting lists", "err", err)
-	} else if len(inv) > 0 {
-		s.log.Info("race: invited from the waiting lists", "n", len(inv))
+	} else if n > 0 {
+		s.log.Info("race: invited from the waiting lists", "n", n)
 	}
 	if n, err := s.refundRehearsals(ctx); err != nil {
 		s.log.Error("race: refunding rehearsals' registrations", "err", err)

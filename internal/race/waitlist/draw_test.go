@@ -1,4 +1,4 @@
-package race
+package waitlist_test
 
 import (
 	"context"
@@ -8,9 +8,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/db"
 	"github.com/tutti-dev/tutti/internal/db/dbtest"
+	"github.com/tutti-dev/tutti/internal/jobs"
+	"github.com/tutti-dev/tutti/internal/pay"
+	"github.com/tutti-dev/tutti/internal/race"
+	"github.com/tutti-dev/tutti/internal/race/waitlist"
 )
+
+// sets are the migrations the waiting list's tables need: race's, and
+// those they stand on.
+func sets() []db.Migrations {
+	return []db.Migrations{db.KeyMigrations, auth.Migrations, jobs.Migrations, pay.Migrations, race.Migrations}
+}
 
 // bigLottery is a race of n runners, on d, whose lotteries they all enter.
 type bigLottery struct {
@@ -21,23 +32,15 @@ type bigLottery struct {
 
 func newBigLottery(tb testing.TB, d *db.DB, n int) *bigLottery {
 	ctx := context.Background()
-	users := make([][]any, n)
-	for i := range users {
-		e := fmt.Sprintf("r%d@example.com", i)
-		users[i] = []any{fmt.Sprint("r", i), fmt.Sprint("r", i), e, e, "x", 0, 0}
-	}
-	if err := d.CopyFrom(ctx, "users", []string{"username", "username_key", "email", "email_key", "password_hash", "created_at", "updated_at"}, users); err != nil {
+	users, _, err := auth.SeedUsers(ctx, d, n, "password", time.Unix(0, 0), func(int) {})
+	if err != nil {
 		tb.Fatal(err)
 	}
-	l := &bigLottery{d: d, n: n}
-	err := d.WithTx(ctx, func(tx *db.Tx) error {
-		if err := db.Scan(tx.QueryRow(ctx, `SELECT min(id) FROM users`), &l.owner); err != nil {
-			return err
-		}
+	l := &bigLottery{d: d, n: n, owner: users[0]}
+	if err := d.WithTx(ctx, func(tx *db.Tx) error {
 		return db.Scan(tx.QueryRow(ctx, `INSERT INTO race_races (slug, owner_id, name, race_date, tz, created_at, updated_at)
 			VALUES ('bench', ?, 'Bench', '2027-01-01', 'UTC', 0, 0) RETURNING id`, l.owner), &l.raceID)
-	})
-	if err != nil {
+	}); err != nil {
 		tb.Fatal(err)
 	}
 	return l
@@ -68,7 +71,7 @@ func (l *bigLottery) event(tb testing.TB) int64 {
 // place in the drawn order.
 func TestDrawRanksEveryEntrant(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
-		const n = 2*rankChunk + 500
+		const n = 2*waitlist.RankChunk + 500
 		l := newBigLottery(t, d, n)
 		ev := l.event(t)
 		reverse := func(n int, swap func(i, j int)) {
@@ -77,7 +80,7 @@ func TestDrawRanksEveryEntrant(t *testing.T) {
 			}
 		}
 		ctx := context.Background()
-		if k, err := NewStore(d).Draw(ctx, time.UnixMilli(1_000_000), time.UnixMilli(1_100_000), reverse, nil); err != nil || k != 1 {
+		if k, err := waitlist.Draw(ctx, d, time.UnixMilli(1_000_000), time.UnixMilli(1_100_000), reverse); err != nil || k != 1 {
 			t.Fatalf("drew %d events: %v", k, err)
 		}
 		users, err := db.All(ctx, d, d, func(rows *sql.Rows) (u int64, err error) { return u, rows.Scan(&u) },
@@ -103,18 +106,17 @@ func TestDrawRanksEveryEntrant(t *testing.T) {
 // drawn), on SQLite and, with TUTTI_TEST_POSTGRES, on PostgreSQL; each
 // iteration a new event of the same entrants.
 //
-//	go test -run '^$' -bench Draw -benchtime 5x ./internal/race/
+//	go test -run '^$' -bench Draw -benchtime 5x ./internal/race/waitlist/
 func BenchmarkDraw(b *testing.B) {
 	for name, u := range dbtest.URLs(b) {
 		d := dbtest.Open(b, u, sets()...)
 		l := newBigLottery(b, d, 10_000)
-		s := NewStore(d)
 		b.Run(name, func(b *testing.B) {
 			for range b.N {
 				b.StopTimer()
 				l.event(b)
 				b.StartTimer()
-				if k, err := s.Draw(context.Background(), time.UnixMilli(1_000_000), time.UnixMilli(1_100_000), shuffler(), nil); err != nil || k != 1 {
+				if k, err := waitlist.Draw(context.Background(), d, time.UnixMilli(1_000_000), time.UnixMilli(1_100_000), waitlist.Shuffler()); err != nil || k != 1 {
 					b.Fatalf("drew %d events: %v", k, err)
 				}
 			}

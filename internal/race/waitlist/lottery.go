@@ -1,4 +1,4 @@
-package race
+package waitlist
 
 import (
 	"context"
@@ -13,22 +13,22 @@ import (
 
 // Lottery mode: for an oversubscribed race, an event's places are drawn
 // instead of going to the fastest. From the opening to DrawAt runners
-// enter (the event's waiting list, waitlist.go; nobody claims a place
+// enter (the event's waiting list, service.go; nobody claims a place
 // meanwhile); at DrawAt the sweeper draws: every entry gets a random rank,
 // and the waiting list's invitations then go out in rank order, the first
 // Cap entrants invited at once, the others waiting in the drawn order for
 // places that come back. Arriving first wins nothing.
 
-// draw draws every lottery whose draw time has come at now.
-func (s *Service) draw(ctx context.Context) (int, error) {
-	return s.drawWith(ctx, shuffler())
-}
-
-// drawWith is draw in the order shuffle gives: each draw's winners are
-// invited, and every entrant told, in its transaction (tellDrawn).
-func (s *Service) drawWith(ctx context.Context, shuffle func(n int, swap func(i, j int))) (int, error) {
+// Draw draws every lottery whose draw time has come, in the order shuffle
+// gives (nil: a random order nobody can predict, as the sweep draws):
+// each draw's winners are invited, and every entrant told, in its
+// transaction (tellDrawn). It returns how many events it drew.
+func (s *Service) Draw(ctx context.Context, shuffle func(n int, swap func(i, j int))) (int, error) {
+	if shuffle == nil {
+		shuffle = shuffler()
+	}
 	now := s.now()
-	return s.store.Draw(ctx, now, now.Add(s.inviteFor), shuffle, func(tx *db.Tx, d Drawn) error { return s.tellDrawn(ctx, tx, d) })
+	return s.store.draw(ctx, now, now.Add(s.inviteFor), shuffle, func(tx *db.Tx, d drawn) error { return s.tellDrawn(ctx, tx, d) })
 }
 
 // shuffler is a random order from the system's secure source: a draw
@@ -40,30 +40,30 @@ func shuffler() func(n int, swap func(i, j int)) {
 	return r.Shuffle
 }
 
-// DrawEntry is a lottery's entrant as the draw tells them.
-type DrawEntry struct {
+// drawEntry is a lottery's entrant as the draw tells them.
+type drawEntry struct {
 	UserID      int64
 	Email, Base string // the join's (its mail's address and links)
 	Entered     bool   // before the draw time: in the draw (else on the list after it)
 }
 
-// Drawn is one event's draw: its entries in the drawn order, of which the
+// drawn is one event's draw: its entries in the drawn order, of which the
 // first Invited are invited (their places kept until Until).
-type Drawn struct {
+type drawn struct {
 	EventID int64
 	DrawAt  time.Time
-	Entries []DrawEntry
+	Entries []drawEntry
 	Invited int
 	Until   time.Time
 }
 
-// Draw ranks the entries of every lottery event whose draw is due at now
+// draw ranks the entries of every lottery event whose draw is due at now
 // in the order shuffle gives, marks it drawn, invites the first entrants
 // to the places free (each kept until until), runs also (nil: nothing)
 // in the same transaction, and returns how many events it drew. Each
 // event is drawn in its own transaction, once (drawn_at is set under the
 // statement that checks it is not).
-func (s *Store) Draw(ctx context.Context, now, until time.Time, shuffle func(n int, swap func(i, j int)), also func(tx *db.Tx, d Drawn) error) (int, error) {
+func (s *store) draw(ctx context.Context, now, until time.Time, shuffle func(n int, swap func(i, j int)), also func(tx *db.Tx, d drawn) error) (int, error) {
 	due, err := db.All(ctx, s.db, s.db, func(rows *sql.Rows) (id int64, err error) { return id, rows.Scan(&id) },
 		`SELECT id FROM race_events WHERE lottery = ? AND drawn_at IS NULL AND draw_at <= ?`, true, now.UnixMilli())
 	if err != nil {
@@ -83,9 +83,9 @@ func (s *Store) Draw(ctx context.Context, now, until time.Time, shuffle func(n i
 			// between it and this sweep come after them, in turn.
 			type entry struct {
 				id int64
-				DrawEntry
+				drawEntry
 			}
-			d := Drawn{EventID: ev, Until: until}
+			d := drawn{EventID: ev, Until: until}
 			var drawAt int64
 			entries, err := db.All(ctx, s.db, tx, func(rows *sql.Rows) (e entry, err error) {
 				return e, rows.Scan(&e.id, &e.UserID, &e.Email, &e.Base, &e.Entered, &drawAt)
@@ -108,9 +108,9 @@ func (s *Store) Draw(ctx context.Context, now, until time.Time, shuffle func(n i
 			}
 			entries = append(in, late...)
 			ids := make([]int64, len(entries))
-			d.Entries = make([]DrawEntry, len(entries))
+			d.Entries = make([]drawEntry, len(entries))
 			for i, e := range entries {
-				ids[i], d.Entries[i] = e.id, e.DrawEntry
+				ids[i], d.Entries[i] = e.id, e.drawEntry
 			}
 			if err := setRanks(ctx, tx, ids); err != nil {
 				return err
