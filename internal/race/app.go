@@ -22,6 +22,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/media"
 	"github.com/tutti-dev/tutti/internal/pay"
 	"github.com/tutti-dev/tutti/internal/pubsub"
+	"github.com/tutti-dev/tutti/internal/race/rehearsals"
 	"github.com/tutti-dev/tutti/internal/race/results"
 	"github.com/tutti-dev/tutti/internal/ratelimit"
 	"github.com/tutti-dev/tutti/internal/room"
@@ -81,7 +82,7 @@ type Deps struct {
 	// be uploaded).
 	Media *media.Service
 	// Listening is the instance's listen address once it listens: a load
-	// rehearsal's runners reach it over loopback (rehearsal.go); nil, ""
+	// rehearsal's runners reach it over loopback (package rehearsals); nil, ""
 	// or not on loopback: none can run here.
 	Listening func() string
 }
@@ -99,6 +100,9 @@ type App struct {
 	versions version.Versions
 	pages    *cache.Pages // race pages, decoded
 	results  *results.App // the results' pages (package results)
+	// rehearsals is the directors' load rehearsal console (package
+	// rehearsals).
+	rehearsals *rehearsals.App
 }
 
 // versionScope is race's scope in the versions service: a race's stamp is
@@ -146,12 +150,10 @@ func New(d Deps) (*App, error) {
 		a.svc.media = d.Media
 		d.Media.Register(a.svc.logoKind(d.Images))
 	}
-	a.svc.bg, a.svc.stop = context.WithCancel(context.Background())
 	if d.DB.Dialect == db.SQLite { // embedded mode: this process writes every hold
 		a.store.keepHolds()
 		d.DB.OnOthers(a.store.forgetHolds)
 	}
-	a.svc.listening = d.Listening
 	var mailed func([]Registration)
 	if d.Mail != nil {
 		mailed = func([]Registration) { d.Mail.Notify() }
@@ -165,6 +167,8 @@ func New(d Deps) (*App, error) {
 	}
 	a.results = results.New(results.Deps{DB: d.DB, Cache: d.Cache, Site: d.Site, Versions: a.versions, Chrome: chrome{a}, Now: d.Now,
 		Races: results.Races{Published: a.publishedRace, Directed: a.directedRace, Edit: a.editRace}})
+	a.rehearsals = a.newRehearsals()
+	a.svc.sweepRehearsals = a.rehearsals.Sweep
 	if err := a.svc.writer.Start(); err != nil {
 		return nil, err
 	}
@@ -174,14 +178,7 @@ func New(d Deps) (*App, error) {
 // Close stops the registration writer (after the batch under way); paid
 // holds left are written by the next start or another instance.
 func (a *App) Close() {
-	a.svc.stop() // a rehearsal's runners stop, and its report is stored
-	done := make(chan struct{})
-	go func() { a.svc.rehearsals.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		a.Log.Warn("race: a rehearsal did not end within 20 s of the shutdown")
-	}
+	a.rehearsals.Close(20 * time.Second) // a rehearsal's runners stop, and its report is stored
 	a.svc.writer.Close()
 }
 

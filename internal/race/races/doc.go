@@ -2,8 +2,8 @@
 // day (its name, place, date and zone, whether it is published) and its
 // events, the director's view of one (Directing, handed to handlers by the
 // directing middleware of race's admin routes), and the addresses of its
-// pages. It is a leaf: race and its sub-packages (results, ...) import it,
-// it imports none of them, so no arrow runs back up.
+// pages. It is a leaf: race and its sub-packages (results, rehearsals,
+// ...) import it, it imports none of them, so no arrow runs back up.
 //
 // race's own Race embeds Race with what registration adds (the wizard's
 // text, extras, the refund rule); race.Event is Event.
