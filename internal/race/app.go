@@ -22,6 +22,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/media"
 	"github.com/tutti-dev/tutti/internal/pay"
 	"github.com/tutti-dev/tutti/internal/pubsub"
+	"github.com/tutti-dev/tutti/internal/race/rehearsals"
 	"github.com/tutti-dev/tutti/internal/race/results"
 	"github.com/tutti-dev/tutti/internal/race/waitlist"
 	"github.com/tutti-dev/tutti/internal/ratelimit"
@@ -82,7 +83,7 @@ type Deps struct {
 	// be uploaded).
 	Media *media.Service
 	// Listening is the instance's listen address once it listens: a load
-	// rehearsal's runners reach it over loopback (rehearsal.go); nil, ""
+	// rehearsal's runners reach it over loopback (package rehearsals); nil, ""
 	// or not on loopback: none can run here.
 	Listening func() string
 }
@@ -102,6 +103,9 @@ type App struct {
 	results  *results.App // the results' pages (package results)
 	// waitlist is the events' waiting lists and lotteries (package waitlist).
 	waitlist *waitlist.App
+	// rehearsals is the directors' load rehearsal console (package
+	// rehearsals).
+	rehearsals *rehearsals.App
 }
 
 // versionScope is race's scope in the versions service: a race's stamp is
@@ -145,12 +149,10 @@ func New(d Deps) (*App, error) {
 		a.svc.media = d.Media
 		d.Media.Register(a.svc.logoKind(d.Images))
 	}
-	a.svc.bg, a.svc.stop = context.WithCancel(context.Background())
 	if d.DB.Dialect == db.SQLite { // embedded mode: this process writes every hold
 		a.store.keepHolds()
 		d.DB.OnOthers(a.store.forgetHolds)
 	}
-	a.svc.listening = d.Listening
 	var mailed func([]Registration)
 	if d.Mail != nil {
 		mailed = func([]Registration) { d.Mail.Notify() }
@@ -167,6 +169,8 @@ func New(d Deps) (*App, error) {
 	a.waitlist = waitlist.New(waitlist.Deps{DB: d.DB, Site: d.Site, Chrome: chrome{a}, Tell: a.tellLetters, InviteFor: d.InviteFor, Now: d.Now,
 		Races: waitlist.Races{Published: a.publishedRace, Event: a.store.Event, Standing: a.store.Standing, Take: a.takeInvitation}})
 	a.svc.waitlist = a.waitlist.Service()
+	a.rehearsals = a.newRehearsals()
+	a.svc.sweepRehearsals = a.rehearsals.Sweep
 	if err := a.svc.writer.Start(); err != nil {
 		return nil, err
 	}
@@ -176,14 +180,7 @@ func New(d Deps) (*App, error) {
 // Close stops the registration writer (after the batch under way); paid
 // holds left are written by the next start or another instance.
 func (a *App) Close() {
-	a.svc.stop() // a rehearsal's runners stop, and its report is stored
-	done := make(chan struct{})
-	go func() { a.svc.rehearsals.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		a.Log.Warn("race: a rehearsal did not end within 20 s of the shutdown")
-	}
+	a.rehearsals.Close(20 * time.Second) // a rehearsal's runners stop, and its report is stored
 	a.svc.writer.Close()
 }
 

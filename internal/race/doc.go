@@ -23,7 +23,7 @@
 //	POST .../admin/basics, /events, /events/{eid}, /events/{eid}/delete, /extras, /items, /items/{iid},
 //	     /items/{iid}/delete, /text, /publish, /directors
 //	GET|POST .../admin/codes, POST .../admin/codes/{cid}/delete   discount and early-access codes
-//	GET|POST .../admin/rehearsals                   the load rehearsal console (rehearsal.go)
+//	GET|POST .../admin/rehearsals                   the load rehearsal console (package rehearsals)
 //	GET  .../admin/rehearsals/{rid}[/progress]      one rehearsal: live gauges (JSON), then its report
 //	POST .../admin/rehearsals/{rid}/stop, /comment
 //	GET  .../admin/events/{eid}/entrants[.csv]     registrants: search, export

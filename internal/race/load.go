@@ -14,6 +14,7 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/load"
+	"github.com/tutti-dev/tutti/internal/race/races"
 )
 
 // LoadScenarios are race's scenarios by name.
@@ -138,8 +139,8 @@ func (e *loadOutcome) Outcome() string { return e.outcome }
 // The outcomes of a runner who found what they chose sold out: the
 // event's places, or a store item.
 const (
-	outcomeSoldOut      = "sold_out"
-	outcomeExtraSoldOut = "extra_sold_out"
+	outcomeSoldOut      = races.OutcomeSoldOut
+	outcomeExtraSoldOut = races.OutcomeExtraSoldOut
 )
 
 // endedAt is a visit that ended on page p: the sold-out page, or another

@@ -84,12 +84,6 @@ func (a *App) Routes(rt *web.Router) {
 	admin.Get("/codes", a.codesShow)
 	admin.Post("/codes", a.codeAdd)
 	admin.Post("/codes/{cid}/delete", a.codeDelete)
-	admin.Get("/rehearsals", a.rehearsalsShow)
-	admin.Post("/rehearsals", a.rehearsalStart)
-	admin.Get("/rehearsals/{rid}", a.rehearsalShow)
-	admin.Get("/rehearsals/{rid}/progress", a.rehearsalProgress)
-	admin.Post("/rehearsals/{rid}/stop", a.rehearsalStop)
-	admin.Post("/rehearsals/{rid}/comment", a.rehearsalComment)
 	admin.Get("/text", a.textShow)
 	admin.Post("/text", a.textSave)
 	admin.Post("/publish", a.publish)
@@ -106,6 +100,7 @@ func (a *App) Routes(rt *web.Router) {
 	admin.Get("/registrations/{rid}/edit", a.registrantShow)
 	admin.Post("/registrations/{rid}/edit", a.registrantSave)
 	a.results.Routes(rt, admin)
+	a.rehearsals.Routes(admin)
 }
 
 func raceURL(slug string) string              { return "/race/r/" + slug }

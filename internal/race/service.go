@@ -50,13 +50,9 @@ type Service struct {
 	files  files.Storage
 	images *files.ImageBudget
 	media  *media.Service
-	// listening is the instance's listen address, whose loopback URL a
-	// rehearsal's runners reach it at (nil: none); bg ends with the app
-	// (Close).
-	listening  func() string
-	bg         context.Context
-	stop       context.CancelFunc
-	rehearsals sync.WaitGroup // the rehearsals this instance runs
+	// sweepRehearsals is the rehearsals' part of the sweep (package
+	// rehearsals).
+	sweepRehearsals func(context.Context) (int, error)
 	// forgotten is the races each account deletion changed (map[string]int64,
 	// slug to version), by user, from the deleting transaction to its
 	// commit (account.go).
@@ -125,7 +121,7 @@ func (s *Service) edit(ctx context.Context, d *Directing, write func(tx *db.Tx) 
 }
 
 // editRace is edit for race id (slug) without a director: the sweep's
-// changes (a rehearsal's refunds).
+// changes (a rehearsal's refunds, rehearsals.go).
 func (s *Service) editRace(ctx context.Context, id int64, slug string, write func(tx *db.Tx) error) error {
 	var v int64
 	err := s.db.WithTx(ctx, func(tx *db.Tx) error {

@@ -94,7 +94,7 @@ func (s *Service) sweepOwn(ctx context.Context) {
 	} else if n > 0 {
 		s.log.Info("race: invited from the waiting lists", "n", n)
 	}
-	if n, err := s.refundRehearsals(ctx); err != nil {
+	if n, err := s.sweepRehearsals(ctx); err != nil {
 		s.log.Error("race: refunding rehearsals' registrations", "err", err)
 	} else if n > 0 {
 		s.log.Info("race: rehearsals' registrations refunded", "n", n)

@@ -131,6 +131,15 @@ func (e *Event) Phase(now time.Time) Phase {
 	return Open
 }
 
+// The outcomes of a load runner (race's wizard, load.Outcome) who found
+// what they chose sold out: the event's places, or a store item. A
+// rehearsal's report counts them apart: the runner's outcome, not the
+// site's failure.
+const (
+	OutcomeSoldOut      = "sold_out"
+	OutcomeExtraSoldOut = "extra_sold_out"
+)
+
 // What looking a race up can answer.
 var (
 	ErrNoRace      = errs.E(errs.NotFound, "There is no such race.")

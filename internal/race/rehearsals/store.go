@@ -1,11 +1,10 @@
-package race
+package rehearsals
 
 import (
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/tutti-dev/tutti/internal/checkout"
@@ -13,11 +12,25 @@ import (
 	"github.com/tutti-dev/tutti/internal/errs"
 )
 
+// store is the rehearsals' SQL: race_rehearsals, and what it reads of the
+// copies' registrations and holds.
+type store struct{ db *db.DB }
+
+func ms(n int64) time.Time { return time.UnixMilli(n).UTC() }
+
+func msPtr(n sql.NullInt64) *time.Time {
+	if !n.Valid {
+		return nil
+	}
+	t := ms(n.Int64)
+	return &t
+}
+
 const rehearsalCols = `id, race_id, COALESCE(copy_id, 0), COALESCE(created_by, 0), created_at, settings, status, heartbeat_at, progress,
 	report <> '', error, comment, finished_at, made, refunded, cleaned_at`
 
-func scanRehearsal(sc interface{ Scan(...any) error }) (*Rehearsal, error) {
-	var rh Rehearsal
+func scanRehearsal(sc interface{ Scan(...any) error }) (*rehearsal, error) {
+	var rh rehearsal
 	var created, beat int64
 	var settings, progress string
 	var finished, cleaned sql.NullInt64
@@ -35,19 +48,19 @@ func scanRehearsal(sc interface{ Scan(...any) error }) (*Rehearsal, error) {
 	return &rh, nil
 }
 
-// Rehearsals are race's rehearsals, newest first.
-func (s *Store) Rehearsals(ctx context.Context, raceID int64, limit int) ([]*Rehearsal, error) {
-	return db.All(ctx, s.db, s.db, func(rows *sql.Rows) (*Rehearsal, error) { return scanRehearsal(rows) },
+// list are race's rehearsals, newest first.
+func (s *store) list(ctx context.Context, raceID int64, limit int) ([]*rehearsal, error) {
+	return db.All(ctx, s.db, s.db, func(rows *sql.Rows) (*rehearsal, error) { return scanRehearsal(rows) },
 		`SELECT `+rehearsalCols+` FROM race_rehearsals WHERE race_id = ? ORDER BY id DESC LIMIT ?`, raceID, limit)
 }
 
-// Rehearsal is rehearsal id of race.
-func (s *Store) Rehearsal(ctx context.Context, raceID, id int64) (*Rehearsal, error) {
+// get is rehearsal id of race.
+func (s *store) get(ctx context.Context, raceID, id int64) (*rehearsal, error) {
 	return scanRehearsal(s.db.QueryRow(ctx, `SELECT `+rehearsalCols+` FROM race_rehearsals WHERE id = ? AND race_id = ?`, id, raceID))
 }
 
-// RehearsalReport is rehearsal id's stored report (JSON); "" if none yet.
-func (s *Store) RehearsalReport(ctx context.Context, id int64) (string, error) {
+// report is rehearsal id's stored report (JSON); "" if none yet.
+func (s *store) report(ctx context.Context, id int64) (string, error) {
 	var rep string
 	err := db.Scan(s.db.QueryRow(ctx, `SELECT report FROM race_rehearsals WHERE id = ?`, id), &rep)
 	return rep, err
@@ -59,10 +72,10 @@ const liveRehearsal = `status IN ('preparing', 'running', 'stopping')`
 // rehearsalLock is the advisory lock key under which a rehearsal starts.
 const rehearsalLock = "7431890226"
 
-// AddRehearsal stores a new rehearsal of rh.RaceID, preparing, unless one
-// is under way on the site (its heartbeat newer than since): a rehearsal
-// is measured alone. It sets rh.ID.
-func (s *Store) AddRehearsal(ctx context.Context, rh *Rehearsal, since time.Time) error {
+// add stores a new rehearsal of rh.RaceID, preparing, unless one is under
+// way on the site (its heartbeat newer than since): a rehearsal is
+// measured alone. It sets rh.ID.
+func (s *store) add(ctx context.Context, rh *rehearsal, since time.Time) error {
 	settings, err := json.Marshal(rh.Settings)
 	if err != nil {
 		return err
@@ -90,65 +103,19 @@ func (s *Store) AddRehearsal(ctx context.Context, rh *Rehearsal, since time.Time
 	})
 }
 
-// CopyRace stores the rehearsal copy of src for rehearsal id: published,
-// never listed (rehearsal_of), its events open from opens to closes with
-// the same places, prices and extras, nobody registered, no codes, no
-// waiting list or lottery; owned and directed by director. Events that
-// have started are left out: a rehearsal is of an opening to come. It
-// returns the copy with its events, and their ids by the originals'.
-func (s *Store) CopyRace(ctx context.Context, tx *db.Tx, src *Race, id, director int64, opens, closes, now time.Time) (*Race, map[int64]int64, error) {
-	c := *src
-	slug := src.Slug
-	if len(slug) > 48 {
-		slug = slug[:48]
-	}
-	c.Slug = slug + "-rehearsal-" + strconv.FormatInt(id, 10)
-	// Not the logo: the copy's own basics page could replace or remove the
-	// file, which is the race's.
-	c.OwnerID, c.Version, c.PublishedAt, c.EarlyCodes, c.RehearsalOf, c.Logo = director, 1, &now, false, src.ID, ""
-	if err := db.Scan(tx.QueryRow(ctx, `INSERT INTO race_races (slug, owner_id, name, location, race_date, tz, description, info, waiver,
-		logo, currency, published_at, teams, fundraiser, shirts, rehearsal_of, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		c.Slug, director, c.Name, c.Location, c.Date, c.TZ, c.Description, c.Info, c.Waiver, c.Logo, c.Currency, now.UnixMilli(),
-		c.Teams, c.Fundraiser, c.Shirts, src.ID, now.UnixMilli(), now.UnixMilli()), &c.ID); err != nil {
-		return nil, nil, err
-	}
-	if _, err := tx.Exec(ctx, `INSERT INTO race_directors (race_id, user_id, created_at) VALUES (?, ?, ?)`, c.ID, director, now.UnixMilli()); err != nil {
-		return nil, nil, err
-	}
-	c.Events = nil
-	copied := map[int64]int64{}
-	for _, e := range src.Events {
-		if !e.StartsAt.After(now) {
-			continue
-		}
-		from := e.ID
-		e.RaceID, e.OpensAt, e.ClosesAt = c.ID, opens, closes
-		e.Taken, e.Confirmed, e.Waiting, e.Lottery, e.DrawAt, e.DrawnAt = 0, 0, 0, false, nil, nil
-		e.ResultsCount, e.ResultsPublishedAt = 0, nil
-		if err := s.AddEvent(ctx, tx, &e, now); err != nil {
-			return nil, nil, err
-		}
-		c.Events = append(c.Events, e)
-		copied[from] = e.ID
-	}
-	c.Items = nil
-	for _, it := range src.Items {
-		if _, err := tx.Exec(ctx, `INSERT INTO race_items (race_id, name, price, stock, created_at) VALUES (?, ?, ?, ?, ?)`,
-			c.ID, it.Name, it.Price, it.Stock, now.UnixMilli()); err != nil {
-			return nil, nil, err
-		}
-	}
-	_, err := tx.Exec(ctx, `UPDATE race_rehearsals SET copy_id = ? WHERE id = ?`, c.ID, id)
-	return &c, copied, err
+// setCopy records copy as rehearsal id's copy of its race, in the
+// transaction that made it.
+func (s *store) setCopy(ctx context.Context, tx *db.Tx, id, copy int64) error {
+	_, err := tx.Exec(ctx, `UPDATE race_rehearsals SET copy_id = ? WHERE id = ?`, copy, id)
+	return err
 }
 
-// RehearsalBeat records a running rehearsal's gauges and heartbeat, and
+// beat records a running rehearsal's gauges and heartbeat, and
 // moves it to status (running, or done or failed with report and error at
 // the end); it returns the status it has then: "stopping" is a
 // director's request to stop, read by the instance running it; ErrNotFound
-// if it is no longer under way (abandoned: see AbandonRehearsals).
-func (s *Store) RehearsalBeat(ctx context.Context, id int64, status string, p RehearsalProgress, report, failure string, now time.Time) (string, error) {
+// if it is no longer under way (abandoned: see abandon).
+func (s *store) beat(ctx context.Context, id int64, status string, p progress, report, failure string, now time.Time) (string, error) {
 	progress, err := json.Marshal(p)
 	if err != nil {
 		return "", err
@@ -171,14 +138,14 @@ func (s *Store) RehearsalBeat(ctx context.Context, id int64, status string, p Re
 	return was, err
 }
 
-// StopRehearsal asks the instance running rehearsal id of race to stop it.
-func (s *Store) StopRehearsal(ctx context.Context, raceID, id int64) error {
+// stop asks the instance running rehearsal id of race to stop it.
+func (s *store) stop(ctx context.Context, raceID, id int64) error {
 	_, err := s.db.Exec(ctx, `UPDATE race_rehearsals SET status = 'stopping' WHERE id = ? AND race_id = ? AND status IN ('preparing', 'running')`, id, raceID)
 	return err
 }
 
-// SetRehearsalComment stores the director's comment on a rehearsal.
-func (s *Store) SetRehearsalComment(ctx context.Context, raceID, id int64, comment string) error {
+// setComment stores the director's comment on a rehearsal.
+func (s *store) setComment(ctx context.Context, raceID, id int64, comment string) error {
 	res, err := s.db.Exec(ctx, `UPDATE race_rehearsals SET comment = ? WHERE id = ? AND race_id = ?`, comment, id, raceID)
 	if err != nil {
 		return err
@@ -189,9 +156,9 @@ func (s *Store) SetRehearsalComment(ctx context.Context, raceID, id int64, comme
 	return nil
 }
 
-// AbandonRehearsals ends the rehearsals whose instance stopped beating
-// before since (it died, or was stopped): failed, said why.
-func (s *Store) AbandonRehearsals(ctx context.Context, since, now time.Time) (int, error) {
+// abandon ends the rehearsals whose instance stopped beating before
+// since (it died, or was stopped): failed, said why.
+func (s *store) abandon(ctx context.Context, since, now time.Time) (int, error) {
 	res, err := s.db.Exec(ctx, `UPDATE race_rehearsals SET status = 'failed', finished_at = ?,
 		error = 'The instance running it stopped before it ended; its runners stopped with it.'
 		WHERE `+liveRehearsal+` AND heartbeat_at < ?`, now.UnixMilli(), since.UnixMilli())
@@ -210,9 +177,9 @@ type dueRefund struct {
 	reg  int64
 }
 
-// DueRefunds are up to limit confirmed registrations of rehearsal copies
+// dueRefunds are up to limit confirmed registrations of rehearsal copies
 // whose refund delay has passed at now, a copy's together.
-func (s *Store) DueRefunds(ctx context.Context, now time.Time, limit int) ([]dueRefund, error) {
+func (s *store) dueRefunds(ctx context.Context, now time.Time, limit int) ([]dueRefund, error) {
 	return db.All(ctx, s.db, s.db, func(rows *sql.Rows) (d dueRefund, err error) {
 		return d, rows.Scan(&d.race, &d.slug, &d.reg)
 	}, `SELECT c.id, c.slug, r.id FROM race_rehearsals rh
@@ -222,18 +189,18 @@ func (s *Store) DueRefunds(ctx context.Context, now time.Time, limit int) ([]due
 		ORDER BY c.id, r.id LIMIT ?`, now.UnixMilli(), limit)
 }
 
-// RehearsalCounts are the registrations a rehearsal's copy has: made in
+// counts are the registrations a rehearsal's copy has: made in
 // all, and refunded (cancelled) of them.
-func (s *Store) RehearsalCounts(ctx context.Context, q db.Querier, copyID int64) (made, refunded int, err error) {
+func (s *store) counts(ctx context.Context, q db.Querier, copyID int64) (made, refunded int, err error) {
 	err = db.Scan(q.QueryRow(ctx, `SELECT count(*), COALESCE(SUM(CASE WHEN status = 'cancelled' THEN 1 ELSE 0 END), 0)
 		FROM race_registrations WHERE race_id = ?`, copyID), &made, &refunded)
 	return made, refunded, err
 }
 
-// RehearsalsUntidy reports whether any rehearsal is not cleaned up yet
+// untidy reports whether any rehearsal is not cleaned up yet
 // (running, refunding, or its copy or runners left): without one, the
 // sweep has nothing to do for rehearsals, and writes nothing.
-func (s *Store) RehearsalsUntidy(ctx context.Context) (bool, error) {
+func (s *store) untidy(ctx context.Context) (bool, error) {
 	var any bool
 	err := db.Scan(s.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM race_rehearsals WHERE cleaned_at IS NULL)`), &any)
 	return any, err
@@ -242,12 +209,13 @@ func (s *Store) RehearsalsUntidy(ctx context.Context) (bool, error) {
 // rehearsalEnded are the ended rehearsals whose end is before a time.
 const rehearsalEnded = `status IN ('done', 'failed') AND finished_at <= ?`
 
-// CleanRehearsals tidies up after rehearsals that ended before before:
-// the copy of each whose registrations are all refunded and whose holds are
-// all over goes (its rows with it), its counts kept in the rehearsal's row;
-// then, once its copy is gone, up to limit of its runners' accounts a
-// call, cleaned_at set when none is left. It returns the accounts deleted.
-func (s *Store) CleanRehearsals(ctx context.Context, now, before time.Time, limit int) (int, error) {
+// clean tidies up after rehearsals that ended before before: the copy of
+// each whose registrations are all refunded and whose holds are all over
+// goes (drop deletes it and its rows), its counts kept in the rehearsal's
+// row; then, once its copy is gone, up to limit of its runners' accounts
+// a call, cleaned_at set when none is left. It returns the accounts
+// deleted.
+func (s *store) clean(ctx context.Context, now, before time.Time, limit int, drop func(ctx context.Context, tx *db.Tx, copy int64) error) (int, error) {
 	type copied struct{ id, copy int64 }
 	done, err := db.All(ctx, s.db, s.db, func(rows *sql.Rows) (c copied, err error) { return c, rows.Scan(&c.id, &c.copy) },
 		`SELECT rh.id, rh.copy_id FROM race_rehearsals rh WHERE rh.copy_id IS NOT NULL AND `+rehearsalEnded+`
@@ -259,7 +227,7 @@ func (s *Store) CleanRehearsals(ctx context.Context, now, before time.Time, limi
 	}
 	for _, c := range done {
 		if err := s.db.WithTx(ctx, func(tx *db.Tx) error {
-			made, refunded, err := s.RehearsalCounts(ctx, tx, c.copy)
+			made, refunded, err := s.counts(ctx, tx, c.copy)
 			if err != nil {
 				return err
 			}
@@ -271,9 +239,7 @@ func (s *Store) CleanRehearsals(ctx context.Context, now, before time.Time, limi
 			if n, _ := res.RowsAffected(); n == 0 {
 				return nil // another instance's sweep did it
 			}
-			_, err = tx.Exec(ctx, `DELETE FROM race_races WHERE id = ? AND rehearsal_of IS NOT NULL`, c.copy)
-			s.allHoldsChanged(tx) // its holds go with it
-			return err
+			return drop(ctx, tx, c.copy)
 		}); err != nil {
 			return 0, fmt.Errorf("race: removing rehearsal %d's copy: %w", c.id, err)
 		}
@@ -286,9 +252,8 @@ func (s *Store) CleanRehearsals(ctx context.Context, now, before time.Time, limi
 	}
 	n := 0
 	for _, id := range ids {
-		pattern := rehearsalPrefix(id) + "%@" + rehearsalDomain
+		pattern := prefix(id) + "%@" + domain
 		res, err := s.db.Exec(ctx, `DELETE FROM users WHERE id IN (SELECT id FROM users WHERE email_key LIKE ? LIMIT ?)`, pattern, limit-n)
-		s.forgetHolds() // their holds went with them
 		if err != nil {
 			return n, fmt.Errorf("race: removing rehearsal %d's runners: %w", id, err)
 		}

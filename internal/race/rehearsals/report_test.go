@@ -1,6 +1,7 @@
-package race
+package rehearsals
 
 import (
+	"context"
 	"regexp"
 	"strings"
 	"testing"
@@ -23,8 +24,8 @@ func TestRehearsalReportReadsOutcomes(t *testing.T) {
 	if rep.SoldOut != 360 || rep.SuccessRate != 100*1200.0/1240 {
 		t.Errorf("sold out %d, success rate %v; want 360 and %v", rep.SoldOut, rep.SuccessRate, 100*1200.0/1240)
 	}
-	page := render(t, rehearsalReport(rep))
-	wantWords(t, "the report", page, []string{">96.8 %<", "found their choice sold out", ">360<", "found the event sold out: 300",
+	page := render(t, rep)
+	wantWords(t, page, []string{">96.8 %<", "found their choice sold out", ">360<", "found the event sold out: 300",
 		"found an item they chose sold out: 60", "1\u202f200", "mean response time", "99th percentile (p99)",
 		"up: milliseconds", "up: registrations per second", "up: requests per second", "across: seconds"}, []string{"1,200"})
 	text := regexp.MustCompile(`(?s)<[^>]*>`).ReplaceAllString(page, " ")
@@ -34,8 +35,33 @@ func TestRehearsalReportReadsOutcomes(t *testing.T) {
 
 	none := summarize(&load.Result{Sessions: []load.Stat{{Name: "register", Count: 0, Errors: 5}},
 		Failed: map[string]int64{"register 5xx": 5}})
-	page = render(t, rehearsalReport(none))
+	page = render(t, none)
 	if !strings.Contains(page, ">-<") || strings.Contains(page, "0.0 %") {
 		t.Errorf("a run that registered nobody: %.2000s", page)
+	}
+}
+
+// render is rep's report as HTML.
+func render(t *testing.T, rep *report) string {
+	t.Helper()
+	var b strings.Builder
+	if err := rehearsalReport(rep).Render(context.Background(), &b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// wantWords fails the test unless page has each of want and none of not.
+func wantWords(t *testing.T, page string, want, not []string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(page, w) {
+			t.Errorf("the report lacks %q:\n%.3000s", w, page)
+		}
+	}
+	for _, n := range not {
+		if strings.Contains(page, n) {
+			t.Errorf("the report says %q:\n%.3000s", n, page)
+		}
 	}
 }

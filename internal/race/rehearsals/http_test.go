@@ -1,4 +1,4 @@
-package race_test
+package rehearsals_test
 
 import (
 	"context"
@@ -6,7 +6,9 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +16,8 @@ import (
 
 	"github.com/tutti-dev/tutti/internal/app"
 	"github.com/tutti-dev/tutti/internal/app/apptest"
+	"github.com/tutti-dev/tutti/internal/auth"
+	"github.com/tutti-dev/tutti/internal/race"
 )
 
 var rehearsalPath = regexp.MustCompile(`^/race/r/[a-z0-9-]+/admin/rehearsals/(\d+)$`)
@@ -28,7 +32,7 @@ var rehearsalPath = regexp.MustCompile(`^/race/r/[a-z0-9-]+/admin/rehearsals/(\d
 func TestRehearsalFromTheConsole(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, m *app.Main) {
 		dir := signedIn(t, m, "dora")
-		slug := publishRace(t, dir, "15")
+		slug := publishRace(t, m, "dora", 15)
 		console := "/race/r/" + slug + "/admin/rehearsals"
 		res, body := dir.Get(console)
 		apptest.WantStatus(t, res, body, http.StatusOK)
@@ -61,6 +65,18 @@ func TestRehearsalFromTheConsole(t *testing.T) {
 			t.Errorf("eve starting a rehearsal: %d %.300s", res.StatusCode, body)
 		}
 
+		// The rehearsal waits at its first gauges of runners registering
+		// until the test has read them.
+		rhs := apptest.AppOf[*race.App](t, m).Rehearsals()
+		running, seen := make(chan struct{}), make(chan struct{})
+		var ran, saw sync.Once
+		release := func() { saw.Do(func() { close(seen) }) }
+		t.Cleanup(release)
+		rhs.OnBeat(func(_, stage string) {
+			if stage == "running" || stage == "finishing" {
+				ran.Do(func() { close(running); <-seen })
+			}
+		})
 		res, body = dir.Post(console, form)
 		page := apptest.WantRedirect(t, res, body)
 		id := rehearsalPath.FindStringSubmatch(page)
@@ -77,7 +93,8 @@ func TestRehearsalFromTheConsole(t *testing.T) {
 		if !strings.Contains(body, `id="live"`) || !strings.Contains(body, "<progress") {
 			t.Errorf("the live page: %.3000s", body)
 		}
-		// The gauges, as the page's script reads them, until it ends.
+		// The gauges, as the page's script reads them: while runners
+		// register, then once it has ended.
 		var p struct {
 			Live       bool   `json:"live"`
 			Stage      string `json:"stage"`
@@ -85,18 +102,24 @@ func TestRehearsalFromTheConsole(t *testing.T) {
 			Registered int64  `json:"registered"`
 			Percent    int    `json:"percent"`
 		}
-		sawRunning := false
-		for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		progress := func() {
+			t.Helper()
 			res, body := dir.Get(page + "/progress")
 			apptest.WantStatus(t, res, body, http.StatusOK)
 			if err := json.Unmarshal([]byte(body), &p); err != nil {
 				t.Fatalf("progress %q: %v", body, err)
 			}
-			sawRunning = sawRunning || p.Stage == "running" || p.Stage == "finishing"
-			if !p.Live || time.Now().After(deadline) {
-				break
-			}
 		}
+		select {
+		case <-running:
+		case <-time.After(90 * time.Second):
+			t.Fatal("no gauges of runners registering within 90 s")
+		}
+		progress()
+		sawRunning := p.Live && (p.Stage == "running" || p.Stage == "finishing")
+		release()
+		rhs.Wait()
+		progress()
 		if p.Live || p.Stage != "ended" || p.Arrived != 24 || p.Registered != 15 || p.Percent != 100 {
 			t.Fatalf("progress at the end %+v; want ended, 24 arrived, 15 registered, 100 %%", p)
 		}
@@ -115,7 +138,7 @@ func TestRehearsalFromTheConsole(t *testing.T) {
 			t.Error("the ended rehearsal's page still live")
 		}
 		// The race itself: all its places, and no copy in the list.
-		visitor := &person{apptest.NewWeb(t, m), t}
+		visitor := apptest.NewWeb(t, m)
 		_, body = visitor.Get("/race/r/" + slug)
 		if !strings.Contains(body, "15</strong> of 15 places left") {
 			t.Errorf("the real race after the rehearsal: %.2000s", body)
@@ -125,14 +148,10 @@ func TestRehearsalFromTheConsole(t *testing.T) {
 			t.Errorf("the copy is listed: %.2000s", body)
 		}
 		// The sweep (every 10 s by itself; here at once) refunds the copy's
-		// registrations, by jobs.
-		for deadline := time.Now().Add(40 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-			sweepNow(t, m)
-			if _, body = dir.Get(page); strings.Contains(body, "15 made, 15 refunded") {
-				break
-			}
-		}
-		if !strings.Contains(body, "15 made, 15 refunded") {
+		// registrations, by jobs: all of them, as each was written before
+		// its runner saw the confirmation.
+		apptest.AppOf[*race.App](t, m).Service().Sweep(context.Background())
+		if _, body = dir.Get(page); !strings.Contains(body, "15 made, 15 refunded") {
 			t.Errorf("refunds: %.4000s", body)
 		}
 		list, err := m.Mail.List(1000)
@@ -147,7 +166,9 @@ func TestRehearsalFromTheConsole(t *testing.T) {
 		// A comment, kept; and too long a one refused.
 		res, body = dir.Post(page+"/comment", url.Values{"comment": {strings.Repeat("x", 2001)}})
 		apptest.WantStatus(t, res, body, http.StatusUnprocessableEntity)
-		_, body = dir.to(dir.Post(page+"/comment", url.Values{"comment": {"Before the <b>cache</b> change."}}))
+		res, body = dir.Post(page+"/comment", url.Values{"comment": {"Before the <b>cache</b> change."}})
+		apptest.WantRedirect(t, res, body)
+		_, body = dir.Get(res.Header.Get("Location"))
 		if !strings.Contains(body, "Before the &lt;b&gt;cache&lt;/b&gt; change.") {
 			t.Errorf("comment: %.4000s", body)
 		}
@@ -165,8 +186,8 @@ func TestRehearsalFromTheConsole(t *testing.T) {
 func TestBrowserRehearsalConsole(t *testing.T) {
 	dora := apptest.Browser(t, 1280, 900)
 	m := apptest.One(t)
-	dir := signedIn(t, m, "dora")
-	slug := publishRace(t, dir, "100")
+	signedIn(t, m, "dora")
+	slug := publishRace(t, m, "dora", 100)
 	base := m.URL()
 	console := base + "/race/r/" + slug + "/admin/rehearsals"
 	if err := chromedp.Do(dora,
@@ -196,15 +217,15 @@ func TestBrowserRehearsalConsole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	later := first
-	deadline := time.Now().Add(15 * time.Second)
-	for ; later == first && time.Now().Before(deadline); time.Sleep(300 * time.Millisecond) {
-		if later, err = chromedp.Run(dora, chromedp.Text(`#arrived`)); err != nil {
-			break // the page turned into the report already
+	// Waits for the page to change (or turn into the report).
+	arrived := `(() => { const e = document.querySelector("#arrived"); return e ? e.textContent : ""; })()`
+	moved := `(() => { const e = document.querySelector("#arrived"); return !e || e.textContent !== ` + strconv.Quote(first) + `; })()`
+	if _, err := chromedp.Run(dora, chromedp.Poll[bool](moved, chromedp.WithPollingMutation(), chromedp.WithPollingTimeout(15*time.Second))); err != nil {
+		// The page may have turned into the report meanwhile, which ends
+		// the poll with the page it ran in.
+		if later, _ := chromedp.Run(dora, chromedp.Evaluate[string](arrived)); later == first {
+			t.Errorf("the arrivals gauge stayed at %q: %v", first, err)
 		}
-	}
-	if later == first {
-		t.Errorf("the arrivals gauge stayed at %q", first)
 	}
 	apptest.Screenshot(t, dora, "race-rehearsal-live")
 	tctx, cancel := context.WithTimeout(dora, 90*time.Second)
@@ -239,4 +260,36 @@ func TestBrowserRehearsalConsole(t *testing.T) {
 		t.Fatal(err)
 	}
 	apptest.Screenshot(t, phone, "race-rehearsal-console-phone")
+}
+
+// person is someone using the site without JavaScript.
+type person struct{ *apptest.Web }
+
+// signedIn is a person with an account, signed in.
+func signedIn(t *testing.T, m *app.Main, name string) *person {
+	t.Helper()
+	m.Auth.SetLimits(auth.Limits{})
+	if _, err := m.Auth.Create(context.Background(), auth.Signup{Username: name, Email: name + "@example.com", Password: "password-" + name}); err != nil {
+		t.Fatal(err)
+	}
+	p := &person{apptest.NewWeb(t, m)}
+	res, body := p.Post("/account/login", url.Values{"login": {name}, "password": {"password-" + name}})
+	apptest.WantRedirect(t, res, body)
+	return p
+}
+
+// publishRace has director u publish a race (race's service) with one
+// event, open from an hour ago for a month, of places; its slug.
+func publishRace(t *testing.T, m *app.Main, u string, places int) string {
+	t.Helper()
+	ctx := context.Background()
+	owner, err := m.Auth.ByUsername(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opens, closes := time.Now().UTC().Add(-time.Hour), time.Now().UTC().AddDate(0, 1, 0)
+	return publish(t, apptest.AppOf[*race.App](t, m).Service(), owner,
+		race.RaceInput{Name: "Harbour Run", Location: "Old Harbour", Date: time.Now().AddDate(0, 2, 0).Format(time.DateOnly), TZ: "UTC", Currency: "usd"},
+		race.EventInput{Name: "5K", StartTime: "08:00", OpensDate: opens.Format(time.DateOnly), OpensTime: opens.Format("15:04"),
+			ClosesDate: closes.Format(time.DateOnly), ClosesTime: "12:00", Price: "25.50", Cap: strconv.Itoa(places)})
 }
