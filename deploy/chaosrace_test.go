@@ -224,6 +224,27 @@ func ticketSlot(cookies []*http.Cookie) (time.Time, bool) {
 	return time.Time{}, false
 }
 
+// midRush logs where the rush stands as a part breaks.
+func (rc *raceChaos) midRush(r *raceRush, label string) {
+	rc.t.Helper()
+	r.mu.Lock()
+	arrived, waiting := 0, 0
+	for _, rr := range r.runners {
+		if rr != nil {
+			arrived++
+			if rr.admitted().IsZero() {
+				waiting++
+			}
+		}
+	}
+	r.mu.Unlock()
+	rc.t.Logf("%s race rush: %d runners arrived, %d waiting in the room; %d registrations, holds paying %d, paid %d, open %d", label,
+		arrived, waiting, rc.count(`SELECT count(*) FROM race_registrations WHERE event_id = ?`, r.ids.Event),
+		rc.count(`SELECT count(*) FROM race_holds WHERE event_id = ? AND status = 'paying'`, r.ids.Event),
+		rc.count(`SELECT count(*) FROM race_holds WHERE event_id = ? AND status = 'paid'`, r.ids.Event),
+		rc.count(`SELECT count(*) FROM race_holds WHERE event_id = ? AND status = 'open'`, r.ids.Event))
+}
+
 // check waits for the rush's end and its payments' settling, then checks
 // the database (racetest.Check: every race's event so far) and the
 // room's order. ordered is false for a rush during which the room's line
