@@ -61,6 +61,7 @@ func seedRaceChaos(t *testing.T, c *cluster, labels ...string) *raceChaos {
 	}
 	t.Cleanup(func() { primary.Close() })
 	rc := &raceChaos{t: t, c: c, primary: primary, tls: clusterTLS(t, c), races: map[string]*race.SeedIDs{}, files: map[string]string{}}
+	start := time.Now()
 	for i, label := range labels {
 		f := filepath.Join(c.state, "seed-data", fmt.Sprintf("race-%d.json", i))
 		ids, err := race.Seed(ctx, primary, race.SeedSize{Runners: chaosRushRunners, Places: chaosRushPlaces, Races: 1}, f, nil, uint64(i+1))
@@ -69,6 +70,7 @@ func seedRaceChaos(t *testing.T, c *cluster, labels ...string) *raceChaos {
 		}
 		rc.races[label], rc.files[label] = ids, f
 	}
+	t.Logf("race: %d races seeded in %v", len(labels), time.Since(start).Round(time.Millisecond))
 	return rc
 }
 
@@ -247,11 +249,11 @@ func (rc *raceChaos) midRush(r *raceRush, label string) {
 
 // check waits for the rush's end and its payments' settling, then checks
 // the database (racetest.Check: every race's event so far) and the
-// room's order. ordered is false for a rush during which the room's line
-// was not one (Redis, which holds it, stopped): its order is not checked.
-func (rc *raceChaos) check(r *raceRush, label string, ordered bool, events []int64) {
+// room's order (checkOrder, but for what happened during outage).
+func (rc *raceChaos) check(r *raceRush, label string, outage span, events []int64) {
 	t := rc.t
 	t.Helper()
+	start := time.Now()
 	var res *load.Result
 	select {
 	case res = <-r.done:
@@ -262,6 +264,7 @@ func (rc *raceChaos) check(r *raceRush, label string, ordered bool, events []int
 		t.Fatalf("%s: race rush did not run", label)
 	}
 	racetest.Settle(t, rc.count, 2*time.Minute)
+	t.Logf("%s: waited %v for the rush's end and its payments' settling", label, time.Since(start).Round(time.Millisecond))
 	regs, paid := racetest.Check(t, rc.count, events...)
 	if regs != paid {
 		t.Errorf("%s: %d registrations in the rushes' events, %d successful race charges; want them equal", label, regs, paid)
@@ -289,9 +292,15 @@ func (rc *raceChaos) check(r *raceRush, label string, ordered bool, events []int
 	if waited == 0 {
 		t.Errorf("%s: no runner waited in the room; want a rush larger than the room lets in at once", label)
 	}
-	if ordered {
-		checkOrder(t, label, r.runners)
-	}
+	checkOrder(t, label, r.runners, outage)
+}
+
+// span is a stretch of time; the zero span holds nothing.
+type span struct{ from, to time.Time }
+
+// overlaps reports whether s and [from, to] share a moment.
+func (s span) overlaps(from, to time.Time) bool {
+	return !s.from.IsZero() && !to.Before(s.from) && !from.After(s.to)
 }
 
 // checkOrder checks what the waiting room promises (internal/room): one
@@ -300,9 +309,17 @@ func (rc *raceChaos) check(r *raceRush, label string, ordered bool, events []int
 // turns come in the line's order: once a runner was let in, nobody ahead
 // of them in the line is sent back to wait. Each runner keeps the one
 // place they were given.
-func checkOrder(t *testing.T, label string, runners []*roomRunner) {
+//
+// While Redis cannot be asked (outage: from its stop until a while after
+// its start, the instances' pause after a failure and their reconnection)
+// each instance keeps a line of its own: what was asked then is not
+// checked across instances, and the test cannot tell which instance
+// answered, so not at all. Redis comes back empty, its clock at the wall
+// clock, past every slot let in before: turns let in before or during the
+// outage still bind the answers after it.
+func checkOrder(t *testing.T, label string, runners []*roomRunner, outage span) {
 	t.Helper()
-	bad := 0
+	bad, skipped := 0, 0
 	fail := func(format string, args ...any) {
 		if bad++; bad <= 5 {
 			t.Errorf(label+": "+format, args...)
@@ -319,7 +336,9 @@ func checkOrder(t *testing.T, label string, runners []*roomRunner) {
 			if b == nil || len(b.visits) == 0 || i == j {
 				continue
 			}
-			if a.visits[0].got.Before(b.visits[0].sent) && a.slot.After(b.slot) {
+			if outage.overlaps(a.visits[0].sent, a.visits[0].got) || outage.overlaps(b.visits[0].sent, b.visits[0].got) {
+				skipped++
+			} else if a.visits[0].got.Before(b.visits[0].sent) && a.slot.After(b.slot) {
 				fail("runner %d had their ticket before runner %d arrived, and a later slot (%s after)", i, j, a.slot.Sub(b.slot))
 			}
 			in := b.admitted()
@@ -327,6 +346,9 @@ func checkOrder(t *testing.T, label string, runners []*roomRunner) {
 				continue
 			}
 			for _, v := range a.visits {
+				if outage.overlaps(v.sent, v.got) {
+					continue
+				}
 				if !v.in && v.sent.After(in) {
 					fail("runner %d, ahead in the line (slot %s before), was told to wait %s after runner %d was let in",
 						i, b.slot.Sub(a.slot), v.sent.Sub(in).Round(time.Millisecond), j)
@@ -334,6 +356,9 @@ func checkOrder(t *testing.T, label string, runners []*roomRunner) {
 				}
 			}
 		}
+	}
+	if !outage.from.IsZero() {
+		t.Logf("%s: %d pairs of arrivals not compared: one of them took their ticket while Redis could not be asked", label, skipped)
 	}
 	if bad > 0 {
 		t.Errorf("%s: %d breaches of the room's order", label, bad)
