@@ -358,7 +358,7 @@ func checkOrder(t *testing.T, label string, runners []*roomRunner, outage span) 
 		}
 	}
 	if !outage.from.IsZero() {
-		t.Logf("%s: %d pairs of arrivals not compared: one of them took their ticket while Redis could not be asked", label, skipped)
+		t.Logf("%s: %d ordered pairs of arrivals not compared: one of the two took their ticket while Redis could not be asked", label, skipped)
 	}
 	if bad > 0 {
 		t.Errorf("%s: %d breaches of the room's order", label, bad)
