@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/tutti-dev/tutti/internal/race/racetest"
 )
 
 // chaosPort is TestClusterChaos's port base, apart from TestLocalCluster's.
@@ -44,14 +46,29 @@ const maxFailRate = 0.001
 //	(e) the replica stopped: pages still 200 with fresh data (reads fall
 //	    back to the primary), then started again.
 //
+// Under (a), (c), (d) and (e) a race registration rush goes through nginx
+// into an event of fewer places than runners, most of them waiting in the
+// race's waiting room: none registered or charged twice, every charge
+// registered once, no event over its cap, no runner lost, and the room's
+// order kept (chaosrace_test.go).
+//
 // At the end every write the site accepted (a roar, a participant, an
 // answer) is looked for in the database. Needs what TestLocalCluster needs.
 func TestClusterChaos(t *testing.T) {
 	// The rate limits stay on (in Redis, local while it is down), but for
 	// roar's posting pace: the load's users post faster than people do.
-	c := upCluster(t, chaosPort, 2, "TUTTI_ROAR_POSTS_PER_MINUTE=0")
+	// Race's rushes wait in a room that lets few in a second, and pay
+	// with a round trip: a kill finds charges in flight.
+	c := upCluster(t, chaosPort, 2, "TUTTI_ROAR_POSTS_PER_MINUTE=0",
+		"TUTTI_ROOM_RATE="+strconv.Itoa(chaosRoomRate), "TUTTI_PAYMENT_URL=test:?latency=20ms")
 	ctx := context.Background()
 	primary := c.connect(ctx, "primary")
+	rc := seedRaceChaos(t, c, "a", "c", "d", "e")
+	var rushed []int64 // the events of the rushes so far
+	rush := func(label string) *raceRush {
+		rushed = append(rushed, rc.races[label].Event)
+		return rc.rush(label)
+	}
 	s := &site{t: t, base: c.https}
 
 	var users []*chaosUser
@@ -75,10 +92,13 @@ func TestClusterChaos(t *testing.T) {
 	// (a) An instance dies under load and comes back.
 	pause(2 * time.Second)
 	l.setPhase("a")
-	pause(10 * time.Second)
+	pause(9 * time.Second)
+	rushA := rush("a")
+	pause(time.Second)
 	kill := time.Now()
 	c.must("kill", "tutti1")
 	killed := time.Now()
+	rc.midRush(rushA, "(a)")
 	pause(5 * time.Second)
 	c.must("start", "tutti1")
 	pause(5 * time.Second)
@@ -116,6 +136,7 @@ func TestClusterChaos(t *testing.T) {
 	}
 	checkWrites(t, ctx, primary, l, "(a)")
 	checkFresh(t, c, s, users[0], polls[0], "(a) after tutti1 came back")
+	rc.check(rushA, "(a) race", span{}, rushed)
 
 	// (a') An instance stopped the polite way (TERM: it drains) and started.
 	l.setPhase("a'")
@@ -139,7 +160,10 @@ func TestClusterChaos(t *testing.T) {
 	// (c) Redis stopped and started under load.
 	l.setPhase("c")
 	pause(2 * time.Second)
+	rushC := rush("c")
+	redisDown := span{from: time.Now()}
 	c.must("stop", "redis")
+	rc.midRush(rushC, "(c)")
 	pause(3 * time.Second)
 	// A user who signs in during the outage gets a session in the database.
 	during := s.newClient()
@@ -151,6 +175,7 @@ func TestClusterChaos(t *testing.T) {
 	}
 	pause(2 * time.Second)
 	c.must("start", "redis")
+	redisDown.to = time.Now().Add(2 * time.Second)
 	pause(5 * time.Second)
 	l.setPhase("after c")
 	cs := l.statsOf("c")
@@ -174,6 +199,7 @@ func TestClusterChaos(t *testing.T) {
 		t.Errorf("(c) the session made with Redis stopped, after its restart: signed in %v (%v); want signed in (the database has it)", in, err)
 	}
 	checkFresh(t, c, s, users[0], polls[0], "(c) after Redis came back")
+	rc.check(rushC, "(c) race", redisDown, rushed)
 
 	// (d) One NATS node stopped: the bus and the jobs go on. nats2, or
 	// the first node an instance is connected to (the client picks one at
@@ -188,7 +214,9 @@ func TestClusterChaos(t *testing.T) {
 	nats := "nats" + strconv.Itoa(node)
 	t.Logf("(d) stopping %s, which has %d client connections", nats, natsConnections(c, node))
 	l.setPhase("d")
+	rushD := rush("d")
 	c.must("stop", nats)
+	rc.midRush(rushD, "(d)")
 	checkLive(t, c, s, users[2], live, "(d) "+nats+" stopped")
 	checkJob(t, ctx, c, primary, s, users[3], "(d) "+nats+" stopped")
 	c.must("start", nats)
@@ -199,10 +227,13 @@ func TestClusterChaos(t *testing.T) {
 	if ds.failed != 0 || ds.signedOut != 0 {
 		t.Errorf("(d) %d requests failed, %d sent to the login page; want none", ds.failed, ds.signedOut)
 	}
+	rc.check(rushD, "(d) race", span{}, rushed)
 
 	// (e) The replica stopped: reads go to the primary, fresh; then back.
 	l.setPhase("e")
+	rushE := rush("e")
 	c.must("stop", "replica")
+	rc.midRush(rushE, "(e)")
 	pause(2 * time.Second)
 	checkFresh(t, c, s, users[4], polls[1], "(e) replica stopped")
 	pause(2 * time.Second)
@@ -215,6 +246,7 @@ func TestClusterChaos(t *testing.T) {
 	if es.failed != 0 || es.signedOut != 0 {
 		t.Errorf("(e) %d requests failed, %d sent to the login page; want none", es.failed, es.signedOut)
 	}
+	rc.check(rushE, "(e) race", span{}, rushed)
 	var streaming int
 	if err := primary.QueryRow(ctx, "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'").Scan(&streaming); err != nil || streaming != 1 {
 		t.Errorf("(e) streaming replicas after the replica's start: %d (%v); want 1", streaming, err)
@@ -227,6 +259,9 @@ func TestClusterChaos(t *testing.T) {
 		t.Logf("phase %-8s %5d requests, %d failed, %d signed out", name, st.requests, st.failed, st.signedOut)
 	}
 	checkWrites(t, ctx, primary, l, "end")
+	if regs, paid := racetest.Check(t, rc.count, rushed...); regs != paid {
+		t.Errorf("end: %d registrations in the rushes' events, %d successful race charges; want them equal", regs, paid)
+	}
 	if out := c.must("status"); strings.Contains(out, "fail") || strings.Contains(out, "dead") {
 		t.Errorf("status at the end:\n%s", out)
 	}

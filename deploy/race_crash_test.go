@@ -2,8 +2,6 @@ package deploy
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"net/url"
 	"os"
 	"os/exec"
@@ -57,15 +55,8 @@ func TestClusterRaceCrash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pem, err := os.ReadFile(filepath.Join(c.state, "nginx", "cert.pem"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	roots := x509.NewCertPool()
-	roots.AppendCertsFromPEM(pem)
-
 	u, _ := url.Parse(c.https)
-	done := racetest.Rush(t, u, seedFile, 1200, 20*time.Second, &tls.Config{RootCAs: roots})
+	done := racetest.Rush(t, u, seedFile, 1200, 20*time.Second, clusterTLS(t, c))
 	count := func(q string, args ...any) int {
 		t.Helper()
 		var n int

@@ -207,3 +207,51 @@ func TestPassOutlivesTheClock(t *testing.T) {
 		t.Error("a pass read as a plain ticket")
 	}
 }
+
+// Redis keeps no line across a restart (no persistence in the cluster),
+// nor can it be asked while it is down (each instance then keeps its own):
+// either way the line's tail is not in the store. Those who arrive then
+// still queue behind every ticket the instance handed out or was shown,
+// not ahead of the whole line.
+func TestLineOutlivesRedis(t *testing.T) {
+	redistest.URL(t) // skips without TUTTI_TEST_REDIS, as the others
+	srv := redistest.Start(t)
+	c := redistest.On(t, srv.URL(), "room:")
+	ctx := context.Background()
+	a, _ := room.New(room.NewRedis(c), key, 10, 2) // one every 100 ms, two at once
+	b, _ := room.New(room.NewRedis(c), key, 10, 2) // another instance
+	now := time.Now()
+	var tickets []room.Ticket
+	for u := range 20 {
+		tk, err := []*room.Rooms{a, b}[u%2].Join(ctx, "r", int64(u+1), now, time.Time{}, time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tickets = append(tickets, tk)
+	}
+	last := tickets[len(tickets)-1].At // +1.8 s
+	// The line waits; its tickets are shown to either instance.
+	for i, tk := range tickets {
+		[]*room.Rooms{b, a}[i%2].Where(ctx, tk, now)
+	}
+	check := func(what string, rs *room.Rooms, user int64, at time.Time) {
+		t.Helper()
+		tk, err := rs.Join(ctx, "r", user, at, time.Time{}, time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tk.At.Before(last) {
+			t.Errorf("%s: an arrival's slot is +%v, ahead of the line's last ticket at +%v", what, tk.At.Sub(now), last.Sub(now))
+		}
+		if tk.At.After(last) {
+			last = tk.At
+		}
+	}
+	srv.Stop()
+	check("Redis down, instance a", a, 100, now.Add(10*time.Millisecond))
+	check("Redis down, instance b", b, 101, now.Add(20*time.Millisecond))
+	srv.Start()
+	redistest.WaitUnpaused(t, c)
+	check("Redis restarted, instance a", a, 102, now.Add(30*time.Millisecond))
+	check("Redis restarted, instance b", b, 103, now.Add(40*time.Millisecond))
+}

@@ -29,7 +29,11 @@
 // level with each call (Redis, a few seconds' TTL); the room's clock runs
 // at the mean of the live instances' levels: the ceiling is the site's,
 // each instance's share of it scaled by its health. One clock and one line
-// per room keep the order of arrival across instances.
+// per room keep the order of arrival across instances. Should the store
+// lose a line (Redis restarted without its data, or unreachable: each
+// instance then keeps its own), each instance still has the latest slot
+// it handed out or was shown on a waiting ticket, and nobody arriving
+// then gets a slot ahead of it.
 //
 // A ticket is a signed cookie value, so the waiting page reads nothing of
 // the person from a store: a refresh costs a signature check and one read
@@ -49,6 +53,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -102,6 +107,12 @@ type Rooms struct {
 	// PassFor is how long an admitted ticket lets its holder in; later,
 	// they join again (at once, when there is no crowd).
 	PassFor time.Duration
+	// tail is, by room, the latest slot this instance handed out or was
+	// shown on a ticket (Enter, Where): new arrivals queue behind it
+	// should the store lose its line (Redis restarted without its data,
+	// or unreachable, an instance's own Local in its stead).
+	mu   sync.Mutex
+	tail map[string]time.Time
 }
 
 // keep is how long a room's counts outlive their opening.
@@ -114,7 +125,7 @@ func New(store Store, key []byte, rate, burst int) (*Rooms, error) {
 	if len(key) < 32 {
 		return nil, errors.New("room: the signing key needs 32 bytes")
 	}
-	r := &Rooms{store: store, key: key, burst: max(burst, 1), PassFor: time.Hour}
+	r := &Rooms{store: store, key: key, burst: max(burst, 1), PassFor: time.Hour, tail: map[string]time.Time{}}
 	if rate > 0 {
 		r.every = time.Second / time.Duration(rate)
 	}
@@ -188,15 +199,37 @@ func (r *Rooms) Enter(ctx context.Context, room string, user int64, now, last, n
 		}
 		floor = last.Add(time.Duration(n) * r.every)
 	}
+	// No slot before the line's tail as this instance knows it: the store
+	// has it too (a slot's floor changes nothing then), unless it lost it.
+	floor = later(floor, r.seen(room, time.Time{}, now))
 	at, c, err := r.store.Reserve(ctx, clockKey(room), now, floor, r.every, r.burst, r.level(now))
 	if err != nil {
 		return Ticket{}, Place{}, err
 	}
 	t.At = at
+	r.seen(room, at, now)
 	return t, r.place(at, c, now), nil
 }
 
 func clockKey(room string) string { return "room:" + room }
+
+// seen notes slot in room's tail and returns the tail. Slots let in an
+// hour before now are forgotten.
+func (r *Rooms) seen(room string, slot, now time.Time) time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if slot.After(r.tail[room]) {
+		if len(r.tail) >= 1000 {
+			for k, v := range r.tail {
+				if v.Before(now.Add(-time.Hour)) {
+					delete(r.tail, k)
+				}
+			}
+		}
+		r.tail[room] = slot
+	}
+	return r.tail[room]
+}
 
 func (r *Rooms) level(now time.Time) float64 {
 	if r.Health == nil {
@@ -257,7 +290,9 @@ func (r *Rooms) Where(ctx context.Context, t Ticket, now time.Time) (Place, erro
 		return Place{At: t.In, Latest: t.In, Level: 1}, nil
 	}
 	slot := t.At
-	if t.Early() {
+	if !t.Early() {
+		r.seen(t.Room, slot, now) // the line's tail, should the store lose it
+	} else {
 		n, err := r.store.Count(ctx, earlyKey(t.Room, t.Opening))
 		if err != nil {
 			return Place{}, err

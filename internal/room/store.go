@@ -136,7 +136,10 @@ func later(ts ...time.Time) time.Time {
 // Each call publishes this instance's level (kept LevelTTL) and runs the
 // room's clock at the mean of the live instances' levels.
 // While Redis cannot be asked it keeps the counts in this process (a Local):
-// the room then admits per instance, not at all.
+// the room then admits per instance, not at all. Redis keeps no line
+// across its restart here either: in both cases those who arrive queue
+// behind the line's tail as each instance knows it (Rooms), not ahead
+// of those waiting.
 type Redis struct {
 	c     *redisx.Client
 	local *Local
