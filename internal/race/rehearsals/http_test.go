@@ -18,6 +18,7 @@ import (
 	"github.com/tutti-dev/tutti/internal/app/apptest"
 	"github.com/tutti-dev/tutti/internal/auth"
 	"github.com/tutti-dev/tutti/internal/race"
+	"github.com/tutti-dev/tutti/internal/race/rehearsals"
 )
 
 var rehearsalPath = regexp.MustCompile(`^/race/r/[a-z0-9-]+/admin/rehearsals/(\d+)$`)
@@ -66,17 +67,21 @@ func TestRehearsalFromTheConsole(t *testing.T) {
 		}
 
 		// The rehearsal waits at its first gauges of runners registering
-		// until the test has read them.
-		rhs := apptest.AppOf[*race.App](t, m).Rehearsals()
+		// until the test has read them, on whichever instance it runs.
 		running, seen := make(chan struct{}), make(chan struct{})
 		var ran, saw sync.Once
 		release := func() { saw.Do(func() { close(seen) }) }
 		t.Cleanup(release)
-		rhs.OnBeat(func(_, stage string) {
-			if stage == "running" || stage == "finishing" {
-				ran.Do(func() { close(running); <-seen })
-			}
-		})
+		var consoles []*rehearsals.App
+		for _, im := range apptest.Instances(m) {
+			rhs := apptest.AppOf[*race.App](t, im).Rehearsals()
+			rhs.OnBeat(func(_, stage string) {
+				if stage == "running" || stage == "finishing" {
+					ran.Do(func() { close(running); <-seen })
+				}
+			})
+			consoles = append(consoles, rhs)
+		}
 		res, body = dir.Post(console, form)
 		page := apptest.WantRedirect(t, res, body)
 		id := rehearsalPath.FindStringSubmatch(page)
@@ -118,7 +123,9 @@ func TestRehearsalFromTheConsole(t *testing.T) {
 		progress()
 		sawRunning := p.Live && (p.Stage == "running" || p.Stage == "finishing")
 		release()
-		rhs.Wait()
+		for _, rhs := range consoles {
+			rhs.Wait()
+		}
 		progress()
 		if p.Live || p.Stage != "ended" || p.Arrived != 24 || p.Registered != 15 || p.Percent != 100 {
 			t.Fatalf("progress at the end %+v; want ended, 24 arrived, 15 registered, 100 %%", p)
