@@ -113,16 +113,6 @@ func (s *Service) mailed() {
 	}
 }
 
-// raceClock is t on the wall clock of zone tz, with the zone, as notices
-// say times: "Saturday 10 April 2027, 09:30 CEST (Europe/Berlin)".
-func raceClock(t time.Time, tz string) string {
-	loc, err := walltime.Location(tz)
-	if err != nil {
-		loc, tz = time.UTC, "UTC"
-	}
-	return walltime.Clock(t, loc, "Monday 2 January 2006, 15:04 MST") + " (" + tz + ")"
-}
-
 // AddNotices stores ns, told at at, in one statement.
 func (s *Store) AddNotices(ctx context.Context, tx *db.Tx, ns []Notice, at time.Time) error {
 	if len(ns) == 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/tutti-dev/tutti/internal/db"
+	"github.com/tutti-dev/tutti/internal/race/races"
 )
 
 // What runners are told of the changes that touch them beyond their own
@@ -57,8 +58,8 @@ func (s *Service) updateEvent(ctx context.Context, tx *db.Tx, r *Race, e Event) 
 	_, err = s.tellRegistrants(ctx, tx, e.ID, func(reg Registration) letter {
 		return letter{Notice{UserID: reg.UserID, RaceID: r.ID, EventID: e.ID, RegistrationID: reg.ID,
 			Subject: "Start time changed: " + r.Name + " · " + e.Name,
-			Body: "Hello " + reg.FirstName + ",\n\nThe start of " + r.Name + ", " + e.Name + " has moved. It was " + raceClock(was, r.TZ) +
-				"; it is now " + raceClock(e.StartsAt, r.TZ) + ".\n\nYour registration stands: you need do nothing.",
+			Body: "Hello " + reg.FirstName + ",\n\nThe start of " + r.Name + ", " + e.Name + " has moved. It was " + races.NoticeClock(was, r.TZ) +
+				"; it is now " + races.NoticeClock(e.StartsAt, r.TZ) + ".\n\nYour registration stands: you need do nothing.",
 			Link: raceURL(r.Slug), LinkText: "The race"}, reg.Email, ""}
 	})
 	return err

@@ -37,6 +37,17 @@ func (r *Race) Loc() *time.Location {
 	return time.UTC
 }
 
+// NoticeClock is t on the wall clock of zone tz, with the zone, as notices
+// and mails say times: "Saturday 10 April 2027, 09:30 CEST (Europe/Berlin)"
+// (UTC, so named, should the zone no longer load).
+func NoticeClock(t time.Time, tz string) string {
+	loc, err := walltime.Location(tz)
+	if err != nil {
+		loc, tz = time.UTC, "UTC"
+	}
+	return walltime.Clock(t, loc, "Monday 2 January 2006, 15:04 MST") + " (" + tz + ")"
+}
+
 // Event finds the race's event id.
 func (r *Race) Event(id int64) (*Event, bool) {
 	for i := range r.Events {

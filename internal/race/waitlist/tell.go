@@ -29,7 +29,7 @@ func (s *Service) tellDrawn(ctx context.Context, tx *db.Tx, d drawn) error {
 		switch {
 		case i < d.Invited:
 			n.Subject = "You were drawn: " + x.Race + " · " + x.Event
-			n.Body = "Hello,\n\nThe places in " + what + " were drawn, and you have one. It is kept for you until " + raceClock(d.Until, x.TZ) +
+			n.Body = "Hello,\n\nThe places in " + what + " were drawn, and you have one. It is kept for you until " + races.NoticeClock(d.Until, x.TZ) +
 				": take it and register as usual by then, or it goes to the next entrant in the drawn order."
 			n.LinkText = "Take your place"
 		case e.Entered:
@@ -38,7 +38,7 @@ func (s *Service) tellDrawn(ctx context.Context, tx *db.Tx, d drawn) error {
 				aheadWords(i-d.Invited) + "\n\nWhen a place comes back to you we keep it for " + s.inviteHours() + " and e-mail you a link."
 		default:
 			n.Subject = "On the list after the draw: " + x.Race + " · " + x.Event
-			n.Body = "Hello,\n\nThe places in " + what + " were drawn among the runners who entered by " + raceClock(d.DrawAt, x.TZ) +
+			n.Body = "Hello,\n\nThe places in " + what + " were drawn among the runners who entered by " + races.NoticeClock(d.DrawAt, x.TZ) +
 				". You entered after that, so you wait on the list after the draw: " + aheadWords(i-d.Invited) +
 				"\n\nWhen a place comes back to you we keep it for " + s.inviteHours() + " and e-mail you a link."
 		}
@@ -63,13 +63,6 @@ func (s *Service) inviteHours() string {
 	return strconv.Itoa(h) + " hours"
 }
 
-// raceClock is t on the wall clock of zone tz, with the zone, as notices
-// say times: "Saturday 10 April 2027, 09:30 CEST (Europe/Berlin)".
-func raceClock(t time.Time, tz string) string {
-	r := races.Race{TZ: tz}
-	return r.Clock(t, "Monday 2 January 2006, 15:04 MST") + " (" + tz + ")"
-}
-
 // tellInvited tells the runners whose invitations expired that their
 // place went on, and the runners invited that a place is kept for them
 // (until when, and the link to take it).
@@ -90,7 +83,7 @@ func (s *Service) tellInvited(ctx context.Context, tx *db.Tx, expired, invited [
 		x := about[in.EventID]
 		return Letter{UserID: in.UserID, RaceID: x.RaceID, EventID: in.EventID,
 			Subject: "Invitation expired: " + x.Race + " · " + x.Event,
-			Body: "Hello,\n\nYour invitation to take a place in " + x.Race + ", " + x.Event + " ran out on " + raceClock(in.ExpiresAt, x.TZ) +
+			Body: "Hello,\n\nYour invitation to take a place in " + x.Race + ", " + x.Event + " ran out on " + races.NoticeClock(in.ExpiresAt, x.TZ) +
 				" without being used, so the place it kept went to the next runner. You are no longer on the waiting list.",
 			Link: races.URL(x.Slug), LinkText: "The race", To: in.Email, Base: in.Base}
 	}); err != nil {
@@ -101,7 +94,7 @@ func (s *Service) tellInvited(ctx context.Context, tx *db.Tx, expired, invited [
 		x := about[in.EventID]
 		return Letter{UserID: in.UserID, RaceID: x.RaceID, EventID: in.EventID,
 			Subject: "A place for you: " + x.Race + " · " + x.Event,
-			Body: "Hello,\n\nA place in " + x.Race + ", " + x.Event + " has come free, and it is kept for you until " + raceClock(in.ExpiresAt, x.TZ) +
+			Body: "Hello,\n\nA place in " + x.Race + ", " + x.Event + " has come free, and it is kept for you until " + races.NoticeClock(in.ExpiresAt, x.TZ) +
 				": take it and register as usual by then.\n\nIf you do not want it, do nothing: it goes to the next runner on the list.",
 			Link: SoldOutURL(x.Slug, in.EventID), LinkText: "Take your place", To: in.Email, Base: in.Base}
 	})
